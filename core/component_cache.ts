@@ -1,0 +1,119 @@
+/**
+ * Turns a component file into what a sandbox runs: jco's glue and core
+ * modules, transpiled once per SHA-256 of the file and kept on disk under the
+ * cache folder, so no call pays for a transpile.
+ *
+ * @module
+ */
+
+import { transpile } from "@bytecodealliance/jco";
+import { cacheDir } from "./paths.ts";
+
+/** The jco version the glue comes from; part of the cache key. */
+export const JCO_VERSION = "1.12.0";
+
+/** Imports that may wait: JSPI suspends the guest while the host awaits them. */
+const ASYNC_IMPORTS = [
+  "wasi:io/poll#poll",
+  "wasi:io/poll#[method]pollable.block",
+  "wasi:io/streams#[method]input-stream.blocking-read",
+  "wasi:io/streams#[method]input-stream.blocking-skip",
+  "wasi:io/streams#[method]output-stream.blocking-flush",
+  "wasi:io/streams#[method]output-stream.blocking-write-and-flush",
+  "wasi:io/streams#[method]output-stream.blocking-write-zeroes-and-flush",
+  "wasi:io/streams#[method]output-stream.blocking-splice",
+  ...[
+    "read-via-stream",
+    "write-via-stream",
+    "append-via-stream",
+    "sync-data",
+    "sync",
+    "get-type",
+    "set-size",
+    "set-times",
+    "read",
+    "write",
+    "read-directory",
+    "create-directory-at",
+    "stat",
+    "stat-at",
+    "set-times-at",
+    "link-at",
+    "open-at",
+    "readlink-at",
+    "remove-directory-at",
+    "rename-at",
+    "symlink-at",
+    "unlink-file-at",
+    "metadata-hash",
+    "metadata-hash-at",
+  ].map((m) => `wasi:filesystem/types#[method]descriptor.${m}`),
+];
+
+/** A transpiled component, ready to be loaded by a sandbox. */
+export interface Compiled {
+  /** SHA-256 of the component file, hex. */
+  hash: string;
+  /** The folder with `plugin.js` and the core modules. */
+  dir: string;
+}
+
+/** Hex SHA-256 of some bytes. */
+export async function sha256(bytes: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as BufferSource));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Transpiles components and remembers the results by file hash. */
+export class ComponentCache {
+  private byHash = new Map<string, Promise<Compiled>>();
+
+  /** @param root the cache folder (defaults to the user's cache folder) */
+  constructor(private root = `${cacheDir()}/jco-${JCO_VERSION}`) {}
+
+  /** Loads a component file; transpiles it unless its hash is known. */
+  async load(path: string): Promise<Compiled> {
+    const bytes = await Deno.readFile(path);
+    const hash = await sha256(bytes);
+    let entry = this.byHash.get(hash);
+    if (!entry) {
+      entry = this.prepare(hash, bytes, path);
+      this.byHash.set(hash, entry);
+      entry.catch(() => this.byHash.delete(hash));
+    }
+    return entry;
+  }
+
+  private async prepare(hash: string, bytes: Uint8Array, path: string): Promise<Compiled> {
+    const dir = `${this.root}/${hash}`;
+    try {
+      await Deno.stat(`${dir}/plugin.js`);
+      return { hash, dir };
+    } catch { /* not cached yet */ }
+    let files: [string, Uint8Array][];
+    try {
+      ({ files } = await transpile(bytes, {
+        name: "plugin",
+        instantiation: "async",
+        asyncMode: "jspi",
+        asyncImports: ASYNC_IMPORTS,
+        asyncExports: ["wasi:cli/run#run"],
+        typescript: false,
+      }) as unknown as { files: [string, Uint8Array][] });
+    } catch (e) {
+      throw new Error(`${path} is not a WASI command component: ${e instanceof Error ? e.message : e}`);
+    }
+    const tmp = `${dir}.tmp-${crypto.randomUUID()}`;
+    await Deno.mkdir(tmp, { recursive: true });
+    for (const [name, data] of Object.entries(files)) {
+      const [file, content] = Array.isArray(data) ? data as [string, Uint8Array] : [name, data as Uint8Array];
+      await Deno.writeFile(`${tmp}/${file}`, content);
+    }
+    try {
+      await Deno.rename(tmp, dir);
+    } catch {
+      await Deno.remove(tmp, { recursive: true }); // another host won the race
+    }
+    return { hash, dir };
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * JSON-RPC 2.0 message types and the parser for one line of the line protocol
+ * (section 4.1): one message per line, params always an object, no batches.
+ *
+ * @module
+ */
+
+/** A request or response id. Process ids are strings; callers may use numbers. */
+export type Id = string | number;
+
+/** A JSON object, as params must be. */
+export type JsonObject = Record<string, unknown>;
+
+/** A request (with id) or a notification (without). */
+export interface Request {
+  jsonrpc: "2.0";
+  id?: Id;
+  method: string;
+  params: JsonObject;
+}
+
+/** The error object of a response. */
+export interface RpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** A response: either `result` or `error`. */
+export interface Response {
+  jsonrpc: "2.0";
+  id: Id | null;
+  result?: unknown;
+  error?: RpcErrorObject;
+}
+
+/** Any message of the protocol. */
+export type Message = Request | Response;
+
+/** What one line turned out to be. */
+export type Parsed =
+  | { kind: "request"; msg: Request }
+  | { kind: "response"; msg: Response }
+  | { kind: "invalid"; id: Id | null; error: RpcErrorObject }
+  | { kind: "text" };
+
+/** True when `v` is a plain JSON object (not null, not an array). */
+export function isObject(v: unknown): v is JsonObject {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function isId(v: unknown): v is Id {
+  return typeof v === "string" || typeof v === "number";
+}
+
+/**
+ * Classifies one line. A line that is not JSON, or JSON that does not look like
+ * JSON-RPC at all, is `text` (it goes to the journal). A JSON-RPC message that
+ * breaks a rule (a batch, params that are not an object) is `invalid`, with the
+ * error to answer.
+ */
+export function parseLine(line: string): Parsed {
+  const trimmed = line.trim();
+  if (trimmed === "" || (trimmed[0] !== "{" && trimmed[0] !== "[")) return { kind: "text" };
+  let v: unknown;
+  try {
+    v = JSON.parse(trimmed);
+  } catch {
+    return { kind: "text" };
+  }
+  if (Array.isArray(v)) {
+    if (v.length > 0 && v.every((m) => isObject(m) && m.jsonrpc === "2.0")) {
+      return {
+        kind: "invalid",
+        id: null,
+        error: { code: -32600, message: "batches are not supported: send one message per line" },
+      };
+    }
+    return { kind: "text" };
+  }
+  if (!isObject(v) || v.jsonrpc !== "2.0") return { kind: "text" };
+  if (typeof v.method === "string") {
+    if (v.id !== undefined && !isId(v.id)) {
+      return { kind: "invalid", id: null, error: { code: -32600, message: "id must be a string or a number" } };
+    }
+    const params = v.params === undefined ? {} : v.params;
+    if (!isObject(params)) {
+      return {
+        kind: "invalid",
+        id: (v.id as Id) ?? null,
+        error: { code: -32602, message: `params of ${v.method} must be an object, not ${kindOf(params)}` },
+      };
+    }
+    return { kind: "request", msg: { jsonrpc: "2.0", id: v.id as Id | undefined, method: v.method, params } };
+  }
+  if ("result" in v || "error" in v) {
+    const id = isId(v.id) ? v.id : null;
+    const error = isObject(v.error) ? (v.error as unknown as RpcErrorObject) : undefined;
+    return { kind: "response", msg: error ? { jsonrpc: "2.0", id, error } : { jsonrpc: "2.0", id, result: v.result } };
+  }
+  return { kind: "text" };
+}
+
+function kindOf(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  return `a ${typeof v}`;
+}

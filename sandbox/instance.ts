@@ -1,0 +1,127 @@
+/**
+ * One process inside a sandbox: builds its WASI imports, instantiates the
+ * component afresh and runs `wasi:cli/run`. Compiled core modules are reused
+ * across processes of the same component.
+ *
+ * @module
+ */
+
+import { cliInterfaces, GuestExit } from "./wasi/cli.ts";
+import { clockInterfaces } from "./wasi/clocks.ts";
+import { filesystemInterfaces, OpenFiles } from "./wasi/filesystem.ts";
+import { ByteQueue, LineSink } from "./wasi/pipes.ts";
+import { errorInterface, InputStream, OutputStream, streamsInterface } from "./wasi/streams.ts";
+import { pollInterface } from "./wasi/poll.ts";
+import { randomInterfaces } from "./wasi/random.ts";
+import { DiskMount } from "../vfs/disk_mount.ts";
+import type { Mount } from "../vfs/mount.ts";
+
+type Glue = {
+  instantiate(
+    getCoreModule: (name: string) => WebAssembly.Module,
+    imports: Record<string, unknown>,
+    instantiateCore: (m: WebAssembly.Module, i: WebAssembly.Imports) => WebAssembly.Instance,
+  ): Promise<{ run: { run(): Promise<void> } }>;
+};
+
+/** A transpiled component loaded into this sandbox. */
+interface Loaded {
+  glue: Glue;
+  modules: Map<string, WebAssembly.Module>;
+}
+
+const loaded = new Map<string, Promise<Loaded>>();
+
+async function load(dir: string): Promise<Loaded> {
+  const glue = await import(`file://${dir}/plugin.js`) as Glue;
+  const modules = new Map<string, WebAssembly.Module>();
+  for (const entry of Deno.readDirSync(dir)) {
+    if (entry.name.endsWith(".wasm")) {
+      modules.set(entry.name, await WebAssembly.compile(await Deno.readFile(`${dir}/${entry.name}`)));
+    }
+  }
+  return { glue, modules };
+}
+
+const worlds = new Map<string, Mount>();
+
+/** The stdio and exit of a running process, as the sandbox sees them. */
+export interface ProcessIo {
+  stdin: ByteQueue;
+  onStdout(line: string): void;
+  onStderr(line: string): void;
+}
+
+/** How a process ended. */
+export interface Ended {
+  status: number;
+  error?: string;
+}
+
+/** Runs one process to its end. */
+export async function runProcess(
+  dir: string,
+  world: string,
+  env: [string, string][],
+  io: ProcessIo,
+): Promise<Ended> {
+  let entry = loaded.get(dir);
+  if (!entry) {
+    entry = load(dir);
+    loaded.set(dir, entry);
+  }
+  const { glue, modules } = await entry;
+  let mount = worlds.get(world);
+  if (!mount) {
+    mount = new DiskMount(world);
+    worlds.set(world, mount);
+  }
+  const stdout = new LineSink(io.onStdout);
+  const stderr = new LineSink(io.onStderr);
+  const files = new OpenFiles();
+  const imports = {
+    ...cliInterfaces({
+      env,
+      args: [],
+      cwd: "/",
+      stdin: new InputStream(io.stdin),
+      stdout: new OutputStream(stdout),
+      stderr: new OutputStream(stderr),
+    }),
+    ...clockInterfaces(),
+    ...randomInterfaces(),
+    ...filesystemInterfaces([{ guestPath: "/", mount }], files),
+    "wasi:io/poll": pollInterface,
+    "wasi:io/streams": streamsInterface,
+    "wasi:io/error": errorInterface,
+  };
+  let ended: Ended;
+  try {
+    const instance = await glue.instantiate(
+      (name) => modules.get(name)!,
+      imports,
+      (m, i) => new WebAssembly.Instance(m, i),
+    );
+    await instance.run.run();
+    ended = { status: 0 };
+  } catch (e) {
+    if (e instanceof GuestExit) ended = { status: e.status };
+    else if (isRunError(e)) ended = { status: 1 };
+    else ended = { status: 1, error: trapMessage(e) };
+  } finally {
+    files.closeAll();
+  }
+  stdout.finish();
+  stderr.finish();
+  return ended;
+}
+
+/** `wasi:cli/run` returned `err`: a normal failure exit, no trap. */
+function isRunError(e: unknown): boolean {
+  return typeof e === "object" && e !== null && "payload" in e && (e as { payload: unknown }).payload === undefined;
+}
+
+function trapMessage(e: unknown): string {
+  if (e instanceof WebAssembly.RuntimeError) return `trap: ${e.message}`;
+  return e instanceof Error ? e.message : String(e);
+}

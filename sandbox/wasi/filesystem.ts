@@ -1,0 +1,359 @@
+/**
+ * `wasi:filesystem/types` and `wasi:filesystem/preopens` over mounts. Every
+ * guest path is resolved once against its descriptor into a checked
+ * mount-relative path; mounts never see `..` or absolute paths. Mount errors
+ * reach the guest as WIT `error-code`s.
+ *
+ * @module
+ */
+
+import { FsError, type FileHandle, type Mount, type Stat, joinPath, resolveGuestPath } from "../../vfs/mount.ts";
+import { toFsError } from "../../vfs/errno.ts";
+import { InputStream, IoError, OutputStream } from "./streams.ts";
+
+type Datetime = { seconds: bigint; nanoseconds: number };
+type NewTimestamp = { tag: "no-change" } | { tag: "now" } | { tag: "timestamp"; val: Datetime };
+type PathFlags = { symlinkFollow?: boolean };
+type OpenFlags = { create?: boolean; directory?: boolean; exclusive?: boolean; truncate?: boolean };
+type DescriptorFlags = {
+  read?: boolean;
+  write?: boolean;
+  mutateDirectory?: boolean;
+  fileIntegritySync?: boolean;
+  dataIntegritySync?: boolean;
+  requestedWriteSync?: boolean;
+};
+
+function datetime(ms: number | undefined): Datetime | undefined {
+  if (ms === undefined) return undefined;
+  const s = Math.floor(ms / 1000);
+  return { seconds: BigInt(s), nanoseconds: Math.round((ms - s * 1000) * 1e6) };
+}
+
+function toMs(t: NewTimestamp): number | null {
+  if (t.tag === "no-change") return null;
+  if (t.tag === "now") return Date.now();
+  return Number(t.val.seconds) * 1000 + t.val.nanoseconds / 1e6;
+}
+
+function descriptorStat(s: Stat) {
+  return {
+    type: s.type,
+    linkCount: BigInt(s.nlink),
+    size: BigInt(s.size),
+    dataAccessTimestamp: datetime(s.atime),
+    dataModificationTimestamp: datetime(s.mtime),
+    statusChangeTimestamp: datetime(s.ctime),
+  };
+}
+
+/** Runs a mount operation; any failure becomes `{payload: error-code}` for the glue. */
+async function guard<T>(f: () => T | Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (e) {
+    throw { payload: toFsError(e).code };
+  }
+}
+
+/** Registry of open file handles, closed when the process ends. */
+export class OpenFiles {
+  private handles = new Set<FileHandle>();
+  /** Tracks a handle. */
+  add(h: FileHandle): FileHandle {
+    this.handles.add(h);
+    return h;
+  }
+  /** Forgets a handle the guest closed. */
+  delete(h: FileHandle): void {
+    this.handles.delete(h);
+  }
+  /** Closes every handle (process end). */
+  closeAll(): void {
+    for (const h of this.handles) h.close();
+    this.handles.clear();
+  }
+}
+
+/** `wasi:filesystem/types.directory-entry-stream`. */
+export class DirectoryEntryStream {
+  /** @param entries the listing, taken when the stream was opened */
+  constructor(private entries: { name: string; type: string }[]) {}
+  /** The next entry, or undefined at the end. */
+  readDirectoryEntry(): { name: string; type: string } | undefined {
+    return this.entries.shift();
+  }
+}
+
+/** `wasi:filesystem/types.descriptor`: an open file or directory on a mount. */
+export class Descriptor {
+  /**
+   * @param mount the mount it lives on
+   * @param path its checked, mount-relative path
+   * @param file the open handle (files only)
+   * @param flags the flags it was opened with
+   * @param files the process's open-file registry
+   */
+  constructor(
+    readonly mount: Mount,
+    readonly path: string,
+    readonly file: FileHandle | null,
+    readonly flags: DescriptorFlags,
+    private files: OpenFiles,
+  ) {}
+
+  private at(path: string): string {
+    if (this.file) throw new FsError("not-directory");
+    return resolveGuestPath(this.path, path);
+  }
+
+  private need(): FileHandle {
+    if (!this.file) throw new FsError("is-directory");
+    return this.file;
+  }
+
+  private mutable(): Mount {
+    if (!this.mount.writable) throw new FsError("read-only");
+    return this.mount;
+  }
+
+  /** An input stream reading the file from `offset`. */
+  readViaStream(offset: bigint): Promise<InputStream> {
+    return guard(() => {
+      const file = this.need();
+      if (!this.flags.read) throw new FsError("bad-descriptor");
+      let pos = Number(offset);
+      let ended = false;
+      return new InputStream({
+        read(max: number) {
+          if (ended) return null;
+          const r = file.read(max, pos);
+          if (r instanceof Promise) throw new IoError("use blocking-read on this stream", "would-block");
+          if (r.length === 0 && max > 0) {
+            ended = true;
+            return null;
+          }
+          pos += r.length;
+          return r;
+        },
+        whenReadable: () => undefined,
+      });
+    });
+  }
+
+  /** An output stream writing the file from `offset`. */
+  writeViaStream(offset: bigint): Promise<OutputStream> {
+    return guard(() => {
+      const file = this.need();
+      if (!this.flags.write) throw new FsError("bad-descriptor");
+      let pos = Number(offset);
+      return new OutputStream({
+        write(bytes: Uint8Array) {
+          const n = file.write(bytes, pos);
+          if (n instanceof Promise) throw new IoError("asynchronous write on a synchronous stream");
+          pos += n;
+        },
+      });
+    });
+  }
+
+  /** An output stream appending to the file. */
+  appendViaStream(): Promise<OutputStream> {
+    return guard(() => {
+      const file = this.need();
+      if (!this.flags.write) throw new FsError("bad-descriptor");
+      return new OutputStream({
+        write(bytes: Uint8Array) {
+          const size = file.size();
+          if (size instanceof Promise) throw new IoError("asynchronous append");
+          file.write(bytes, size);
+        },
+      });
+    });
+  }
+
+  /** Accepted and ignored. */
+  advise(): void {}
+
+  /** Flushes file data. */
+  syncData(): Promise<void> {
+    return guard(() => this.file?.sync());
+  }
+
+  /** Flushes file data and metadata. */
+  sync(): Promise<void> {
+    return guard(() => this.file?.sync());
+  }
+
+  /** The flags it was opened with. */
+  getFlags(): DescriptorFlags {
+    return this.flags;
+  }
+
+  /** Its type. */
+  getType(): Promise<string> {
+    return guard(async () => (this.file ? "regular-file" : (await this.mount.stat(this.path, true)).type));
+  }
+
+  /** Truncates or extends the file. */
+  setSize(size: bigint): Promise<void> {
+    return guard(() => {
+      if (!this.flags.write) throw new FsError("bad-descriptor");
+      return this.need().truncate(Number(size));
+    });
+  }
+
+  /** Sets its access and modification times. */
+  setTimes(atime: NewTimestamp, mtime: NewTimestamp): Promise<void> {
+    return guard(() => this.mutable().setTimes(this.path, toMs(atime), toMs(mtime), true));
+  }
+
+  /** Reads up to `length` bytes at `offset`; the flag says whether the end was reached. */
+  read(length: bigint, offset: bigint): Promise<[Uint8Array, boolean]> {
+    return guard(async () => {
+      if (!this.flags.read) throw new FsError("bad-descriptor");
+      const bytes = await this.need().read(Number(length), Number(offset));
+      return [bytes, bytes.length < Number(length)] as [Uint8Array, boolean];
+    });
+  }
+
+  /** Writes `buffer` at `offset`. */
+  write(buffer: Uint8Array, offset: bigint): Promise<bigint> {
+    return guard(async () => {
+      if (!this.flags.write) throw new FsError("bad-descriptor");
+      return BigInt(await this.need().write(buffer, Number(offset)));
+    });
+  }
+
+  /** Lists the directory. */
+  readDirectory(): Promise<DirectoryEntryStream> {
+    return guard(async () => {
+      if (this.file) throw new FsError("not-directory");
+      return new DirectoryEntryStream(await this.mount.readDir(this.path));
+    });
+  }
+
+  /** Creates a directory. */
+  createDirectoryAt(path: string): Promise<void> {
+    return guard(() => this.mutable().mkdir(this.at(path)));
+  }
+
+  /** Its stat. */
+  stat(): Promise<ReturnType<typeof descriptorStat>> {
+    return guard(async () => descriptorStat(this.file ? await this.file.stat() : await this.mount.stat(this.path, true)));
+  }
+
+  /** The stat of a path under this directory. */
+  statAt(flags: PathFlags, path: string): Promise<ReturnType<typeof descriptorStat>> {
+    return guard(async () => descriptorStat(await this.mount.stat(this.at(path), !!flags.symlinkFollow)));
+  }
+
+  /** Sets the times of a path under this directory. */
+  setTimesAt(flags: PathFlags, path: string, atime: NewTimestamp, mtime: NewTimestamp): Promise<void> {
+    return guard(() => this.mutable().setTimes(this.at(path), toMs(atime), toMs(mtime), !!flags.symlinkFollow));
+  }
+
+  /** Hard links are not supported. */
+  linkAt(): Promise<void> {
+    return guard(() => {
+      throw new FsError("unsupported");
+    });
+  }
+
+  /** Opens a path under this directory. */
+  openAt(_pathFlags: PathFlags, path: string, open: OpenFlags, flags: DescriptorFlags): Promise<Descriptor> {
+    return guard(async () => {
+      const target = this.at(path);
+      const writes = !!(flags.write || open.create || open.truncate);
+      if (writes && !this.mount.writable) throw new FsError("read-only");
+      const file = await this.mount.open(target, {
+        read: !!flags.read,
+        write: !!flags.write,
+        create: !!open.create,
+        exclusive: !!open.exclusive,
+        truncate: !!open.truncate,
+        directory: !!open.directory,
+      });
+      return new Descriptor(this.mount, target, file && this.files.add(file), flags, this.files);
+    });
+  }
+
+  /** The target of a symlink. */
+  readlinkAt(path: string): Promise<string> {
+    return guard(() => this.mount.readlink(this.at(path)));
+  }
+
+  /** Removes an empty directory. */
+  removeDirectoryAt(path: string): Promise<void> {
+    return guard(() => this.mutable().rmdir(this.at(path)));
+  }
+
+  /** Renames within one mount. */
+  renameAt(oldPath: string, newDir: Descriptor, newPath: string): Promise<void> {
+    return guard(() => {
+      if (newDir.mount !== this.mount) throw new FsError("cross-device");
+      return this.mutable().rename(this.at(oldPath), newDir.at(newPath));
+    });
+  }
+
+  /** Creates a symlink. */
+  symlinkAt(oldPath: string, newPath: string): Promise<void> {
+    return guard(() => this.mutable().symlink(oldPath, this.at(newPath)));
+  }
+
+  /** Removes a file. */
+  unlinkFileAt(path: string): Promise<void> {
+    return guard(() => this.mutable().unlink(this.at(path)));
+  }
+
+  /** True when both name the same file. */
+  isSameObject(other: Descriptor): boolean {
+    return other.mount === this.mount && other.path === this.path;
+  }
+
+  /** A hash of the file's identity and times. */
+  metadataHash(): Promise<{ lower: bigint; upper: bigint }> {
+    return guard(async () => hashOf(this.file ? await this.file.stat() : await this.mount.stat(this.path, true)));
+  }
+
+  /** The metadata hash of a path under this directory. */
+  metadataHashAt(flags: PathFlags, path: string): Promise<{ lower: bigint; upper: bigint }> {
+    return guard(async () => hashOf(await this.mount.stat(this.at(path), !!flags.symlinkFollow)));
+  }
+
+  /** Called by the glue when the guest drops the descriptor. */
+  [Symbol.dispose](): void {
+    if (this.file) {
+      this.files.delete(this.file);
+      this.file.close();
+    }
+  }
+}
+
+function hashOf(s: Stat): { lower: bigint; upper: bigint } {
+  return { lower: s.ino, upper: BigInt(Math.round(s.mtime ?? 0)) ^ (BigInt(s.size) << 20n) };
+}
+
+/** A mount as a preopened directory under a guest path. */
+export interface Preopen {
+  guestPath: string;
+  mount: Mount;
+}
+
+/** Builds the `wasi:filesystem/*` interfaces of one process. */
+export function filesystemInterfaces(preopens: Preopen[], files: OpenFiles): Record<string, unknown> {
+  const dirFlags: DescriptorFlags = { read: true, write: true, mutateDirectory: true };
+  const dirs = preopens.map((p) => [
+    new Descriptor(p.mount, "", null, p.mount.writable ? dirFlags : { read: true }, files),
+    p.guestPath,
+  ]);
+  return {
+    "wasi:filesystem/types": {
+      Descriptor,
+      DirectoryEntryStream,
+      filesystemErrorCode: (e: IoError) => e.code,
+    },
+    "wasi:filesystem/preopens": { getDirectories: () => dirs },
+  };
+}
+

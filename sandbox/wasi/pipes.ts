@@ -1,0 +1,77 @@
+/**
+ * The byte pipes behind a process's stdio: a queue that the core fills
+ * (stdin) and a line splitter that hands each complete line to the core
+ * (stdout, stderr).
+ *
+ * @module
+ */
+
+import type { ByteSink, ByteSource } from "./streams.ts";
+
+/** A byte queue with an end: the core pushes, the guest reads. */
+export class ByteQueue implements ByteSource {
+  private chunks: Uint8Array[] = [];
+  private ended = false;
+  private waiters: (() => void)[] = [];
+
+  /** Appends bytes for the guest. */
+  push(bytes: Uint8Array): void {
+    if (this.ended || bytes.length === 0) return;
+    this.chunks.push(bytes);
+    this.wake();
+  }
+
+  /** Marks the end of the stream (EOF: "stop now"). */
+  end(): void {
+    this.ended = true;
+    this.wake();
+  }
+
+  /** Takes up to `max` queued bytes; null when the queue is empty and ended. */
+  read(max: number): Uint8Array | null {
+    if (this.chunks.length === 0) return this.ended ? null : new Uint8Array(0);
+    const first = this.chunks[0];
+    if (first.length <= max) {
+      this.chunks.shift();
+      return first;
+    }
+    this.chunks[0] = first.subarray(max);
+    return first.subarray(0, max);
+  }
+
+  /** Resolves when bytes or the end arrive. */
+  whenReadable(): Promise<void> | undefined {
+    if (this.chunks.length > 0 || this.ended) return undefined;
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
+  }
+}
+
+/** Splits written bytes into lines and hands each to `emit`, without the newline. */
+export class LineSink implements ByteSink {
+  private decoder = new TextDecoder();
+  private partial = "";
+
+  /** @param emit receives each complete line */
+  constructor(private emit: (line: string) => void) {}
+
+  /** Takes bytes; emits every line they complete. */
+  write(bytes: Uint8Array): void {
+    const text = this.partial + this.decoder.decode(bytes, { stream: true });
+    const lines = text.split("\n");
+    this.partial = lines.pop()!;
+    for (const line of lines) this.emit(line.endsWith("\r") ? line.slice(0, -1) : line);
+  }
+
+  /** Emits a last line that had no newline (at process end). */
+  finish(): void {
+    const rest = this.partial + this.decoder.decode();
+    this.partial = "";
+    if (rest !== "") this.emit(rest);
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * `wasi:random`: secure, insecure and seed randomness, all from the Web Crypto source.
+ *
+ * @module
+ */
+
+function bytes(len: bigint): Uint8Array {
+  const out = new Uint8Array(Number(len));
+  for (let i = 0; i < out.length; i += 65536) crypto.getRandomValues(out.subarray(i, i + 65536));
+  return out;
+}
+
+function u64(): bigint {
+  return new DataView(bytes(8n).buffer).getBigUint64(0);
+}
+
+/** Builds the `wasi:random/*` interfaces. */
+export function randomInterfaces(): Record<string, unknown> {
+  return {
+    "wasi:random/random": { getRandomBytes: bytes, getRandomU64: u64 },
+    "wasi:random/insecure": { getInsecureRandomBytes: bytes, getInsecureRandomU64: u64 },
+    "wasi:random/insecure-seed": { insecureSeed: () => [u64(), u64()] },
+  };
+}

@@ -1,0 +1,193 @@
+/**
+ * `wasi:io/streams` and `wasi:io/error`: input and output streams over small
+ * byte sources and sinks, so that stdin, stdout, files and sockets share one
+ * implementation of the stream contract (closed vs. failed, blocking variants,
+ * subscribe).
+ *
+ * @module
+ */
+
+import { Pollable } from "./poll.ts";
+
+/** `wasi:io/error.error`: the detail of a failed stream operation. */
+export class IoError {
+  /** @param message what failed; `code` is the filesystem error code, when there is one */
+  constructor(readonly message: string, readonly code?: string) {}
+
+  /** The text a guest sees when it prints the error. */
+  toDebugString(): string {
+    return this.message;
+  }
+}
+
+/** Where an input stream takes its bytes from. */
+export interface ByteSource {
+  /** Up to `max` bytes available now (may be empty); `null` at the end of the stream. */
+  read(max: number): Uint8Array | null;
+  /** Resolves when `read` may return bytes or the end; `undefined` when it would now. */
+  whenReadable(): Promise<void> | undefined;
+  /** Called when the guest drops the stream. */
+  close?(): void;
+}
+
+/** Where an output stream puts its bytes. */
+export interface ByteSink {
+  /** Writes all of `bytes`; throws an `IoError` on failure. */
+  write(bytes: Uint8Array): void;
+  /** Resolves when written bytes have reached their destination. */
+  flush?(): Promise<void> | void;
+  /** Called when the guest drops the stream. */
+  close?(): void;
+}
+
+const CLOSED = { tag: "closed" };
+
+function failed(e: unknown): { tag: "last-operation-failed"; val: IoError } {
+  return { tag: "last-operation-failed", val: e instanceof IoError ? e : new IoError(String(e)) };
+}
+
+/** `wasi:io/streams.input-stream`. */
+export class InputStream {
+  /** Wraps a byte source. */
+  constructor(private source: ByteSource) {}
+
+  /** Reads what is available now, possibly nothing. */
+  read(len: bigint): Uint8Array {
+    let bytes: Uint8Array | null;
+    try {
+      bytes = this.source.read(Number(len));
+    } catch (e) {
+      throw failed(e);
+    }
+    if (bytes === null) throw CLOSED;
+    return bytes;
+  }
+
+  /** Waits until at least one byte or the end is there, then reads. */
+  async blockingRead(len: bigint): Promise<Uint8Array> {
+    for (;;) {
+      const wait = this.source.whenReadable();
+      if (wait === undefined) {
+        const bytes = this.read(len);
+        if (bytes.length > 0 || len === 0n) return bytes;
+        // A source that said "ready" but had nothing: wait for more.
+        await new Promise((r) => setTimeout(r, 0));
+      } else {
+        await wait;
+      }
+    }
+  }
+
+  /** Like `read`, but drops the bytes and returns their count. */
+  skip(len: bigint): bigint {
+    return BigInt(this.read(len).length);
+  }
+
+  /** Like `blockingRead`, but drops the bytes and returns their count. */
+  async blockingSkip(len: bigint): Promise<bigint> {
+    return BigInt((await this.blockingRead(len)).length);
+  }
+
+  /** A pollable that is ready when bytes or the end can be read. */
+  subscribe(): Pollable {
+    return new Pollable(
+      () => this.source.whenReadable() === undefined,
+      () => this.source.whenReadable() ?? Promise.resolve(),
+    );
+  }
+
+  /** Called by the glue when the guest drops the stream. */
+  [Symbol.dispose](): void {
+    this.source.close?.();
+  }
+}
+
+/** How many bytes a guest may write in one go. */
+const WRITE_BUDGET = 1n << 20n;
+
+/** `wasi:io/streams.output-stream`. */
+export class OutputStream {
+  private closed = false;
+
+  /** Wraps a byte sink. */
+  constructor(private sink: ByteSink) {}
+
+  /** How many bytes may be written now. */
+  checkWrite(): bigint {
+    if (this.closed) throw CLOSED;
+    return WRITE_BUDGET;
+  }
+
+  /** Writes bytes (at most what `checkWrite` allowed). */
+  write(contents: Uint8Array): void {
+    if (this.closed) throw CLOSED;
+    try {
+      this.sink.write(contents);
+    } catch (e) {
+      this.closed = true;
+      throw failed(e);
+    }
+  }
+
+  /** Writes and waits until the bytes are out. */
+  async blockingWriteAndFlush(contents: Uint8Array): Promise<void> {
+    this.write(contents);
+    await this.blockingFlush();
+  }
+
+  /** Starts a flush. */
+  flush(): void {
+    if (this.closed) throw CLOSED;
+  }
+
+  /** Waits until every written byte is out. */
+  async blockingFlush(): Promise<void> {
+    if (this.closed) throw CLOSED;
+    try {
+      await this.sink.flush?.();
+    } catch (e) {
+      this.closed = true;
+      throw failed(e);
+    }
+  }
+
+  /** Writes `len` zero bytes. */
+  writeZeroes(len: bigint): void {
+    this.write(new Uint8Array(Number(len)));
+  }
+
+  /** Writes `len` zero bytes and flushes. */
+  async blockingWriteZeroesAndFlush(len: bigint): Promise<void> {
+    await this.blockingWriteAndFlush(new Uint8Array(Number(len)));
+  }
+
+  /** Moves up to `len` bytes that are available now from `src` into this stream. */
+  splice(src: InputStream, len: bigint): bigint {
+    const bytes = src.read(len);
+    this.write(bytes);
+    return BigInt(bytes.length);
+  }
+
+  /** Moves bytes from `src` once at least one is available. */
+  async blockingSplice(src: InputStream, len: bigint): Promise<bigint> {
+    const bytes = await src.blockingRead(len);
+    await this.blockingWriteAndFlush(bytes);
+    return BigInt(bytes.length);
+  }
+
+  /** A pollable that is ready when the stream can take bytes (always, here). */
+  subscribe(): Pollable {
+    return new Pollable(() => true, () => Promise.resolve());
+  }
+
+  /** Called by the glue when the guest drops the stream. */
+  [Symbol.dispose](): void {
+    this.sink.close?.();
+  }
+}
+
+/** The `wasi:io/streams` interface. */
+export const streamsInterface = { InputStream, OutputStream };
+
+/** The `wasi:io/error` interface. */
+export const errorInterface = { Error: IoError };

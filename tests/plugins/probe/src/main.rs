@@ -1,0 +1,176 @@
+//! probe: a raw JSON-RPC test plugin (no SDK). Each method exercises one
+//! behaviour of the core: nested calls, notifications, exits, loops, files.
+
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::io::{BufRead, Write};
+
+/// Reads stdin lines and keeps responses that arrived before they were awaited.
+struct Io {
+    lines: std::io::Lines<std::io::StdinLock<'static>>,
+    pending: HashMap<String, Value>,
+    notes: Vec<Value>,
+    next: u64,
+}
+
+impl Io {
+    fn read(&mut self) -> Option<Value> {
+        loop {
+            let line = self.lines.next()?.ok()?;
+            if let Ok(v) = serde_json::from_str::<Value>(&line) {
+                return Some(v);
+            }
+        }
+    }
+
+    fn send(&mut self, msg: &Value) {
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{msg}").unwrap();
+        out.flush().unwrap();
+    }
+
+    /// Sends a request and returns its id.
+    fn request(&mut self, method: &str, params: Value) -> String {
+        self.next += 1;
+        let id = format!("q{}", self.next);
+        let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        self.send(&msg);
+        id
+    }
+
+    /// Waits for the response with this id; keeps others and notifications.
+    fn wait(&mut self, id: &str) -> Value {
+        loop {
+            if let Some(v) = self.pending.remove(id) {
+                return v;
+            }
+            let msg = self.read().expect("stdin closed while waiting for a response");
+            if msg.get("method").is_some() {
+                self.notes.push(msg);
+            } else if let Some(rid) = msg.get("id").and_then(|i| i.as_str()) {
+                self.pending.insert(rid.to_string(), msg);
+            }
+        }
+    }
+
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        let id = self.request(method, params);
+        self.wait(&id)
+    }
+}
+
+fn main() {
+    let mut io = Io {
+        lines: std::io::stdin().lock().lines(),
+        pending: HashMap::new(),
+        notes: Vec::new(),
+        next: 0,
+    };
+    let Some(req) = io.read() else { return };
+    let id = req["id"].clone();
+    let method = req["method"].as_str().unwrap_or("").to_string();
+    let params = req.get("params").cloned().unwrap_or(json!({}));
+    let result: Result<Value, Value> = match method.as_str() {
+        "noop" => Ok(json!({})),
+        "echo" => Ok(params),
+        "env" => Ok(json!({
+            "pid": std::env::var("SAUSAGE_PID").ok(),
+            "plugin": std::env::var("SAUSAGE_PLUGIN").ok(),
+            "parent": std::env::var("SAUSAGE_PARENT").ok(),
+            "request_id": id.clone(),
+        })),
+        "call" => {
+            // {method, params}: one nested call, returns the whole response.
+            Ok(io.call(params["method"].as_str().unwrap(), params["params"].clone()))
+        }
+        "fanout" => {
+            // {calls: [{method, params}]}: sends all, then awaits in reverse order.
+            let calls = params["calls"].as_array().cloned().unwrap_or_default();
+            let ids: Vec<String> = calls
+                .iter()
+                .map(|c| io.request(c["method"].as_str().unwrap(), c["params"].clone()))
+                .collect();
+            let mut out: Vec<Value> = ids.iter().rev().map(|i| io.wait(i)).collect();
+            out.reverse();
+            Ok(json!(out))
+        }
+        "collect" => {
+            // {method, params}: nested call; returns the response and the notifications seen.
+            let r = io.call(params["method"].as_str().unwrap(), params["params"].clone());
+            Ok(json!({"response": r, "notes": io.notes}))
+        }
+        "notify" => {
+            // {count}: sends count progress notifications, then answers.
+            let n = params["count"].as_u64().unwrap_or(1);
+            for i in 0..n {
+                io.send(&json!({"jsonrpc": "2.0", "method": "core.notify",
+                    "params": {"name": "progress", "params": {"i": i}}}));
+            }
+            Ok(json!({"sent": n}))
+        }
+        "chatter" => {
+            // Lines that are not JSON-RPC on stdout, lines on stderr, then an answer.
+            println!("this is not json");
+            println!("{{\"json\": \"but not json-rpc\"}}");
+            eprintln!("a line on stderr");
+            eprintln!("another line on stderr");
+            Ok(json!({"ok": true}))
+        }
+        "exit" => {
+            eprintln!("exiting with {}", params["code"]);
+            std::process::exit(params["code"].as_i64().unwrap_or(0) as i32)
+        }
+        "panic" => panic!("probe was asked to panic"),
+        "spin" => {
+            eprintln!("spinning");
+            let mut x: u64 = 0;
+            loop {
+                x = x.wrapping_add(1);
+                if x == u64::MAX {
+                    break Ok(json!(x));
+                }
+            }
+        }
+        "sleep" => {
+            std::thread::sleep(std::time::Duration::from_millis(params["ms"].as_u64().unwrap_or(0)));
+            Ok(json!({"slept": params["ms"]}))
+        }
+        "wait_eof" => {
+            // Blocks until stdin ends, then records it on stderr and exits.
+            while io.read().is_some() {}
+            eprintln!("stdin closed");
+            std::process::exit(0)
+        }
+        "ignore_eof" => {
+            // Blocks until stdin ends, then spins: only a kill ends it.
+            while io.read().is_some() {}
+            eprintln!("stdin closed, ignoring it");
+            let mut x: u64 = 1;
+            loop {
+                x = x.wrapping_mul(3);
+                if x == 0 {
+                    break Ok(json!(x));
+                }
+            }
+        }
+        "write_file" => {
+            std::fs::write(params["path"].as_str().unwrap(), params["text"].as_str().unwrap())
+                .map(|_| json!({}))
+                .map_err(|e| json!({"code": -32000, "message": e.to_string()}))
+        }
+        "read_file" => std::fs::read_to_string(params["path"].as_str().unwrap())
+            .map(|t| json!(t))
+            .map_err(|e| json!({"code": -32000, "message": e.to_string()})),
+        "error" => Err(json!({"code": -32042, "message": "asked to fail", "data": params})),
+        "answer_twice" => {
+            io.send(&json!({"jsonrpc": "2.0", "id": id.clone(), "result": 1}));
+            Ok(json!(2))
+        }
+        _ => Err(json!({"code": -32601, "message": format!("no method {method}")})),
+    };
+    let msg = match result {
+        Ok(r) => json!({"jsonrpc": "2.0", "id": id, "result": r}),
+        Err(e) => json!({"jsonrpc": "2.0", "id": id, "error": e}),
+    };
+    io.send(&msg);
+}

@@ -1,0 +1,109 @@
+/**
+ * The filesystem interface that every mount implements: the world folder on
+ * disk, and later `/proc`, `/self` and `/run`. Paths given to a mount are
+ * already checked and relative to its root ("" is the root, "a/b" a child):
+ * `..` never reaches a mount.
+ *
+ * Methods may answer synchronously or with a promise, so a mount served by the
+ * core over a channel fits the same interface.
+ *
+ * @module
+ */
+
+/** The WIT `descriptor-type` names. */
+export type FileType = "directory" | "regular-file" | "symbolic-link" | "unknown";
+
+/** What `stat` tells. Times are milliseconds since the epoch. */
+export interface Stat {
+  type: FileType;
+  size: number;
+  nlink: number;
+  mtime?: number;
+  atime?: number;
+  ctime?: number;
+  /** A number that is the same for the same file (inode, or an id of the mount). */
+  ino: bigint;
+}
+
+/** A name in a directory. */
+export interface DirEntry {
+  name: string;
+  type: FileType;
+}
+
+/** How to open a file. */
+export interface OpenOptions {
+  read: boolean;
+  write: boolean;
+  create: boolean;
+  exclusive: boolean;
+  truncate: boolean;
+  directory: boolean;
+}
+
+/** An open regular file. */
+export interface FileHandle {
+  /** Reads up to `len` bytes at `offset`; fewer at the end of the file. */
+  read(len: number, offset: number): Uint8Array | Promise<Uint8Array>;
+  /** Writes `bytes` at `offset`; returns the count written. */
+  write(bytes: Uint8Array, offset: number): number | Promise<number>;
+  /** The current size, for appends. */
+  size(): number | Promise<number>;
+  /** The file's stat. */
+  stat(): Stat | Promise<Stat>;
+  /** Sets the size. */
+  truncate(size: number): void | Promise<void>;
+  /** Writes data to stable storage. */
+  sync(): void | Promise<void>;
+  /** Releases the handle. */
+  close(): void;
+}
+
+/** A filesystem mount. All paths are checked, mount-relative strings. */
+export interface Mount {
+  /** False for mounts where every write fails with `read-only`. */
+  readonly writable: boolean;
+  stat(path: string, follow: boolean): Stat | Promise<Stat>;
+  /** Opens a regular file (or checks a directory when `opts.directory`). */
+  open(path: string, opts: OpenOptions): FileHandle | null | Promise<FileHandle | null>;
+  readDir(path: string): DirEntry[] | Promise<DirEntry[]>;
+  mkdir(path: string): void | Promise<void>;
+  rmdir(path: string): void | Promise<void>;
+  unlink(path: string): void | Promise<void>;
+  rename(from: string, to: string): void | Promise<void>;
+  symlink(target: string, path: string): void | Promise<void>;
+  readlink(path: string): string | Promise<string>;
+  setTimes(path: string, atime: number | null, mtime: number | null, follow: boolean): void | Promise<void>;
+}
+
+/** A filesystem error with its WIT `error-code` name (`no-entry`, `access`, …). */
+export class FsError extends Error {
+  /** @param code the WIT error-code name a guest sees */
+  constructor(readonly code: string, message?: string) {
+    super(message ?? code);
+    this.name = "FsError";
+  }
+}
+
+/** Joins a checked mount-relative directory and a name. */
+export function joinPath(dir: string, name: string): string {
+  return dir === "" ? name : `${dir}/${name}`;
+}
+
+/**
+ * Resolves a guest path against a descriptor's mount-relative directory.
+ * Absolute paths and `..` that climb above the mount root fail with
+ * `not-permitted`, as in wasmtime.
+ */
+export function resolveGuestPath(base: string, path: string): string {
+  if (path.startsWith("/")) throw new FsError("not-permitted", `absolute path ${path}`);
+  const parts = base === "" ? [] : base.split("/");
+  for (const seg of path.split("/")) {
+    if (seg === "" || seg === ".") continue;
+    if (seg === "..") {
+      if (parts.length === 0) throw new FsError("not-permitted", `${path} leaves its preopen`);
+      parts.pop();
+    } else parts.push(seg);
+  }
+  return parts.join("/");
+}
