@@ -98,7 +98,7 @@ export class ComponentCache {
         asyncMode: "jspi",
         asyncImports: ASYNC_IMPORTS,
         asyncExports: ["wasi:cli/run#run"],
-        typescript: false,
+        ...{ typescript: false }, // not in jco's .d.ts, read by transpile()
       }) as unknown as { files: [string, Uint8Array][] });
     } catch (e) {
       throw new Error(`${path} is not a WASI command component: ${e instanceof Error ? e.message : e}`);

@@ -125,10 +125,7 @@ fn main() {
             eprintln!("spinning");
             let mut x: u64 = 0;
             loop {
-                x = x.wrapping_add(1);
-                if x == u64::MAX {
-                    break Ok(json!(x));
-                }
+                x = std::hint::black_box(x.wrapping_add(1));
             }
         }
         "sleep" => {
@@ -147,10 +144,7 @@ fn main() {
             eprintln!("stdin closed, ignoring it");
             let mut x: u64 = 1;
             loop {
-                x = x.wrapping_mul(3);
-                if x == 0 {
-                    break Ok(json!(x));
-                }
+                x = std::hint::black_box(x.wrapping_mul(3));
             }
         }
         "write_file" => {
@@ -161,6 +155,33 @@ fn main() {
         "read_file" => std::fs::read_to_string(params["path"].as_str().unwrap())
             .map(|t| json!(t))
             .map_err(|e| json!({"code": -32000, "message": e.to_string()})),
+        "raw" => {
+            // {line}: writes the line as it is, then returns the next message from stdin.
+            let mut out = std::io::stdout().lock();
+            writeln!(out, "{}", params["line"].as_str().unwrap()).unwrap();
+            out.flush().unwrap();
+            drop(out);
+            if params["expect_reply"].as_bool().unwrap_or(true) {
+                Ok(io.read().unwrap_or(Value::Null))
+            } else {
+                Ok(json!({}))
+            }
+        }
+        "serve" => {
+            // Answers at once, then lives until stdin ends (like a server).
+            io.send(&json!({"jsonrpc": "2.0", "id": id.clone(), "result": {"pid": std::env::var("SAUSAGE_PID").ok()}}));
+            while io.read().is_some() {}
+            eprintln!("stdin closed");
+            return;
+        }
+        "answer_then_notify" => {
+            // Answers, then sends a notification that the core must drop.
+            io.send(&json!({"jsonrpc": "2.0", "id": id.clone(), "result": {}}));
+            io.send(&json!({"jsonrpc": "2.0", "method": "core.notify",
+                "params": {"name": "late", "params": {}}}));
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            return;
+        }
         "error" => Err(json!({"code": -32042, "message": "asked to fail", "data": params})),
         "answer_twice" => {
             io.send(&json!({"jsonrpc": "2.0", "id": id.clone(), "result": 1}));

@@ -1,0 +1,63 @@
+/**
+ * `sausage call <world> <method> [params-json]`: one call. Prints the result
+ * as JSON on stdout (exit 0), or the error object on stderr (exit 1). Uses the
+ * running host of the world, or a transient host for this one call.
+ * Notifications of the call go to stderr.
+ *
+ * @module
+ */
+
+import { Host, LocalCaller } from "../core/host.ts";
+import { World } from "../core/world.ts";
+import { isObject, type Message, type Response } from "../rpc/message.ts";
+import { parseArgs, UsageError } from "./args.ts";
+import { HostClient } from "./client.ts";
+import { formatJson } from "./output.ts";
+
+/** Usage of `call`. */
+export const CALL_USAGE = "sausage call <world> <method> [params-json]";
+
+/** Parses the params argument: a JSON object, `{}` when missing. */
+export function parseParams(text: string | undefined): Record<string, unknown> {
+  if (text === undefined) return {};
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    throw new UsageError(`params are not valid JSON: ${(e as Error).message}`);
+  }
+  if (!isObject(v)) throw new UsageError(`params must be a JSON object, like '{"text": "milk"}'`);
+  return v;
+}
+
+function notified(msg: Message): void {
+  if ("method" in msg) console.error(`notify ${JSON.stringify(msg.params)}`);
+}
+
+/** Runs the subcommand; resolves with the exit code. */
+export async function call(args: string[]): Promise<number> {
+  const { positional } = parseArgs(args, [], []);
+  if (positional.length < 2 || positional.length > 3) throw new UsageError(`usage: ${CALL_USAGE}`);
+  const [path, method, paramsText] = positional;
+  const params = parseParams(paramsText);
+  const world = new World(path);
+  let response: Response;
+  const client = await HostClient.connect(world);
+  if (client) {
+    client.onNotify = notified;
+    response = await client.send(method, params);
+    client.close();
+  } else {
+    const host = new Host(world.root, { spares: 0 });
+    const caller = new LocalCaller("console", notified);
+    response = await caller.call(host.router, method, params) as Response;
+    caller.gone = true;
+    await host.shutdown();
+  }
+  if (response.error) {
+    console.error(formatJson(response.error));
+    return 1;
+  }
+  console.log(formatJson(response.result));
+  return 0;
+}

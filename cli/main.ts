@@ -1,0 +1,51 @@
+/**
+ * The `sausage` command: dispatches to the subcommands and turns errors into
+ * one line on stderr with a non-zero exit code.
+ *
+ * @module
+ */
+
+import { UsageError } from "./args.ts";
+import { call, CALL_USAGE } from "./call.ts";
+import { log, LOG_USAGE } from "./log.ts";
+import { printError } from "./output.ts";
+import { ps, PS_USAGE } from "./ps.ts";
+import { run, RUN_USAGE } from "./run.ts";
+
+const HELP = `sausage: a host for WebAssembly plugins, a process per JSON-RPC call.
+
+Usage:
+  ${RUN_USAGE}
+      Run a world until Ctrl-C, SIGTERM or core.exit (exit code 75).
+  ${CALL_USAGE}
+      Make one call; the result is printed as JSON. Uses the running host of
+      the world, or starts one for this call.
+  ${PS_USAGE}
+      The running processes.
+  ${LOG_USAGE}
+      The journal, newest last (default: 50 entries).
+  sausage help
+      This text.
+`;
+
+const COMMANDS: Record<string, (args: string[]) => number | Promise<number>> = { run, call, ps, log };
+
+/** Runs the command line; resolves with the exit code. */
+export async function main(args: string[]): Promise<number> {
+  const [command, ...rest] = args;
+  if (command === undefined || command === "help" || command === "--help" || command === "-h") {
+    console.log(HELP);
+    return command === undefined ? 2 : 0;
+  }
+  const f = COMMANDS[command];
+  if (!f) {
+    printError(`unknown command "${command}"; run "sausage help" for the commands`);
+    return 2;
+  }
+  try {
+    return await f(rest);
+  } catch (e) {
+    printError(e instanceof Error ? e.message : String(e));
+    return e instanceof UsageError ? 2 : 1;
+  }
+}

@@ -1,0 +1,486 @@
+/**
+ * Finds the Rust toolchain that turns plugin source into WASI components, and
+ * prepares it: either a real `wasm32-wasip2` target (rustup), or the offline
+ * stand-in built from Debian packages (`rustc-web` + `rust-web-src`,
+ * `wasi-libc`, `wasm-ld`) that targets `wasm32-wasip1` with `-Zbuild-std`
+ * and is adapted to a component afterwards. See `scripts/install-toolchain.sh`.
+ *
+ * The offline path needs, under the cache folder:
+ * - `toolchain/vendor`: a cargo *directory source* of symlinks to Debian's
+ *   crates (`/usr/share/cargo/registry`) and std's vendored crates;
+ * - `toolchain/wit-bindgen-0.45.1`: a small crate standing in for wit-bindgen's
+ *   runtime (Debian's copy lacks its prebuilt `cabi_realloc`, so its build
+ *   script panics); the `wasi` 0.14 bindings need only that runtime.
+ *
+ * Known trap, handled by the SDK rather than here: `cargo test` on this path
+ * fails to link with `pthread_join` / `pthread_detach` undefined (the 2022
+ * wasi-libc has no pthread stubs; libtest references them). Two
+ * `#[no_mangle] extern "C"` stubs returning an error code fix it, with
+ * `-Zbuild-std=std,panic_abort,test` and one test per instance.
+ *
+ * @module
+ */
+
+import { cacheDir } from "../paths.ts";
+
+/** A build that could not run or failed; `output` holds what the tools printed. */
+export class BuildError extends Error {
+  /**
+   * @param message one line saying what failed
+   * @param output the compiler's (or the detection's) full output
+   */
+  constructor(message: string, readonly output: string) {
+    super(message);
+    this.name = "BuildError";
+  }
+}
+
+/** What every toolchain gives the build. */
+interface ToolchainBase {
+  /** The cargo executable to run. */
+  cargo: string;
+  /** The target triple to build for. */
+  target: "wasm32-wasip2" | "wasm32-wasip1";
+  /** The `CARGO_TARGET_DIR` shared by every plugin built with this toolchain. */
+  targetDir: string;
+  /** Environment variables to set for cargo. */
+  env: Record<string, string>;
+  /** Extra arguments for `cargo build` (unstable flags, `--config` flags). */
+  cargoArgs: string[];
+}
+
+/** A real `wasm32-wasip2` target: cargo produces components directly. */
+export interface Wasip2Toolchain extends ToolchainBase {
+  kind: "wasip2";
+  target: "wasm32-wasip2";
+}
+
+/** The offline stand-in: core modules for `wasm32-wasip1`, adapted afterwards. */
+export interface OfflineToolchain extends ToolchainBase {
+  kind: "offline-wasip1";
+  target: "wasm32-wasip1";
+  /** Debian's rustc (`/usr/bin/rustc`). */
+  rustc: string;
+  /** Its version, e.g. `1.96.0`; rust-src must match it. */
+  rustcVersion: string;
+  /** The rust-src tree, e.g. `/usr/src/rustc-1.96.0`. */
+  rustSrc: string;
+  /** Debian's wasi-libc for the target. */
+  wasiLibc: string;
+  /** The `wasm-ld` linker. */
+  wasmLd: string;
+  /** The directory source of symlinks that replaces crates.io. */
+  vendorDir: string;
+  /** The stand-in `wit-bindgen` crate, wired in with `[patch.crates-io]`. */
+  witBindgenDir: string;
+}
+
+/** The toolchain a build runs with; `kind` says which path it is. */
+export type Toolchain = Wasip2Toolchain | OfflineToolchain;
+
+const DEBIAN_RUSTC = "/usr/bin/rustc";
+const DEBIAN_CARGO = "/usr/bin/cargo";
+const DEBIAN_REGISTRY = "/usr/share/cargo/registry";
+const WASI_LIBC = "/usr/lib/wasm32-wasi";
+
+let detected: Promise<Toolchain> | undefined;
+
+/**
+ * Detects the toolchain (once per process) and prepares it: a real
+ * `wasm32-wasip2` target wins; otherwise the offline `wasm32-wasip1` path,
+ * whose vendor folder and wit-bindgen stand-in are created in the cache.
+ * Throws a {@link BuildError} when neither is installed.
+ */
+export function detectToolchain(): Promise<Toolchain> {
+  if (!detected) {
+    detected = detect();
+    detected.catch(() => detected = undefined);
+  }
+  return detected;
+}
+
+async function detect(): Promise<Toolchain> {
+  const cache = cacheDir();
+  if (await hasWasip2Target()) {
+    return {
+      kind: "wasip2",
+      cargo: "cargo",
+      target: "wasm32-wasip2",
+      targetDir: `${cache}/target/wasip2`,
+      env: {},
+      cargoArgs: [],
+    };
+  }
+  const found = await findOffline();
+  if (typeof found === "string") {
+    throw new BuildError(
+      "No Rust toolchain for WASI components: run scripts/install-toolchain.sh",
+      `No wasm32-wasip2 target (rustup target list --installed), and the offline path is incomplete:\n${found}`,
+    );
+  }
+  const root = `${cache}/toolchain`;
+  const vendorDir = await prepareVendor(root, [DEBIAN_REGISTRY, `${found.rustSrc}/library/vendor`]);
+  const witBindgenDir = await prepareWitBindgen(root);
+  const wasiLibc = WASI_LIBC;
+  const rustflags = [
+    "-C",
+    "link-self-contained=no",
+    "-L",
+    wasiLibc,
+    "-C",
+    `link-arg=${wasiLibc}/crt1-command.o`,
+  ];
+  const config = (key: string, value: string | string[]) => ["--config", `${key}=${toml(value)}`];
+  return {
+    kind: "offline-wasip1",
+    cargo: DEBIAN_CARGO,
+    target: "wasm32-wasip1",
+    targetDir: `${cache}/target/offline-wasip1`,
+    env: { RUSTC: found.rustc, RUSTC_BOOTSTRAP: "1" },
+    cargoArgs: [
+      "--offline",
+      "-Zbuild-std=std,panic_abort",
+      ...config("source.crates-io.replace-with", "sausage-vendor"),
+      ...config("source.sausage-vendor.directory", vendorDir),
+      ...config("patch.crates-io.wit-bindgen.path", witBindgenDir),
+      ...config("target.wasm32-wasip1.linker", found.wasmLd),
+      ...config("target.wasm32-wasip1.rustflags", rustflags),
+    ],
+    ...found,
+    wasiLibc,
+    vendorDir,
+    witBindgenDir,
+  };
+}
+
+/** A TOML string or array of strings (JSON's escapes are valid TOML basic strings). */
+function toml(value: string | string[]): string {
+  return Array.isArray(value) ? `[${value.map((v) => JSON.stringify(v)).join(", ")}]` : JSON.stringify(value);
+}
+
+/** Runs a command; its trimmed stdout when it succeeds, `undefined` when it is missing or fails. */
+async function output(cmd: string, args: string[]): Promise<string | undefined> {
+  try {
+    const r = await new Deno.Command(cmd, { args, stdout: "piped", stderr: "null" }).output();
+    return r.success ? new TextDecoder().decode(r.stdout).trim() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** True when the rustc on PATH has the `wasm32-wasip2` target installed. */
+async function hasWasip2Target(): Promise<boolean> {
+  const sysroot = await output("rustc", ["--print", "sysroot"]);
+  if (sysroot && await exists(`${sysroot}/lib/rustlib/wasm32-wasip2/lib`)) return true;
+  const installed = await output("rustup", ["target", "list", "--installed"]);
+  return installed?.split("\n").some((line) => line.trim() === "wasm32-wasip2") ?? false;
+}
+
+/** Finds `name` in PATH (or takes an absolute path as is). */
+async function which(name: string): Promise<string | undefined> {
+  if (name.startsWith("/")) return await exists(name) ? name : undefined;
+  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
+    if (dir && await exists(`${dir}/${name}`)) return `${dir}/${name}`;
+  }
+  return undefined;
+}
+
+type OfflineTools = Pick<OfflineToolchain, "rustc" | "rustcVersion" | "rustSrc" | "wasmLd">;
+
+/** The offline path's pieces, or a list of what is missing (one line each). */
+async function findOffline(): Promise<OfflineTools | string> {
+  const missing: string[] = [];
+  const version = (await output(DEBIAN_RUSTC, ["--version"]))?.match(/^rustc (\d+\.\d+\.\d+)/)?.[1];
+  if (!version) missing.push(`${DEBIAN_RUSTC} (Debian package rustc-web)`);
+  if (!await exists(DEBIAN_CARGO)) missing.push(`${DEBIAN_CARGO} (Debian package cargo-web)`);
+  const sources: string[] = [];
+  try {
+    for await (const e of Deno.readDir("/usr/src")) {
+      if (e.name.startsWith("rustc-") && await exists(`/usr/src/${e.name}/library/vendor`)) sources.push(e.name);
+    }
+  } catch { /* no /usr/src */ }
+  let rustSrc = "";
+  if (version && sources.includes(`rustc-${version}`)) {
+    rustSrc = `/usr/src/rustc-${version}`;
+  } else {
+    const seen = sources.length ? ` (found ${sources.sort().join(", ")})` : "";
+    missing.push(`/usr/src/rustc-${version ?? "<version>"}/library/vendor matching rustc${seen} (rust-web-src)`);
+  }
+  if (version) {
+    const sysroot = await output(DEBIAN_RUSTC, ["--print", "sysroot"]);
+    if (!sysroot || !await exists(`${sysroot}/lib/rustlib/src/rust/library/Cargo.lock`)) {
+      missing.push(`${sysroot ?? "/usr"}/lib/rustlib/src/rust/library (rust-web-src)`);
+    }
+  }
+  for (const file of ["libc.a", "crt1-command.o"]) {
+    if (!await exists(`${WASI_LIBC}/${file}`)) missing.push(`${WASI_LIBC}/${file} (wasi-libc)`);
+  }
+  const wasmLd = await which("/usr/bin/wasm-ld") ?? await which("wasm-ld");
+  if (!wasmLd) missing.push("wasm-ld (lld)");
+  if (!await hasCrate("serde_json")) {
+    missing.push(`${DEBIAN_REGISTRY}/serde_json-* (librust-serde-json-dev)`);
+  }
+  if (missing.length) return missing.map((m) => `  missing: ${m}`).join("\n");
+  return { rustc: DEBIAN_RUSTC, rustcVersion: version!, rustSrc, wasmLd: wasmLd! };
+}
+
+async function hasCrate(name: string): Promise<boolean> {
+  try {
+    for await (const e of Deno.readDir(DEBIAN_REGISTRY)) if (e.name.startsWith(`${name}-`)) return true;
+  } catch { /* no registry */ }
+  return false;
+}
+
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * Makes `root/vendor` a directory source over the crate folders in `from`
+ * (a later folder wins a name clash: std's copies match std's lockfile).
+ * `vendor` is a symlink to `vendor-<hash of the set>`, swapped atomically
+ * when the set changes, so concurrent builds never see a half-made folder.
+ */
+async function prepareVendor(root: string, from: string[]): Promise<string> {
+  const crates = new Map<string, string>();
+  for (const dir of from) {
+    try {
+      for await (const e of Deno.readDir(dir)) {
+        if (await exists(`${dir}/${e.name}/.cargo-checksum.json`)) crates.set(e.name, `${dir}/${e.name}`);
+      }
+    } catch { /* folder absent: fewer crates */ }
+  }
+  const list = [...crates].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
+  const key = (await sha256Hex(list.map(([n, t]) => `${n}\t${t}\n`).join(""))).slice(0, 16);
+  const link = `${root}/vendor`;
+  const real = `vendor-${key}`;
+  const current = await Deno.readLink(link).catch(() => undefined);
+  if (current === real && await exists(`${root}/${real}`)) return link;
+
+  await Deno.mkdir(root, { recursive: true });
+  if (!await exists(`${root}/${real}`)) {
+    const tmp = `${root}/${real}.tmp-${crypto.randomUUID()}`;
+    await Deno.mkdir(tmp);
+    for (const [name, target] of list) await Deno.symlink(target, `${tmp}/${name}`);
+    await Deno.rename(tmp, `${root}/${real}`).catch(() => Deno.remove(tmp, { recursive: true }));
+  }
+  const st = await Deno.lstat(link).catch(() => undefined);
+  if (st?.isDirectory) await Deno.remove(link, { recursive: true }); // a folder made by hand
+  const tmpLink = `${link}.tmp-${crypto.randomUUID()}`;
+  await Deno.symlink(real, tmpLink);
+  await Deno.rename(tmpLink, link);
+  for await (const e of Deno.readDir(root)) {
+    if (e.name.startsWith("vendor-") && e.name !== real && !e.name.includes(".tmp-")) {
+      await Deno.remove(`${root}/${e.name}`, { recursive: true }).catch(() => {});
+    }
+  }
+  return link;
+}
+
+/** Writes `text` to `path` unless it already holds it (temp file + rename). */
+async function writeIfChanged(path: string, text: string): Promise<void> {
+  const old = await Deno.readTextFile(path).catch(() => undefined);
+  if (old === text) return;
+  const tmp = `${path}.tmp-${crypto.randomUUID()}`;
+  await Deno.writeTextFile(tmp, text);
+  await Deno.rename(tmp, path);
+}
+
+/** Creates (or refreshes) the wit-bindgen stand-in crate; returns its folder. */
+async function prepareWitBindgen(root: string): Promise<string> {
+  const dir = `${root}/wit-bindgen-0.45.1`;
+  await Deno.mkdir(`${dir}/src`, { recursive: true });
+  await writeIfChanged(`${dir}/Cargo.toml`, WIT_BINDGEN_TOML);
+  await writeIfChanged(`${dir}/src/lib.rs`, WIT_BINDGEN_LIB);
+  return dir;
+}
+
+/** The stand-in's manifest: the real crate's name, version and feature names. */
+const WIT_BINDGEN_TOML = `[package]
+name = "wit-bindgen"
+version = "0.45.1"
+edition = "2021"
+description = "Sausage's offline stand-in for wit-bindgen's runtime, as used by the wasi crate's bindings"
+license = "Apache-2.0 WITH LLVM-exception OR Apache-2.0 OR MIT"
+
+[lib]
+name = "wit_bindgen"
+path = "src/lib.rs"
+
+[features]
+default = []
+async = []
+bitflags = []
+macros = []
+realloc = []
+rustc-dep-of-std = []
+std = []
+`;
+
+/**
+ * The stand-in's code: what `wasi` 0.14's generated bindings call
+ * (`rt::Cleanup`, `rt::maybe_link_cabi_realloc`, `rt::run_ctors_once`,
+ * `rt::bitflags::bitflags!`) and the exported `cabi_realloc` that the
+ * canonical ABI uses to hand lists and strings to the guest.
+ */
+const WIT_BINDGEN_LIB = `//! Sausage's offline stand-in for wit-bindgen 0.45.1's runtime.
+//! Generated by core/build/toolchain.ts; edits are overwritten.
+#![no_std]
+
+extern crate alloc;
+
+pub mod rt {
+    use core::alloc::Layout;
+    use core::ptr::NonNull;
+
+    /// A minimal \`bitflags!\` (the subset the generated bindings use, and a few helpers).
+    pub mod bitflags {
+        #[doc(hidden)]
+        #[macro_export]
+        macro_rules! __wit_bindgen_bitflags {
+            (
+                $(#[$attr:meta])*
+                $vis:vis struct $name:ident : $repr:ty {
+                    $(
+                        $(#[$flag_attr:meta])*
+                        const $flag:ident = $val:expr;
+                    )*
+                }
+            ) => {
+                $(#[$attr])*
+                $vis struct $name {
+                    bits: $repr,
+                }
+
+                #[allow(dead_code)]
+                impl $name {
+                    $(
+                        $(#[$flag_attr])*
+                        $vis const $flag: Self = Self { bits: $val };
+                    )*
+                    $vis const fn empty() -> Self { Self { bits: 0 } }
+                    $vis const fn all() -> Self { Self { bits: 0 $(| $val)* } }
+                    $vis const fn from_bits_retain(bits: $repr) -> Self { Self { bits } }
+                    $vis const fn bits(&self) -> $repr { self.bits }
+                    $vis const fn is_empty(&self) -> bool { self.bits == 0 }
+                    $vis const fn contains(&self, other: Self) -> bool { self.bits & other.bits == other.bits }
+                    $vis fn insert(&mut self, other: Self) { self.bits |= other.bits; }
+                    $vis fn remove(&mut self, other: Self) { self.bits &= !other.bits; }
+                }
+
+                impl core::ops::BitOr for $name {
+                    type Output = Self;
+                    fn bitor(self, rhs: Self) -> Self { Self { bits: self.bits | rhs.bits } }
+                }
+                impl core::ops::BitOrAssign for $name {
+                    fn bitor_assign(&mut self, rhs: Self) { self.bits |= rhs.bits; }
+                }
+                impl core::ops::BitAnd for $name {
+                    type Output = Self;
+                    fn bitand(self, rhs: Self) -> Self { Self { bits: self.bits & rhs.bits } }
+                }
+                impl core::ops::BitXor for $name {
+                    type Output = Self;
+                    fn bitxor(self, rhs: Self) -> Self { Self { bits: self.bits ^ rhs.bits } }
+                }
+            };
+        }
+
+        pub use crate::__wit_bindgen_bitflags as bitflags;
+    }
+
+    /// Called by generated bindings so that \`cabi_realloc\` reaches the linker and is exported.
+    pub fn maybe_link_cabi_realloc() {
+        #[cfg(target_family = "wasm")]
+        {
+            #[used]
+            static _LINK: unsafe extern "C" fn(*mut u8, usize, usize, usize) -> *mut u8 = crate::cabi_realloc;
+        }
+    }
+
+    /// Runs static constructors at most once (called at the start of component exports).
+    #[cfg(target_arch = "wasm32")]
+    pub fn run_ctors_once() {
+        static mut RUN: bool = false;
+        unsafe {
+            if !RUN {
+                extern "C" {
+                    fn __wasm_call_ctors();
+                }
+                __wasm_call_ctors();
+                RUN = true;
+            }
+        }
+    }
+
+    /// Frees a block of canonical ABI data when dropped.
+    pub struct Cleanup {
+        ptr: NonNull<u8>,
+        layout: Layout,
+    }
+
+    unsafe impl Send for Cleanup {}
+    unsafe impl Sync for Cleanup {}
+
+    impl Cleanup {
+        /// Allocates \`layout\`; the pointer is null (and no cleanup) for a zero size.
+        pub fn new(layout: Layout) -> (*mut u8, Option<Cleanup>) {
+            if layout.size() == 0 {
+                return (core::ptr::null_mut(), None);
+            }
+            let ptr = unsafe { alloc::alloc::alloc(layout) };
+            let ptr = match NonNull::new(ptr) {
+                Some(ptr) => ptr,
+                None => alloc::alloc::handle_alloc_error(layout),
+            };
+            (ptr.as_ptr(), Some(Cleanup { ptr, layout }))
+        }
+
+        /// Leaks the block (its ownership moved elsewhere).
+        pub fn forget(self) {
+            core::mem::forget(self);
+        }
+    }
+
+    impl Drop for Cleanup {
+        fn drop(&mut self) {
+            unsafe { alloc::alloc::dealloc(self.ptr.as_ptr(), self.layout) }
+        }
+    }
+}
+
+/// The canonical ABI's allocator, exported from the core module.
+///
+/// # Safety
+/// Called by the component runtime with a pointer/size pair it got from here.
+#[cfg(target_family = "wasm")]
+#[export_name = "cabi_realloc"]
+pub unsafe extern "C" fn cabi_realloc(old_ptr: *mut u8, old_len: usize, align: usize, new_len: usize) -> *mut u8 {
+    use alloc::alloc::{alloc, handle_alloc_error, realloc, Layout};
+    let layout;
+    let ptr = if old_len == 0 {
+        if new_len == 0 {
+            return align as *mut u8;
+        }
+        layout = Layout::from_size_align_unchecked(new_len, align);
+        alloc(layout)
+    } else {
+        layout = Layout::from_size_align_unchecked(old_len, align);
+        realloc(old_ptr, layout, new_len)
+    };
+    if ptr.is_null() {
+        handle_alloc_error(layout);
+    }
+    ptr
+}
+`;

@@ -1,0 +1,126 @@
+/**
+ * The core API (section 9) that this host implements: `core.call`,
+ * `core.stop`, `core.kill`, `core.log` and `core.exit` (`core.notify` is
+ * routed by the router). Locks and activation register their methods in
+ * their own modules.
+ *
+ * @module
+ */
+
+import { ErrorCode, RpcError } from "../rpc/errors.ts";
+import { isObject, type JsonObject } from "../rpc/message.ts";
+import type { Caller } from "./caller.ts";
+import type { Journal, LogFilter } from "./journal.ts";
+import type { ProcessTable } from "./process_table.ts";
+import type { Process } from "./process.ts";
+import { type CoreMethod, splitMethod } from "./router.ts";
+import type { Supervisor } from "./supervisor.ts";
+
+/** A required string param, or -32602. */
+export function stringParam(params: JsonObject, name: string): string {
+  const v = params[name];
+  if (typeof v !== "string") throw new RpcError(ErrorCode.InvalidParams, `"${name}" must be a string`);
+  return v;
+}
+
+function optional<T>(params: JsonObject, name: string, type: "string" | "number" | "boolean"): T | undefined {
+  const v = params[name];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== type) throw new RpcError(ErrorCode.InvalidParams, `"${name}" must be a ${type}`);
+  return v as T;
+}
+
+/** What the core API needs from the host. */
+export interface CoreApiDeps {
+  supervisor: Supervisor;
+  table: ProcessTable;
+  journal: Journal;
+  /** Ends the host with this exit code. */
+  exit(code: number): void;
+}
+
+/** The exit code of a host ended by `core.exit`. */
+export const EXIT_CODE_CORE_EXIT = 75;
+
+/** Builds the core methods. */
+export function coreMethods(deps: CoreApiDeps): Map<string, CoreMethod> {
+  const process = (params: JsonObject): Process => {
+    const pid = stringParam(params, "pid");
+    const p = deps.table.get(pid);
+    if (!p) throw new RpcError(ErrorCode.InvalidParams, `no such process: ${pid} (it may have ended)`);
+    return p;
+  };
+
+  const methods = new Map<string, CoreMethod>();
+
+  methods.set("call", (caller: Caller, params, id) => {
+    const method = stringParam(params, "method");
+    const inner = params.params ?? {};
+    if (!isObject(inner)) throw new RpcError(ErrorCode.InvalidParams, `"params" must be an object`);
+    const detach = optional<boolean>(params, "detach", "boolean") ?? false;
+    const { target, name } = splitMethod(method);
+    if (target === "core") throw new RpcError(ErrorCode.InvalidParams, "core.call calls plugins; call core methods directly");
+    if (id === undefined) {
+      // Sent as a notification, core.call starts a detached process and forgets it.
+      return deps.supervisor
+        .spawn({ plugin: target, method: name, params: inner, caller, callerId: undefined, detached: true })
+        .then(() => ({}));
+    }
+    return new Promise((resolve, reject) => {
+      const relay: Caller = {
+        name: caller.name,
+        children: caller.children,
+        get gone() {
+          return caller.gone;
+        },
+        deliver(msg) {
+          if ("method" in msg) return caller.deliver(msg);
+          if ("error" in msg && msg.error) reject(new RpcError(msg.error.code, msg.error.message, msg.error.data));
+          else resolve(msg.result);
+        },
+      };
+      deps.supervisor
+        .spawn({ plugin: target, method: name, params: inner, caller: relay, callerId: id, detached: detach })
+        .catch(reject);
+    });
+  });
+
+  methods.set("stop", async (_caller, params) => {
+    await deps.supervisor.stop(process(params));
+    return {};
+  });
+
+  methods.set("kill", (_caller, params) => {
+    deps.supervisor.kill(process(params));
+    return {};
+  });
+
+  methods.set("log", (_caller, params) => {
+    const f: LogFilter = {
+      plugin: optional(params, "plugin", "string"),
+      pid: optional(params, "pid", "string"),
+      grep: optional(params, "grep", "string"),
+      limit: optional(params, "limit", "number"),
+    };
+    for (const k of ["since", "until"] as const) {
+      const v = params[k];
+      if (v === undefined || v === null) continue;
+      if (typeof v !== "string" && typeof v !== "number") {
+        throw new RpcError(ErrorCode.InvalidParams, `"${k}" must be an ISO time, epoch milliseconds or an entry id`);
+      }
+      f[k] = v;
+    }
+    try {
+      return deps.journal.query(f);
+    } catch (e) {
+      throw new RpcError(ErrorCode.InvalidParams, (e as Error).message);
+    }
+  });
+
+  methods.set("exit", () => {
+    setTimeout(() => deps.exit(EXIT_CODE_CORE_EXIT), 0); // after the answer is out
+    return {};
+  });
+
+  return methods;
+}

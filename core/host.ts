@@ -1,0 +1,130 @@
+/**
+ * The host: a running world. Assembles the journal, the process table, the
+ * sandbox pool, the supervisor, the router and the core API; makes the boot
+ * calls; and shuts down cleanly (every process stopped, the journal flushed).
+ *
+ * @module
+ */
+
+import type { Message, Request } from "../rpc/message.ts";
+import type { Caller } from "./caller.ts";
+import { ComponentCache } from "./component_cache.ts";
+import { coreMethods } from "./core_api.ts";
+import { Journal } from "./journal.ts";
+import { cacheDir } from "./paths.ts";
+import type { Process } from "./process.ts";
+import { ProcessTable } from "./process_table.ts";
+import { Router } from "./router.ts";
+import { SandboxPool } from "./sandbox_pool.ts";
+import { STOP_GRACE_MS, Supervisor } from "./supervisor.ts";
+import { World } from "./world.ts";
+
+/** Options of a host. */
+export interface HostOptions {
+  /** Idle sandboxes kept ready (default 2). */
+  spares?: number;
+  /** Where transpiled components are cached. */
+  cacheDir?: string;
+  /** Receives one line per notable event (boot results), for the terminal. */
+  report?: (line: string) => void;
+}
+
+/** A caller that the host itself uses (boot, one-off calls). */
+export class LocalCaller implements Caller {
+  readonly children = new Set<Process>();
+  gone = false;
+  private waiting = new Map<string | number, (msg: Message) => void>();
+  private next = 0;
+
+  /** @param name `SAUSAGE_PARENT` of the processes it starts */
+  constructor(readonly name: string, private onNotify: (msg: Message) => void = () => {}) {}
+
+  /** Hands a message to whoever waits for it. */
+  deliver(msg: Message): void {
+    if ("method" in msg) return this.onNotify(msg);
+    const resolve = msg.id === null ? undefined : this.waiting.get(msg.id);
+    if (resolve && msg.id !== null) {
+      this.waiting.delete(msg.id);
+      resolve(msg);
+    }
+  }
+
+  /** Makes a request through `router` and resolves with the response. */
+  call(router: Router, method: string, params: Record<string, unknown>): Promise<Message> {
+    const id = `${this.name}-${++this.next}`;
+    return new Promise((resolve) => {
+      this.waiting.set(id, resolve);
+      router.request(this, { jsonrpc: "2.0", id, method, params });
+    });
+  }
+}
+
+/** A running world. */
+export class Host {
+  readonly world: World;
+  readonly journal: Journal;
+  readonly table = new ProcessTable();
+  readonly pool: SandboxPool;
+  readonly supervisor: Supervisor;
+  readonly router: Router;
+  /** Resolves with the exit code when the host should end (`core.exit`, a signal). */
+  readonly done: Promise<number>;
+  private finish!: (code: number) => void;
+  private closed = false;
+
+  /** Opens a world (throws a one-line error when it is missing). */
+  constructor(path: string, private opts: HostOptions = {}) {
+    this.world = new World(path);
+    this.journal = new Journal(this.world.journalPath());
+    const cache = opts.cacheDir ?? cacheDir();
+    const components = new ComponentCache(`${cache}/jco-1.12.0`);
+    this.pool = new SandboxPool({ world: this.world.root, cache }, opts.spares ?? 2);
+    this.supervisor = new Supervisor(this.world, this.journal, this.table, this.pool, components);
+    this.router = new Router(this.supervisor);
+    this.done = new Promise((r) => (this.finish = r));
+    for (const [name, m] of coreMethods({
+      supervisor: this.supervisor,
+      table: this.table,
+      journal: this.journal,
+      exit: (code) => this.finish(code),
+    })) this.router.core.set(name, m);
+  }
+
+  /** Starts the spare sandboxes and makes the boot calls (detached). */
+  async start(): Promise<void> {
+    await this.pool.warm();
+    const boot = new LocalCaller("core");
+    for (const call of this.world.bootCalls()) {
+      this.journal.append("core", "core", "core", JSON.stringify({ event: "boot", ...call }));
+      boot.call(this.router, "core.call", { method: call.method, params: call.params, detach: true }).then((res) => {
+        const outcome = "error" in res && res.error ? { error: res.error } : { result: (res as { result: unknown }).result };
+        this.journal.append("core", "core", "core", JSON.stringify({ event: "boot-result", method: call.method, ...outcome }));
+        this.opts.report?.(
+          "error" in outcome
+            ? `boot: ${call.method} failed: ${outcome.error!.message}`
+            : `boot: ${call.method} -> ${JSON.stringify(outcome.result)}`,
+        );
+      });
+    }
+  }
+
+  /** Handles a request from an external caller (the control socket, a one-off call). */
+  request(caller: Caller, req: Request): void {
+    this.router.request(caller, req);
+  }
+
+  /** Ends the host: the exit code for `done`. */
+  exit(code: number): void {
+    this.finish(code);
+  }
+
+  /** Stops every process (closing stdin, then killing after the grace period) and closes everything. */
+  async shutdown(graceMs = STOP_GRACE_MS): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.journal.append("core", "core", "core", JSON.stringify({ event: "shutdown", processes: this.table.size }));
+    await this.supervisor.stopAll(graceMs);
+    this.pool.close();
+    this.journal.close();
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * Routing (sections 4.2–4.5): splits `<target>.<method>`, sends `core.*` to
+ * the core API and everything else to a new process, brings answers back to
+ * the caller under the caller's id, and forwards `core.notify`.
+ *
+ * @module
+ */
+
+import { ErrorCode, RpcError, toErrorObject } from "../rpc/errors.ts";
+import { type Id, type JsonObject, parseLine, type Request } from "../rpc/message.ts";
+import type { Caller } from "./caller.ts";
+import type { Process } from "./process.ts";
+import type { Supervisor } from "./supervisor.ts";
+
+/** A core method: params in, result out (or an `RpcError` thrown). */
+export type CoreMethod = (caller: Caller, params: JsonObject, id: Id | undefined) => unknown | Promise<unknown>;
+
+/** Splits a method name at the first dot. */
+export function splitMethod(method: string): { target: string; name: string } {
+  const dot = method.indexOf(".");
+  if (dot <= 0 || dot === method.length - 1) {
+    throw new RpcError(ErrorCode.MethodNotFound, `method names have the form <plugin>.<method>: "${method}"`);
+  }
+  return { target: method.slice(0, dot), name: method.slice(dot + 1) };
+}
+
+/** Routes messages between callers, the core and processes. */
+export class Router {
+  /** The core's methods by name (without `core.`). */
+  readonly core = new Map<string, CoreMethod>();
+
+  constructor(private supervisor: Supervisor) {
+    supervisor.onStdout = (p, line) => this.fromProcess(p, line);
+  }
+
+  /** Answers a request of `caller`; nothing when it was a notification. */
+  private answer(caller: Caller, id: Id | undefined, outcome: { result: unknown } | { error: unknown }): void {
+    if (id === undefined || caller.gone) return;
+    if ("result" in outcome) caller.deliver({ jsonrpc: "2.0", id, result: outcome.result ?? {} });
+    else caller.deliver({ jsonrpc: "2.0", id, error: toErrorObject(outcome.error) });
+  }
+
+  /** Handles a request or notification from any caller. */
+  request(caller: Caller, req: Request): void {
+    let target: string, name: string;
+    try {
+      ({ target, name } = splitMethod(req.method));
+    } catch (e) {
+      return this.answer(caller, req.id, { error: e });
+    }
+    if (target === "core") return this.callCore(caller, name, req);
+    this.supervisor
+      .spawn({ plugin: target, method: name, params: req.params, caller, callerId: req.id, detached: false })
+      .catch((e) => this.answer(caller, req.id, { error: e }));
+  }
+
+  private callCore(caller: Caller, name: string, req: Request): void {
+    if (name === "notify" && req.id === undefined) return this.forwardNotify(caller, req.params);
+    const method = this.core.get(name);
+    if (!method) {
+      return this.answer(caller, req.id, {
+        error: new RpcError(ErrorCode.MethodNotFound, `the core has no method ${name} (see /proc/core/PROTOCOL.md)`),
+      });
+    }
+    Promise.resolve()
+      .then(() => method(caller, req.params, req.id))
+      .then((result) => this.answer(caller, req.id, { result }), (error) => this.answer(caller, req.id, { error }));
+  }
+
+  /** `core.notify` from a process: forwarded to its caller while the call runs, else dropped. */
+  private forwardNotify(from: Caller, params: JsonObject): void {
+    const p = from as Process;
+    if (!("callerWaits" in p) || !p.callerWaits) return;
+    p.caller.deliver({
+      jsonrpc: "2.0",
+      method: "core.notify",
+      params: { call: p.callerId!, name: params.name, params: params.params ?? {} },
+    });
+  }
+
+  /** Handles one stdout line of a process. */
+  fromProcess(p: Process, line: string): void {
+    const parsed = parseLine(line);
+    switch (parsed.kind) {
+      case "text":
+        this.supervisor.log(p, "stdout", line);
+        return;
+      case "invalid":
+        // Answered as JSON-RPC asks, with a null id when the id is unknown (a batch).
+        this.supervisor.log(p, "core", `invalid message: ${parsed.error.message}`);
+        p.deliver({ jsonrpc: "2.0", id: parsed.id, error: parsed.error });
+        return;
+      case "request":
+        this.request(p, parsed.msg);
+        return;
+      case "response": {
+        const msg = parsed.msg;
+        if (msg.id !== p.pid || p.answered) {
+          this.supervisor.log(p, "stdout", line);
+          this.supervisor.log(p, "core", msg.id === p.pid ? "a second answer was dropped" : `a response to an unknown id was dropped`);
+          return;
+        }
+        p.answered = true;
+        if (p.state === "running") p.state = "answered";
+        if (p.callerId === undefined || p.caller.gone) return;
+        p.caller.deliver(
+          msg.error
+            ? { jsonrpc: "2.0", id: p.callerId, error: msg.error }
+            : { jsonrpc: "2.0", id: p.callerId, result: msg.result },
+        );
+      }
+    }
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * Sandboxes: long-lived Deno subprocesses with narrow permissions, each
+ * running one process at a time as a fresh instance. A sandbox is the kill
+ * switch: a process stuck in a loop is ended by SIGKILL of its sandbox, which
+ * stalls nothing else. The pool keeps pre-started spares so a call does not
+ * wait for a subprocess to start.
+ *
+ * @module
+ */
+
+import type { FromSandbox, ToSandbox } from "../sandbox/protocol.ts";
+
+const encoder = new TextEncoder();
+
+/** How to start a sandbox subprocess. */
+export interface SandboxOptions {
+  /** The world folder: the only folder a sandbox may write. */
+  world: string;
+  /** The cache folder with transpiled components (read-only for sandboxes). */
+  cache: string;
+}
+
+/** One sandbox subprocess. */
+export class Sandbox {
+  /** Receives every message of the sandbox. */
+  onMessage: (msg: FromSandbox) => void = () => {};
+  /** Resolves when the sandbox has started and can run a process. */
+  readonly ready: Promise<void>;
+  /** Resolves when the subprocess has exited. */
+  readonly exited: Promise<void>;
+  private child: Deno.ChildProcess;
+  private writer: WritableStreamDefaultWriter<Uint8Array>;
+  private dead = false;
+
+  /** Starts the subprocess. */
+  constructor(opts: SandboxOptions) {
+    const script = new URL("../sandbox/main.ts", import.meta.url).pathname;
+    const config = new URL("../deno.json", import.meta.url).pathname;
+    this.child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--quiet",
+        `--config=${config}`,
+        "--no-prompt",
+        `--allow-read=${opts.world},${opts.cache}`,
+        `--allow-write=${opts.world}`,
+        "--allow-net",
+        "--allow-env=JCO_DEBUG",
+        script,
+      ],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "inherit",
+    }).spawn();
+    this.writer = this.child.stdin.getWriter();
+    let started: () => void;
+    this.ready = new Promise((r) => (started = r));
+    this.exited = this.child.status.then(() => {
+      this.dead = true;
+    });
+    this.read(() => started());
+  }
+
+  private async read(started: () => void): Promise<void> {
+    let buffer = "";
+    try {
+      for await (const chunk of this.child.stdout.pipeThrough(new TextDecoderStream())) {
+        buffer += chunk;
+        let nl: number;
+        while ((nl = buffer.indexOf("\n")) >= 0) {
+          const line = buffer.slice(0, nl);
+          buffer = buffer.slice(nl + 1);
+          const msg = JSON.parse(line) as FromSandbox;
+          if (msg.op === "ready") started();
+          else this.onMessage(msg);
+        }
+      }
+    } catch { /* killed */ }
+  }
+
+  /** True once the subprocess has exited or was killed. */
+  get isDead(): boolean {
+    return this.dead;
+  }
+
+  /** Sends a message; lost silently if the sandbox has died. */
+  send(msg: ToSandbox): void {
+    if (this.dead) return;
+    this.writer.write(encoder.encode(JSON.stringify(msg) + "\n")).catch(() => {});
+  }
+
+  /** SIGKILLs the subprocess. */
+  kill(): void {
+    if (this.dead) return;
+    this.dead = true;
+    try {
+      this.child.kill("SIGKILL");
+    } catch { /* already gone */ }
+  }
+}
+
+/** A pool of idle sandboxes with pre-started spares. */
+export class SandboxPool {
+  private idle: Sandbox[] = [];
+  private starting = 0;
+  private closed = false;
+
+  /**
+   * @param opts how to start sandboxes
+   * @param spares how many idle sandboxes to keep ready
+   * @param maxIdle how many idle sandboxes to keep at most
+   */
+  constructor(private opts: SandboxOptions, private spares = 2, private maxIdle = 16) {}
+
+  /** Starts the spares. */
+  warm(): Promise<void> {
+    const all: Promise<void>[] = [];
+    while (this.idle.length + this.starting < this.spares) all.push(this.startSpare());
+    return Promise.all(all).then(() => {});
+  }
+
+  private async startSpare(): Promise<void> {
+    this.starting++;
+    const sb = new Sandbox(this.opts);
+    await Promise.race([sb.ready, sb.exited]);
+    this.starting--;
+    if (this.closed || sb.isDead) sb.kill();
+    else this.idle.push(sb);
+  }
+
+  /** An idle sandbox, started now if none is idle. Tops the spares up in the background. */
+  async acquire(): Promise<Sandbox> {
+    if (this.closed) throw new Error("the host is shutting down");
+    let sb = this.idle.pop();
+    while (sb && sb.isDead) sb = this.idle.pop();
+    if (!sb) {
+      sb = new Sandbox(this.opts);
+      await Promise.race([sb.ready, sb.exited]);
+      if (sb.isDead) throw new Error("a sandbox failed to start (see the host's stderr)");
+    }
+    if (this.idle.length + this.starting < this.spares) this.startSpare();
+    return sb;
+  }
+
+  /** Gives back a sandbox whose process has ended. */
+  release(sb: Sandbox): void {
+    sb.onMessage = () => {};
+    if (this.closed || sb.isDead || this.idle.length >= this.maxIdle) sb.kill();
+    else this.idle.push(sb);
+  }
+
+  /** Kills every idle sandbox and refuses new work. */
+  close(): void {
+    this.closed = true;
+    for (const sb of this.idle) sb.kill();
+    this.idle = [];
+  }
+}

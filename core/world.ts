@@ -1,0 +1,107 @@
+/**
+ * The world folder (section 3): where plugins, state and config live, and the
+ * rules for plugin names.
+ *
+ * @module
+ */
+
+import { RpcError, ErrorCode } from "../rpc/errors.ts";
+
+const NAME = /^[a-z0-9_-]+$/;
+
+/** Why a plugin name is not valid, or null when it is. */
+export function pluginNameProblem(name: string): string | null {
+  if (name === "core") return `"core" is reserved for the core`;
+  if (!NAME.test(name)) return `plugin names use a-z, 0-9, - and _ only: "${name}"`;
+  return null;
+}
+
+/** A world folder. Paths are absolute host paths. */
+export class World {
+  /** The absolute path of the world folder. */
+  readonly root: string;
+
+  /** Opens a world; throws a one-line error when the folder is missing. */
+  constructor(path: string) {
+    let info: Deno.FileInfo;
+    try {
+      info = Deno.statSync(path);
+    } catch {
+      throw new Error(`world not found: ${path} does not exist`);
+    }
+    if (!info.isDirectory) throw new Error(`world not found: ${path} is not a folder`);
+    this.root = Deno.realPathSync(path);
+  }
+
+  /** `state/core/`, created on demand. */
+  coreState(): string {
+    const dir = `${this.root}/state/core`;
+    Deno.mkdirSync(dir, { recursive: true });
+    return dir;
+  }
+
+  /** The journal file. */
+  journalPath(): string {
+    return `${this.coreState()}/journal.sqlite`;
+  }
+
+  /** The file where a running host says how to reach it. */
+  hostFile(): string {
+    return `${this.root}/state/core/host.json`;
+  }
+
+  /** The folder of a plugin. */
+  pluginDir(name: string): string {
+    return `${this.root}/plugins/${name}`;
+  }
+
+  /** The current component of a plugin; a JSON-RPC error -32001 when there is none. */
+  pluginWasm(name: string): string {
+    const problem = pluginNameProblem(name);
+    if (problem) throw new RpcError(ErrorCode.NoSuchPlugin, `no such plugin: ${problem}`);
+    const path = `${this.pluginDir(name)}/plugin.wasm`;
+    try {
+      Deno.statSync(path);
+    } catch {
+      throw new RpcError(ErrorCode.NoSuchPlugin, `no such plugin: ${name} (no plugins/${name}/plugin.wasm)`);
+    }
+    return path;
+  }
+
+  /** The names of the plugin folders, sorted. */
+  pluginNames(): string[] {
+    try {
+      return [...Deno.readDirSync(`${this.root}/plugins`)]
+        .filter((e) => e.isDirectory && pluginNameProblem(e.name) === null)
+        .map((e) => e.name)
+        .sort();
+    } catch {
+      return [];
+    }
+  }
+
+  /** The calls of `config/boot.json` (an empty list without the file). */
+  bootCalls(): { method: string; params: Record<string, unknown> }[] {
+    let text: string;
+    try {
+      text = Deno.readTextFileSync(`${this.root}/config/boot.json`);
+    } catch {
+      return [];
+    }
+    let calls: unknown;
+    try {
+      calls = JSON.parse(text);
+    } catch (e) {
+      throw new Error(`config/boot.json is not valid JSON: ${(e as Error).message}`);
+    }
+    if (!Array.isArray(calls)) throw new Error("config/boot.json must be a list of {method, params}");
+    return calls.map((c, i) => {
+      if (typeof c?.method !== "string") throw new Error(`config/boot.json entry ${i} has no "method"`);
+      const params = c.params ?? {};
+      if (typeof params !== "object" || Array.isArray(params)) {
+        throw new Error(`config/boot.json entry ${i}: params must be an object`);
+      }
+      return { method: c.method, params };
+    });
+  }
+}

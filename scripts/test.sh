@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# npm test: installs what the tests need (npm packages, the Rust -> WASI
+# component toolchain), then runs every test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ ! -x node_modules/.bin/deno ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "test: installing npm dependencies (npm ci)" >&2
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+bash scripts/install-toolchain.sh
+DENO=node_modules/.bin/deno
+"$DENO" check main.ts sandbox/main.ts
+exec "$DENO" test --quiet --allow-all --parallel "$@"

@@ -1,0 +1,62 @@
+/**
+ * Runs a real host in the test process (its sandboxes are real subprocesses)
+ * and makes calls as the `console` caller.
+ *
+ * @module
+ */
+
+import { Host, LocalCaller } from "../../core/host.ts";
+import type { Message, Response } from "../../rpc/message.ts";
+import { makeWorld, type WorldSpec } from "./world.ts";
+
+/** A host for one test, with a caller that records notifications. */
+export class TestHost {
+  /** Every notification delivered to the test's caller. */
+  readonly notes: Message[] = [];
+  readonly caller: LocalCaller;
+
+  private constructor(readonly host: Host, readonly root: string) {
+    this.caller = new LocalCaller("console", (m) => this.notes.push(m));
+  }
+
+  /** Creates a world from `spec` and starts a host on it. */
+  static async start(spec: WorldSpec = {}): Promise<TestHost> {
+    const root = await makeWorld(spec);
+    const host = new Host(root, { spares: 1 });
+    await host.start();
+    return new TestHost(host, root);
+  }
+
+  /** Makes a call and resolves with the whole response. */
+  call(method: string, params: Record<string, unknown> = {}): Promise<Response> {
+    return this.caller.call(this.host.router, method, params) as Promise<Response>;
+  }
+
+  /** Makes a call and resolves with its result; throws with the error otherwise. */
+  async result<T = unknown>(method: string, params: Record<string, unknown> = {}): Promise<T> {
+    const r = await this.call(method, params);
+    if (r.error) throw new Error(`${method} failed: ${JSON.stringify(r.error)}`);
+    return r.result as T;
+  }
+
+  /** Shuts the host down and removes the world. */
+  async close(graceMs = 200): Promise<void> {
+    await this.host.shutdown(graceMs);
+    await Deno.remove(this.root, { recursive: true }).catch(() => {});
+  }
+}
+
+/** Polls `f` until it returns a truthy value, or fails after `ms`. */
+export async function eventually<T>(
+  f: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+  what: string,
+  ms = 5000,
+): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = await f();
+    if (v) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

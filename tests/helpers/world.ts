@@ -1,0 +1,29 @@
+/**
+ * Temporary worlds for tests: a folder with the given plugins (components
+ * built from Rust source by the tests) and optional config files.
+ *
+ * @module
+ */
+
+/** What a test world holds. */
+export interface WorldSpec {
+  /** Plugin name → path of a built component to copy in as `plugin.wasm`. */
+  plugins?: Record<string, string>;
+  /** Extra files by world-relative path (e.g. `config/boot.json`). */
+  files?: Record<string, string>;
+}
+
+/** Creates a temporary world; returns its path. */
+export async function makeWorld(spec: WorldSpec = {}): Promise<string> {
+  const root = await Deno.makeTempDir({ prefix: "sausage-world-" });
+  for (const [name, wasm] of Object.entries(spec.plugins ?? {})) {
+    await Deno.mkdir(`${root}/plugins/${name}`, { recursive: true });
+    await Deno.copyFile(wasm, `${root}/plugins/${name}/plugin.wasm`);
+  }
+  for (const [path, text] of Object.entries(spec.files ?? {})) {
+    const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : "";
+    if (dir) await Deno.mkdir(`${root}/${dir}`, { recursive: true });
+    await Deno.writeTextFile(`${root}/${path}`, text);
+  }
+  return root;
+}
