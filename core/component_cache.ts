@@ -6,7 +6,6 @@
  * @module
  */
 
-import { transpile } from "@bytecodealliance/jco";
 import { cacheDir } from "./paths.ts";
 
 /** The jco version the glue comes from; part of the cache key. */
@@ -91,6 +90,8 @@ export class ComponentCache {
       return { hash, dir };
     } catch { /* not cached yet */ }
     let files: [string, Uint8Array][];
+    // Loaded on first use: jco is large, and most runs find every component cached.
+    const { transpile } = await import("@bytecodealliance/jco");
     try {
       ({ files } = await transpile(bytes, {
         name: "plugin",

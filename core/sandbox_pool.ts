@@ -99,18 +99,26 @@ export class Sandbox {
   }
 }
 
-/** A pool of idle sandboxes with pre-started spares. */
+/** How long an idle sandbox beyond the spares is kept before it is stopped. */
+const IDLE_MS = 30_000;
+
+/**
+ * A pool of idle sandboxes with pre-started spares. The pool grows to the
+ * number of processes that run at once; sandboxes beyond the spares that stay
+ * idle for `IDLE_MS` are stopped, so a burst does not leave subprocesses
+ * behind and a steady load does not churn them.
+ */
 export class SandboxPool {
-  private idle: Sandbox[] = [];
+  private idle: { sb: Sandbox; since: number }[] = [];
   private starting = 0;
   private closed = false;
+  private reaper: ReturnType<typeof setInterval> | undefined;
 
   /**
    * @param opts how to start sandboxes
-   * @param spares how many idle sandboxes to keep ready
-   * @param maxIdle how many idle sandboxes to keep at most
+   * @param spares how many idle sandboxes to keep ready at least
    */
-  constructor(private opts: SandboxOptions, private spares = 2, private maxIdle = 16) {}
+  constructor(private opts: SandboxOptions, private spares = 2) {}
 
   /** Starts the spares. */
   warm(): Promise<void> {
@@ -125,14 +133,31 @@ export class SandboxPool {
     await Promise.race([sb.ready, sb.exited]);
     this.starting--;
     if (this.closed || sb.isDead) sb.kill();
-    else this.idle.push(sb);
+    else this.park(sb);
+  }
+
+  private park(sb: Sandbox): void {
+    this.idle.push({ sb, since: Date.now() });
+    if (this.reaper === undefined && this.idle.length > this.spares) {
+      this.reaper = setInterval(() => this.reap(), IDLE_MS / 3);
+      Deno.unrefTimer(this.reaper);
+    }
+  }
+
+  private reap(): void {
+    const old = Date.now() - IDLE_MS;
+    while (this.idle.length > this.spares && this.idle[0].since < old) this.idle.shift()!.sb.kill();
+    if (this.idle.length <= this.spares) {
+      clearInterval(this.reaper);
+      this.reaper = undefined;
+    }
   }
 
   /** An idle sandbox, started now if none is idle. Tops the spares up in the background. */
   async acquire(): Promise<Sandbox> {
     if (this.closed) throw new Error("the host is shutting down");
-    let sb = this.idle.pop();
-    while (sb && sb.isDead) sb = this.idle.pop();
+    let sb = this.idle.pop()?.sb;
+    while (sb && sb.isDead) sb = this.idle.pop()?.sb;
     if (!sb) {
       sb = new Sandbox(this.opts);
       await Promise.race([sb.ready, sb.exited]);
@@ -145,14 +170,15 @@ export class SandboxPool {
   /** Gives back a sandbox whose process has ended. */
   release(sb: Sandbox): void {
     sb.onMessage = () => {};
-    if (this.closed || sb.isDead || this.idle.length >= this.maxIdle) sb.kill();
-    else this.idle.push(sb);
+    if (this.closed || sb.isDead) sb.kill();
+    else this.park(sb);
   }
 
   /** Kills every idle sandbox and refuses new work. */
   close(): void {
     this.closed = true;
-    for (const sb of this.idle) sb.kill();
+    clearInterval(this.reaper);
+    for (const { sb } of this.idle) sb.kill();
     this.idle = [];
   }
 }

@@ -1,0 +1,245 @@
+/**
+ * Builds a plugin's Rust source folder into a WASI command component with
+ * the toolchain {@link detectToolchain} finds, reporting cargo's progress and
+ * the compiler's warnings.
+ *
+ * @module
+ */
+
+import { componentNew, preview1AdapterCommandPath } from "@bytecodealliance/jco";
+import { BuildError, detectToolchain, type Toolchain } from "./toolchain.ts";
+
+export { BuildError } from "./toolchain.ts";
+
+/** Options of {@link buildPlugin}. */
+export interface BuildOptions {
+  /** Called with each line cargo prints on stderr (`Compiling serde v1.0.152`, …). */
+  onProgress?: (line: string) => void;
+  /** Build with `--release` (default `true`). */
+  release?: boolean;
+}
+
+/** What {@link buildPlugin} made. */
+export interface BuildResult {
+  /** The component file written (`outWasm`). */
+  wasm: string;
+  /** Which toolchain built it. */
+  toolchain: Toolchain["kind"];
+  /** The compiler's warnings, rendered as text, one entry per diagnostic. */
+  warnings: string[];
+}
+
+/** cargo's stderr lines that only report progress; left out of a failure's output. */
+const PROGRESS = /^\s*(Compiling|Checking|Finished|Blocking|Fresh|Locking|Adding|Updating|Running|Building)\b/;
+
+/**
+ * cargo's note that our wit-bindgen stand-in went unused (true of every
+ * plugin that does not use the `wasi` crate): left out, with its help lines.
+ */
+const UNUSED_PATCH = /^warning: patch `wit-bindgen v[^`]*` was not used in the crate graph/;
+
+/** A rustc diagnostic as cargo's `--message-format json` reports it. */
+interface Diagnostic {
+  level: string;
+  message: string;
+  rendered: string | null;
+}
+
+/** The lines of a byte stream, without their line ends. */
+async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  let rest = "";
+  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+    const parts = (rest + chunk).split("\n");
+    rest = parts.pop()!;
+    for (const part of parts) yield part.replace(/\r$/, "");
+  }
+  if (rest) yield rest;
+}
+
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The parent folder of a path (`.` for a bare file name). */
+function dirname(path: string): string {
+  const i = path.lastIndexOf("/");
+  return i < 0 ? "." : i === 0 ? "/" : path.slice(0, i);
+}
+
+/** The environment cargo runs with: ours, less variables that would override the toolchain's flags. */
+function cargoEnv(tc: Toolchain): Record<string, string> {
+  const env = Deno.env.toObject();
+  for (const name of ["RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS", "CARGO_BUILD_TARGET", "CARGO_TARGET_DIR"]) {
+    delete env[name];
+  }
+  return { ...env, ...tc.env, CARGO_TARGET_DIR: tc.targetDir, CARGO_TERM_COLOR: "never" };
+}
+
+/**
+ * Builds the Rust crate in `sourceDir` (a `[[bin]]` crate, `fn main`) into a
+ * WASI command component at `outWasm`, written atomically (temp file +
+ * rename). On the offline path the `wasm32-wasip1` core module is adapted
+ * with jco's preview-1 command adapter. Builds share one target folder per
+ * toolchain, so std and common crates are compiled once.
+ *
+ * The crate's `Cargo.lock` is kept in the cache on the offline path (a
+ * lockfile made against crates.io would not resolve offline); the wasip2 path
+ * lets cargo write it next to `Cargo.toml`.
+ *
+ * Throws a {@link BuildError} (`cargo build failed for <dir>`) whose `output`
+ * holds the compiler's messages.
+ */
+export async function buildPlugin(
+  sourceDir: string,
+  outWasm: string,
+  opts: BuildOptions = {},
+): Promise<BuildResult> {
+  const tc = await detectToolchain();
+  const dir = await Deno.realPath(sourceDir).catch(() => undefined);
+  const manifest = `${dir}/Cargo.toml`;
+  if (!dir || !(await Deno.stat(manifest).catch(() => undefined))?.isFile) {
+    throw new BuildError(`cargo build failed for ${sourceDir}`, `${sourceDir}/Cargo.toml: not found`);
+  }
+  const release = opts.release ?? true;
+  const args = [
+    "build",
+    ...(release ? ["--release"] : []),
+    "--target",
+    tc.target,
+    "--message-format",
+    "json",
+    "--manifest-path",
+    manifest,
+    ...tc.cargoArgs,
+  ];
+  if (tc.kind === "offline-wasip1") {
+    const lockfile = `${tc.targetDir}/lockfiles/${(await sha256Hex(dir)).slice(0, 16)}/Cargo.lock`;
+    args.push("-Zlockfile-path", "--config", `resolver.lockfile-path=${JSON.stringify(lockfile)}`);
+  }
+
+  await Deno.mkdir(tc.targetDir, { recursive: true });
+  // Our own lock around cargo and the artifact read: two crates with the same
+  // package name share `target/<triple>/release/<name>.wasm`.
+  const lock = await Deno.open(`${tc.targetDir}/.sausage-build.lock`, { create: true, write: true });
+  let core: Uint8Array;
+  const warnings: string[] = [];
+  try {
+    await lock.lock(true);
+    const built = await runCargo(tc, dir, args, manifest, opts.onProgress);
+    warnings.push(...built.warnings);
+    if (!built.success) throw new BuildError(`cargo build failed for ${sourceDir}`, built.output);
+    if (!built.executable) {
+      throw new BuildError(
+        `cargo build failed for ${sourceDir}`,
+        `${manifest} has no binary target: a plugin is a [[bin]] crate (src/main.rs with fn main)\n${built.output}`,
+      );
+    }
+    core = await Deno.readFile(built.executable);
+  } finally {
+    lock.close();
+  }
+
+  let component = core;
+  if (tc.kind === "offline-wasip1") {
+    try {
+      const adapter = await Deno.readFile(preview1AdapterCommandPath());
+      component = await componentNew(core, [["wasi_snapshot_preview1", adapter]]);
+    } catch (e) {
+      throw new BuildError(
+        `cargo build failed for ${sourceDir}`,
+        `turning the wasm32-wasip1 module into a component failed: ${e instanceof Error ? e.message : e}`,
+      );
+    }
+  }
+  await Deno.mkdir(dirname(outWasm), { recursive: true });
+  const tmp = `${outWasm}.tmp-${crypto.randomUUID()}`;
+  try {
+    await Deno.writeFile(tmp, component);
+    await Deno.rename(tmp, outWasm);
+  } catch (e) {
+    await Deno.remove(tmp).catch(() => {});
+    throw e;
+  }
+  return { wasm: outWasm, toolchain: tc.kind, warnings };
+}
+
+/** What one cargo run reported. */
+interface CargoRun {
+  success: boolean;
+  /** The crate's own binary (`compiler-artifact` of a `bin` target of `manifest`). */
+  executable?: string;
+  warnings: string[];
+  /** Rendered diagnostics, then cargo's own non-progress stderr lines. */
+  output: string;
+}
+
+async function runCargo(
+  tc: Toolchain,
+  dir: string,
+  args: string[],
+  manifest: string,
+  onProgress?: (line: string) => void,
+): Promise<CargoRun> {
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(tc.cargo, {
+      args,
+      cwd: dir,
+      env: cargoEnv(tc),
+      clearEnv: true,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+  } catch (e) {
+    throw new BuildError(`cannot run ${tc.cargo}`, e instanceof Error ? e.message : String(e));
+  }
+  const rendered: string[] = [];
+  const warnings: string[] = [];
+  const stdoutOther: string[] = [];
+  let executable: string | undefined;
+  const readStdout = (async () => {
+    for await (const line of lines(child.stdout)) {
+      let msg;
+      try {
+        msg = JSON.parse(line);
+      } catch {
+        stdoutOther.push(line); // a build script's or rustc's stray text
+        continue;
+      }
+      if (msg.reason === "compiler-message") {
+        const d = msg.message as Diagnostic;
+        const text = (d.rendered ?? d.message).trimEnd();
+        rendered.push(text);
+        if (d.level === "warning" && !/^\d+ warnings? emitted/.test(d.message)) warnings.push(text);
+      } else if (
+        msg.reason === "compiler-artifact" && msg.manifest_path === manifest &&
+        msg.target?.kind?.includes("bin") && msg.executable
+      ) {
+        executable = msg.executable;
+      }
+    }
+  })();
+  const stderr: string[] = [];
+  const readStderr = (async () => {
+    let skipping = false;
+    for await (const line of lines(child.stderr)) {
+      if (UNUSED_PATCH.test(line)) {
+        skipping = true;
+        continue;
+      }
+      if (skipping && /^(help:|\s+[a-z])/.test(line)) continue;
+      skipping = false;
+      stderr.push(line);
+      if (line.trim()) onProgress?.(line);
+    }
+  })();
+  const [status] = await Promise.all([child.status, readStdout, readStderr]);
+  const output = [
+    ...rendered,
+    ...stdoutOther,
+    ...stderr.filter((l) => l.trim() && !PROGRESS.test(l)),
+  ].join("\n");
+  return { success: status.success, executable, warnings, output };
+}

@@ -1,0 +1,130 @@
+/**
+ * The CLI as a user runs it: `./sausage` subprocesses against worlds with a
+ * real component built from Rust source.
+ */
+
+import { strict as assert } from "node:assert";
+// TEMP
+const builtTestPlugin = (_: string) => Promise.resolve("/tmp/tc/probe.component.wasm");
+import { makeWorld } from "./helpers/world.ts";
+import { eventually } from "./helpers/host.ts";
+
+const probe = await builtTestPlugin("probe");
+const launcher = new URL("../sausage", import.meta.url).pathname;
+const opts = { sanitizeOps: false, sanitizeResources: false };
+
+interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function sausage(...args: string[]): Promise<Ran> {
+  const out = await new Deno.Command(launcher, { args, stdout: "piped", stderr: "piped" }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+function oneLine(r: Ran): void {
+  assert.equal(r.stderr.trim().split("\n").length, 1, `one line of error, got: ${r.stderr}`);
+  assert.match(r.stderr, /^sausage: /);
+}
+
+Deno.test({ name: "bad input gets one clear line and a non-zero exit", ...opts }, async () => {
+  const world = await makeWorld({ plugins: { probe } });
+  const unknown = await sausage("frobnicate");
+  assert.equal(unknown.code, 2);
+  oneLine(unknown);
+  assert.match(unknown.stderr, /unknown command "frobnicate"/);
+  const missing = await sausage("call", `${world}/nope`, "probe.echo");
+  assert.equal(missing.code, 1);
+  oneLine(missing);
+  assert.match(missing.stderr, /world not found/);
+  const badJson = await sausage("call", world, "probe.echo", "{text: milk}");
+  assert.equal(badJson.code, 2);
+  oneLine(badJson);
+  assert.match(badJson.stderr, /not valid JSON/);
+  const notObject = await sausage("call", world, "probe.echo", "[1]");
+  assert.equal(notObject.code, 2);
+  assert.match(notObject.stderr, /must be a JSON object/);
+  const badFlag = await sausage("log", world, "--frob");
+  assert.equal(badFlag.code, 2);
+  oneLine(badFlag);
+  const help = await sausage("help");
+  assert.equal(help.code, 0);
+  for (const cmd of ["run", "call", "ps", "log"]) assert.match(help.stdout, new RegExp(`sausage ${cmd} <world>`));
+});
+
+Deno.test({ name: "call without a running host uses a transient one: result on stdout, error on stderr", ...opts }, async () => {
+  const world = await makeWorld({ plugins: { probe } });
+  const ok = await sausage("call", world, "probe.echo", '{"text":"milk"}');
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.deepEqual(JSON.parse(ok.stdout), { text: "milk" });
+  const err = await sausage("call", world, "probe.error", '{"n":1}');
+  assert.equal(err.code, 1);
+  assert.equal(err.stdout, "");
+  assert.deepEqual(JSON.parse(err.stderr), { code: -32042, message: "asked to fail", data: { n: 1 } });
+  const none = await sausage("call", world, "ghost.x");
+  assert.equal(none.code, 1);
+  assert.equal(JSON.parse(none.stderr).code, -32001);
+});
+
+Deno.test({ name: "log reads the journal without a host: newest last, by plugin or pid, -n, --json", ...opts }, async () => {
+  const world = await makeWorld({ plugins: { probe } });
+  await sausage("call", world, "probe.chatter");
+  const all = JSON.parse((await sausage("log", world, "--json", "-n", "1000")).stdout) as { pid: string; line: string; id: string }[];
+  const ids = all.map((e) => e.id);
+  assert.deepEqual(ids, [...ids].sort(), "newest last");
+  const pid = all.find((e) => e.line === "a line on stderr")!.pid;
+  const byPid = JSON.parse((await sausage("log", world, pid, "--json")).stdout) as { pid: string }[];
+  assert.ok(byPid.length >= 4 && byPid.every((e) => e.pid === pid));
+  const byPlugin = await sausage("log", world, "probe", "-n", "2");
+  assert.equal(byPlugin.code, 0);
+  assert.equal(byPlugin.stdout.trim().split("\n").length, 2);
+  assert.match(byPlugin.stdout, /probe-[0-9a-f-]+ +(core|stderr|stdout) /);
+  const badN = await sausage("log", world, "-n", "lots");
+  assert.equal(badN.code, 2);
+});
+
+Deno.test({ name: "run serves calls, ps and log; core.exit ends it with 75; SIGTERM ends it with 0", ...opts }, async () => {
+  const world = await makeWorld({
+    plugins: { probe },
+    files: { "config/boot.json": '[{"method": "probe.serve", "params": {"from": "boot"}}]' },
+  });
+  const host = new Deno.Command(launcher, { args: ["run", world], stdout: "piped", stderr: "piped" }).spawn();
+  await eventually(async () => {
+    try {
+      return (await Deno.stat(`${world}/state/core/host.json`)).isFile;
+    } catch {
+      return false;
+    }
+  }, "the host to start", 20_000);
+  const ps = JSON.parse((await eventually(async () => {
+    const r = await sausage("ps", world, "--json");
+    return r.stdout.includes('"state":"answered"') && r.stdout;
+  }, "the boot process in ps"))) as { pid: string; method: string; parent: string; detached: boolean; state: string }[];
+  const boot = ps.find((p) => p.method === "serve")!;
+  assert.equal(boot.parent, "core");
+  assert.equal(boot.detached, true);
+  assert.equal(boot.state, "answered");
+  const table = await sausage("ps", world);
+  assert.match(table.stdout, /^PID +METHOD +PARENT +DETACHED +START +STATE/);
+  const viaHost = await sausage("call", world, "probe.env");
+  assert.equal(JSON.parse(viaHost.stdout).parent, "console");
+  const logged = await sausage("log", world, boot.pid);
+  assert.match(logged.stdout, /"event":"start","method":"serve"/);
+  const exit = await sausage("call", world, "core.exit");
+  assert.equal(exit.code, 0);
+  const status = await host.status;
+  assert.equal(status.code, 75);
+  await host.stdout.cancel();
+  await host.stderr.cancel();
+  const after = await sausage("log", world, boot.pid);
+  assert.match(after.stdout, /stdin closed/, "the boot process was stopped at shutdown");
+
+  const again = new Deno.Command(launcher, { args: ["run", world], stdout: "null", stderr: "null" }).spawn();
+  await eventually(async () => (await sausage("ps", world, "--json")).stdout.includes("serve"), "restart", 20_000);
+  again.kill("SIGTERM");
+  assert.equal((await again.status).code, 0);
+  await assert.rejects(Deno.stat(`${world}/state/core/host.json`));
+});
