@@ -11,7 +11,7 @@ import { Host } from "../core/host.ts";
 import { World } from "../core/world.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { HostClient } from "./client.ts";
-const buildMissing = async (..._a: unknown[]) => {}; // TEMP
+import { buildMissing } from "../core/build/world_build.ts";
 
 /** Usage of `run`. */
 export const RUN_USAGE = "sausage run <world> [--headless]";

@@ -4,8 +4,7 @@
  */
 
 import { strict as assert } from "node:assert";
-// TEMP
-const builtTestPlugin = (_: string) => Promise.resolve("/tmp/tc/probe.component.wasm");
+import { builtTestPlugin } from "./helpers/plugins.ts";
 import { makeWorld } from "./helpers/world.ts";
 import { eventually } from "./helpers/host.ts";
 

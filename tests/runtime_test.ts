@@ -4,8 +4,7 @@
  */
 
 import { strict as assert } from "node:assert";
-// TEMP import { builtTestPlugin } from "./helpers/plugins.ts";
-const builtTestPlugin = (_: string) => Promise.resolve("/tmp/tc/probe.component.wasm");
+import { builtTestPlugin } from "./helpers/plugins.ts";
 import { eventually, TestHost } from "./helpers/host.ts";
 import type { Entry } from "../core/journal.ts";
 

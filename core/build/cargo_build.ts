@@ -6,7 +6,6 @@
  * @module
  */
 
-import { componentNew, preview1AdapterCommandPath } from "@bytecodealliance/jco";
 import { BuildError, detectToolchain, type Toolchain } from "./toolchain.ts";
 
 export { BuildError } from "./toolchain.ts";
@@ -30,7 +29,8 @@ export interface BuildResult {
 }
 
 /** cargo's stderr lines that only report progress; left out of a failure's output. */
-const PROGRESS = /^\s*(Compiling|Checking|Finished|Blocking|Fresh|Locking|Adding|Updating|Running|Building)\b/;
+const PROGRESS =
+  /^\s*(Compiling|Checking|Finished|Blocking|Fresh|Locking|Adding|Updating|Running|Building)\b/;
 
 /**
  * cargo's note that our wit-bindgen stand-in went unused (true of every
@@ -70,7 +70,9 @@ function dirname(path: string): string {
 /** The environment cargo runs with: ours, less variables that would override the toolchain's flags. */
 function cargoEnv(tc: Toolchain): Record<string, string> {
   const env = Deno.env.toObject();
-  for (const name of ["RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS", "CARGO_BUILD_TARGET", "CARGO_TARGET_DIR"]) {
+  for (
+    const name of ["RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS", "CARGO_BUILD_TARGET", "CARGO_TARGET_DIR"]
+  ) {
     delete env[name];
   }
   return { ...env, ...tc.env, CARGO_TARGET_DIR: tc.targetDir, CARGO_TERM_COLOR: "never" };
@@ -99,7 +101,10 @@ export async function buildPlugin(
   const dir = await Deno.realPath(sourceDir).catch(() => undefined);
   const manifest = `${dir}/Cargo.toml`;
   if (!dir || !(await Deno.stat(manifest).catch(() => undefined))?.isFile) {
-    throw new BuildError(`cargo build failed for ${sourceDir}`, `${sourceDir}/Cargo.toml: not found`);
+    throw new BuildError(
+      `cargo build failed for ${sourceDir}`,
+      `${sourceDir}/Cargo.toml: not found`,
+    );
   }
   const release = opts.release ?? true;
   const args = [
@@ -121,7 +126,10 @@ export async function buildPlugin(
   await Deno.mkdir(tc.targetDir, { recursive: true });
   // Our own lock around cargo and the artifact read: two crates with the same
   // package name share `target/<triple>/release/<name>.wasm`.
-  const lock = await Deno.open(`${tc.targetDir}/.sausage-build.lock`, { create: true, write: true });
+  const lock = await Deno.open(`${tc.targetDir}/.sausage-build.lock`, {
+    create: true,
+    write: true,
+  });
   let core: Uint8Array;
   const warnings: string[] = [];
   try {
@@ -143,12 +151,16 @@ export async function buildPlugin(
   let component = core;
   if (tc.kind === "offline-wasip1") {
     try {
+      // Loaded on first use: jco is large, and a host start usually builds nothing.
+      const { componentNew, preview1AdapterCommandPath } = await import("@bytecodealliance/jco");
       const adapter = await Deno.readFile(preview1AdapterCommandPath());
       component = await componentNew(core, [["wasi_snapshot_preview1", adapter]]);
     } catch (e) {
       throw new BuildError(
         `cargo build failed for ${sourceDir}`,
-        `turning the wasm32-wasip1 module into a component failed: ${e instanceof Error ? e.message : e}`,
+        `turning the wasm32-wasip1 module into a component failed: ${
+          e instanceof Error ? e.message : e
+        }`,
       );
     }
   }

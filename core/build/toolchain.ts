@@ -51,13 +51,17 @@ interface ToolchainBase {
 
 /** A real `wasm32-wasip2` target: cargo produces components directly. */
 export interface Wasip2Toolchain extends ToolchainBase {
+  /** Which path this is. */
   kind: "wasip2";
+  /** cargo's target: components straight out of the linker. */
   target: "wasm32-wasip2";
 }
 
 /** The offline stand-in: core modules for `wasm32-wasip1`, adapted afterwards. */
 export interface OfflineToolchain extends ToolchainBase {
+  /** Which path this is. */
   kind: "offline-wasip1";
+  /** cargo's target: core modules, adapted to components with jco's preview-1 command adapter. */
   target: "wasm32-wasip1";
   /** Debian's rustc (`/usr/bin/rustc`). */
   rustc: string;
@@ -155,7 +159,9 @@ async function detect(): Promise<Toolchain> {
 
 /** A TOML string or array of strings (JSON's escapes are valid TOML basic strings). */
 function toml(value: string | string[]): string {
-  return Array.isArray(value) ? `[${value.map((v) => JSON.stringify(v)).join(", ")}]` : JSON.stringify(value);
+  return Array.isArray(value)
+    ? `[${value.map((v) => JSON.stringify(v)).join(", ")}]`
+    : JSON.stringify(value);
 }
 
 /** Runs a command; its trimmed stdout when it succeeds, `undefined` when it is missing or fails. */
@@ -205,7 +211,9 @@ async function findOffline(): Promise<OfflineTools | string> {
   const sources: string[] = [];
   try {
     for await (const e of Deno.readDir("/usr/src")) {
-      if (e.name.startsWith("rustc-") && await exists(`/usr/src/${e.name}/library/vendor`)) sources.push(e.name);
+      if (e.name.startsWith("rustc-") && await exists(`/usr/src/${e.name}/library/vendor`)) {
+        sources.push(e.name);
+      }
     }
   } catch { /* no /usr/src */ }
   let rustSrc = "";
@@ -213,7 +221,11 @@ async function findOffline(): Promise<OfflineTools | string> {
     rustSrc = `/usr/src/rustc-${version}`;
   } else {
     const seen = sources.length ? ` (found ${sources.sort().join(", ")})` : "";
-    missing.push(`/usr/src/rustc-${version ?? "<version>"}/library/vendor matching rustc${seen} (rust-web-src)`);
+    missing.push(
+      `/usr/src/rustc-${
+        version ?? "<version>"
+      }/library/vendor matching rustc${seen} (rust-web-src)`,
+    );
   }
   if (version) {
     const sysroot = await output(DEBIAN_RUSTC, ["--print", "sysroot"]);
@@ -235,7 +247,9 @@ async function findOffline(): Promise<OfflineTools | string> {
 
 async function hasCrate(name: string): Promise<boolean> {
   try {
-    for await (const e of Deno.readDir(DEBIAN_REGISTRY)) if (e.name.startsWith(`${name}-`)) return true;
+    for await (const e of Deno.readDir(DEBIAN_REGISTRY)) {
+      if (e.name.startsWith(`${name}-`)) return true;
+    }
   } catch { /* no registry */ }
   return false;
 }
@@ -256,7 +270,9 @@ async function prepareVendor(root: string, from: string[]): Promise<string> {
   for (const dir of from) {
     try {
       for await (const e of Deno.readDir(dir)) {
-        if (await exists(`${dir}/${e.name}/.cargo-checksum.json`)) crates.set(e.name, `${dir}/${e.name}`);
+        if (await exists(`${dir}/${e.name}/.cargo-checksum.json`)) {
+          crates.set(e.name, `${dir}/${e.name}`);
+        }
       }
     } catch { /* folder absent: fewer crates */ }
   }
@@ -275,7 +291,7 @@ async function prepareVendor(root: string, from: string[]): Promise<string> {
     await Deno.rename(tmp, `${root}/${real}`).catch(() => Deno.remove(tmp, { recursive: true }));
   }
   const st = await Deno.lstat(link).catch(() => undefined);
-  if (st?.isDirectory) await Deno.remove(link, { recursive: true }); // a folder made by hand
+  if (st?.isDirectory) await Deno.remove(link, { recursive: true }).catch(() => {}); // made by hand
   const tmpLink = `${link}.tmp-${crypto.randomUUID()}`;
   await Deno.symlink(real, tmpLink);
   await Deno.rename(tmpLink, link);

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Installs what core/build/toolchain.ts needs to build plugins (Rust source ->
+# WASI component) on a Debian 12 machine without crates.io or rustup
+# downloads: Debian's rustc/cargo 1.96 with the matching std source (for
+# -Zbuild-std), wasi-libc, wasm-ld, and the crates plugins may use.
+# Idempotent: does nothing when a real wasm32-wasip2 target is installed or
+# when the packages already are. Runs apt-get as root, or through sudo.
+set -euo pipefail
+
+PACKAGES=(
+  rustc-web cargo-web rust-web-src wasi-libc lld
+  librust-serde-json-dev librust-serde-derive-dev librust-syn-dev
+  librust-quote-dev librust-proc-macro2-dev
+)
+
+say() { echo "install-toolchain: $*" >&2; }
+
+if command -v rustup >/dev/null 2>&1 &&
+  rustup target list --installed 2>/dev/null | grep -qx 'wasm32-wasip2'; then
+  say "rustup has the wasm32-wasip2 target: nothing to install"
+  exit 0
+fi
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  if ! dpkg -s "$pkg" 2>/dev/null | grep -qx 'Status: install ok installed'; then
+    missing+=("$pkg")
+  fi
+done
+if [ "${#missing[@]}" -eq 0 ]; then
+  say "offline wasm32-wasip1 toolchain already installed"
+  exit 0
+fi
+
+as_root=()
+if [ "$(id -u)" -ne 0 ]; then
+  if ! command -v sudo >/dev/null 2>&1; then
+    say "not root and no sudo: as root, run apt-get install ${missing[*]}"
+    exit 1
+  fi
+  as_root=(sudo)
+fi
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+run() {
+  if ! "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive "$@" >"$log" 2>&1; then
+    cat "$log" >&2
+    say "failed: $*"
+    exit 1
+  fi
+}
+
+say "apt-get update"
+run apt-get update
+say "apt-get install ${missing[*]}"
+run apt-get install -y "${missing[@]}"
+say "done: Debian rustc $(/usr/bin/rustc --version | cut -d' ' -f2), wasi-libc, wasm-ld"
