@@ -7,47 +7,10 @@
  */
 
 import { cacheDir } from "./paths.ts";
+import { ASYNC_IMPORTS } from "../sandbox/wasi/async_imports.ts";
 
 /** The jco version the glue comes from; part of the cache key. */
 export const JCO_VERSION = "1.12.0";
-
-/** Imports that may wait: JSPI suspends the guest while the host awaits them. */
-const ASYNC_IMPORTS = [
-  "wasi:io/poll#poll",
-  "wasi:io/poll#[method]pollable.block",
-  "wasi:io/streams#[method]input-stream.blocking-read",
-  "wasi:io/streams#[method]input-stream.blocking-skip",
-  "wasi:io/streams#[method]output-stream.blocking-flush",
-  "wasi:io/streams#[method]output-stream.blocking-write-and-flush",
-  "wasi:io/streams#[method]output-stream.blocking-write-zeroes-and-flush",
-  "wasi:io/streams#[method]output-stream.blocking-splice",
-  ...[
-    "read-via-stream",
-    "write-via-stream",
-    "append-via-stream",
-    "sync-data",
-    "sync",
-    "get-type",
-    "set-size",
-    "set-times",
-    "read",
-    "write",
-    "read-directory",
-    "create-directory-at",
-    "stat",
-    "stat-at",
-    "set-times-at",
-    "link-at",
-    "open-at",
-    "readlink-at",
-    "remove-directory-at",
-    "rename-at",
-    "symlink-at",
-    "unlink-file-at",
-    "metadata-hash",
-    "metadata-hash-at",
-  ].map((m) => `wasi:filesystem/types#[method]descriptor.${m}`),
-];
 
 /** A transpiled component, ready to be loaded by a sandbox. */
 export interface Compiled {
@@ -67,8 +30,18 @@ export async function sha256(bytes: Uint8Array): Promise<string> {
 export class ComponentCache {
   private byHash = new Map<string, Promise<Compiled>>();
 
-  /** @param root the cache folder (defaults to the user's cache folder) */
-  constructor(private root = `${cacheDir()}/jco-${JCO_VERSION}`) {}
+  private root: string;
+
+  /**
+   * @param cache the cache folder (defaults to the user's cache folder). The
+   * glue depends on the jco version and the list of async imports, so both
+   * name the subfolder: a change of either never loads old glue.
+   */
+  constructor(cache = cacheDir()) {
+    let h = 0;
+    for (const c of ASYNC_IMPORTS.join(",")) h = (Math.imul(h, 31) + c.charCodeAt(0)) >>> 0;
+    this.root = `${cache}/jco-${JCO_VERSION}-${h.toString(16)}`;
+  }
 
   /** Loads a component file; transpiles it unless its hash is known. */
   async load(path: string): Promise<Compiled> {

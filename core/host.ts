@@ -77,7 +77,7 @@ export class Host {
     this.world = new World(path);
     this.journal = new Journal(this.world.journalPath());
     const cache = opts.cacheDir ?? cacheDir();
-    const components = new ComponentCache(`${cache}/jco-1.12.0`);
+    const components = new ComponentCache(cache);
     this.pool = new SandboxPool({ world: this.world.root, cache }, opts.spares ?? 2);
     this.supervisor = new Supervisor(this.world, this.journal, this.table, this.pool, components);
     this.router = new Router(this.supervisor);
