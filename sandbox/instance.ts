@@ -13,6 +13,8 @@ import { ByteQueue, LineSink } from "./wasi/pipes.ts";
 import { errorInterface, InputStream, OutputStream, streamsInterface } from "./wasi/streams.ts";
 import { pollInterface } from "./wasi/poll.ts";
 import { randomInterfaces } from "./wasi/random.ts";
+import { networkInterfaces } from "./wasi/network.ts";
+import { ProcessResources } from "./wasi/resources.ts";
 import { DiskMount } from "../vfs/disk_mount.ts";
 import type { Mount } from "../vfs/mount.ts";
 
@@ -79,6 +81,7 @@ export async function runProcess(
   const stdout = new LineSink(io.onStdout);
   const stderr = new LineSink(io.onStderr);
   const files = new OpenFiles();
+  const resources = new ProcessResources();
   const imports = {
     ...cliInterfaces({
       env,
@@ -94,6 +97,7 @@ export async function runProcess(
     "wasi:io/poll": pollInterface,
     "wasi:io/streams": streamsInterface,
     "wasi:io/error": errorInterface,
+    ...networkInterfaces(resources),
   };
   let ended: Ended;
   try {
@@ -110,6 +114,7 @@ export async function runProcess(
     else ended = { status: 1, error: trapMessage(e) };
   } finally {
     files.closeAll();
+    resources.releaseAll();
   }
   stdout.finish();
   stderr.finish();
