@@ -11,6 +11,7 @@ import type { Caller } from "./caller.ts";
 import { ComponentCache } from "./component_cache.ts";
 import { coreMethods } from "./core_api.ts";
 import { Journal } from "./journal.ts";
+import { lockMethods, LockTable } from "./locks.ts";
 import { cacheDir } from "./paths.ts";
 import type { Process } from "./process.ts";
 import { ProcessTable } from "./process_table.ts";
@@ -64,6 +65,7 @@ export class Host {
   readonly world: World;
   readonly journal: Journal;
   readonly table = new ProcessTable();
+  readonly locks = new LockTable();
   readonly pool: SandboxPool;
   readonly supervisor: Supervisor;
   readonly router: Router;
@@ -88,6 +90,8 @@ export class Host {
       journal: this.journal,
       exit: (code) => this.finish(code),
     })) this.router.core.set(name, m);
+    for (const [name, m] of lockMethods(this.locks)) this.router.core.set(name, m);
+    this.supervisor.onEnd.push((p) => this.locks.releaseAll(p.pid));
   }
 
   /** Starts the spare sandboxes and makes the boot calls (detached). */

@@ -182,6 +182,39 @@ fn main() {
             std::thread::sleep(std::time::Duration::from_millis(50));
             return;
         }
+        "locked" => {
+            // {path, tag, log, hold_ms, then}: takes the lock, appends tag to the log file,
+            // holds it, then unlocks ("unlock"), panics ("panic") or spins ("spin").
+            let r = io.call("core.lock", json!({"path": params["path"]}));
+            if r.get("error").is_some() {
+                return finish(&mut io, id, Err(r["error"].clone()));
+            }
+            if let Some(log) = params["log"].as_str() {
+                let mut f = std::fs::OpenOptions::new().create(true).append(true).open(log).unwrap();
+                writeln!(f, "{}", params["tag"].as_str().unwrap_or("?")).unwrap();
+            }
+            std::thread::sleep(std::time::Duration::from_millis(params["hold_ms"].as_u64().unwrap_or(0)));
+            match params["then"].as_str().unwrap_or("unlock") {
+                "panic" => panic!("panicking while holding the lock"),
+                "spin" => {
+                    let mut x: u64 = 0;
+                    loop {
+                        x = std::hint::black_box(x.wrapping_add(1));
+                    }
+                }
+                "keep" => Ok(json!({"held": true})),
+                _ => Ok(io.call("core.unlock", json!({"path": params["path"]}))),
+            }
+        }
+        "incr" => {
+            // {path, file}: read-modify-write of a counter file under the lock.
+            io.call("core.lock", json!({"path": params["path"]}));
+            let file = params["file"].as_str().unwrap();
+            let n: u64 = std::fs::read_to_string(file).ok().and_then(|t| t.trim().parse().ok()).unwrap_or(0);
+            std::fs::write(file, format!("{}", n + 1)).unwrap();
+            io.call("core.unlock", json!({"path": params["path"]}));
+            Ok(json!(n + 1))
+        }
         "error" => Err(json!({"code": -32042, "message": "asked to fail", "data": params})),
         "answer_twice" => {
             io.send(&json!({"jsonrpc": "2.0", "id": id.clone(), "result": 1}));
@@ -189,6 +222,11 @@ fn main() {
         }
         _ => Err(json!({"code": -32601, "message": format!("no method {method}")})),
     };
+    finish(&mut io, id, result);
+}
+
+/// Writes the answer of the call.
+fn finish(io: &mut Io, id: Value, result: Result<Value, Value>) {
     let msg = match result {
         Ok(r) => json!({"jsonrpc": "2.0", "id": id, "result": r}),
         Err(e) => json!({"jsonrpc": "2.0", "id": id, "error": e}),

@@ -1,0 +1,11 @@
+import { Ajv } from "ajv";
+import * as openrpcMeta from "@open-rpc/meta-schema";
+import jsonSchemaMeta from "@json-schema-tools/meta-schema/schema.json" with { type: "json" };
+const doc = (openrpcMeta as unknown as { openrpcDocument: Record<string, unknown> }).openrpcDocument;
+console.log(typeof doc, Object.keys(doc).slice(0,3));
+const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
+ajv.addMetaSchema(jsonSchemaMeta);
+ajv.addMetaSchema({ ...jsonSchemaMeta, $id: "https://meta.json-schema.tools" });
+const v = ajv.compile(doc);
+console.log(v({ openrpc: "1.2.6", info: { title: "x", version: "1" }, methods: [] }));
+console.log(v({ openrpc: "1.2.6", info: { title: "x" }, methods: [{name: 3}] }), v.errors?.length);
