@@ -11,6 +11,7 @@ import { log, LOG_USAGE } from "./log.ts";
 import { printError } from "./output.ts";
 import { ps, PS_USAGE } from "./ps.ts";
 import { run, RUN_USAGE } from "./run.ts";
+import { cat, CAT_USAGE, ls, LS_USAGE } from "./fs_commands.ts";
 
 const HELP = `sausage: a host for WebAssembly plugins, a process per JSON-RPC call.
 
@@ -24,11 +25,15 @@ Usage:
       The running processes.
   ${LOG_USAGE}
       The journal, newest last (default: 50 entries).
+  ${LS_USAGE}
+      A folder as a process sees it, with /proc and /run of the running host.
+  ${CAT_USAGE}
+      A file as a process sees it (e.g. /proc/core/PROTOCOL.md, /proc/<pid>/log).
   sausage help
       This text.
 `;
 
-const COMMANDS: Record<string, (args: string[]) => number | Promise<number>> = { run, call, ps, log };
+const COMMANDS: Record<string, (args: string[]) => number | Promise<number>> = { run, call, ps, log, ls, cat };
 
 /** Runs the command line; resolves with the exit code. */
 export async function main(args: string[]): Promise<number> {

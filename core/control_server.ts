@@ -3,7 +3,8 @@
  * 127.0.0.1. The CLI (`sausage call`, `ps`, …) and later the console connect
  * here. A connection is a caller named `console`: its attached processes stop
  * when it closes. Methods under `$/` are host queries, not calls:
- * `$/hello` (which world), `$/ps` (the process table).
+ * `$/hello` (which world), `$/ps` (the process table), `$/ls {path}` and
+ * `$/cat {path}` (the filesystem as a process sees it).
  *
  * The port is in `state/core/host.json`, with the host's OS pid.
  *
@@ -16,6 +17,9 @@ import { type Message, parseLine, type Request } from "../rpc/message.ts";
 import type { Caller } from "./caller.ts";
 import type { Host } from "./host.ts";
 import type { Process } from "./process.ts";
+import { toBase64 } from "../rpc/base64.ts";
+import { statToWire } from "../vfs/wire.ts";
+import { FsError } from "../vfs/mount.ts";
 
 /** What `state/core/host.json` holds. */
 export interface HostFile {
@@ -88,6 +92,19 @@ export class ControlServer {
         return reply({ world: this.host.world.root, pid: Deno.pid });
       case "$/ps":
         return reply(this.host.table.list());
+      case "$/ls":
+      case "$/cat": {
+        const path = String(req.params.path ?? "/");
+        const fail = (e: unknown) =>
+          out.send({
+            jsonrpc: "2.0",
+            id: req.id ?? null,
+            error: { code: ErrorCode.InvalidParams, message: `${path}: ${e instanceof FsError ? e.code : e}`, data: { code: (e as FsError).code } },
+          });
+        if (req.method === "$/cat") this.host.fs.read(path).then((b) => reply(toBase64(b)), fail);
+        else this.host.fs.list(path).then((l) => reply({ ...l, stat: statToWire(l.stat) }), fail);
+        return;
+      }
       default:
         out.send({ jsonrpc: "2.0", id: req.id ?? null, error: { code: ErrorCode.MethodNotFound, message: `unknown host query ${req.method}` } });
     }

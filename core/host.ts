@@ -19,6 +19,12 @@ import { Router } from "./router.ts";
 import { SandboxPool } from "./sandbox_pool.ts";
 import { STOP_GRACE_MS, Supervisor } from "./supervisor.ts";
 import { World } from "./world.ts";
+import { MemMount } from "../vfs/mem_mount.ts";
+import { ProcMount } from "../vfs/proc_mount.ts";
+import { PluginDocs } from "./plugin_docs.ts";
+import { ProcView } from "./proc_view.ts";
+import { HostFs } from "../vfs/host_fs.ts";
+import { DiskMount } from "../vfs/disk_mount.ts";
 
 /** Options of a host. */
 export interface HostOptions {
@@ -66,6 +72,14 @@ export class Host {
   readonly journal: Journal;
   readonly table = new ProcessTable();
   readonly locks = new LockTable();
+  /** `/run`: shared by all processes, in memory, empty at each start. */
+  readonly run = new MemMount();
+  /** `/proc`. */
+  readonly proc: ProcMount;
+  /** The interface documents of the plugins. */
+  readonly docs: PluginDocs;
+  /** The filesystem as processes see it, for the host side. */
+  readonly fs: HostFs;
   readonly pool: SandboxPool;
   readonly supervisor: Supervisor;
   readonly router: Router;
@@ -81,7 +95,22 @@ export class Host {
     const cache = opts.cacheDir ?? cacheDir();
     const components = new ComponentCache(cache);
     this.pool = new SandboxPool({ world: this.world.root, cache }, opts.spares ?? 2);
-    this.supervisor = new Supervisor(this.world, this.journal, this.table, this.pool, components);
+    this.docs = new PluginDocs(this.world, (plugin) => this.discover(plugin));
+    const view = new ProcView({
+      world: this.world,
+      table: this.table,
+      locks: this.locks,
+      docs: this.docs,
+      graph: () => Promise.resolve({ json: { plugins: [], imports: [] }, dot: "digraph sausage {\n}\n" }),
+      client: () => Promise.reject(new Error("client.rs is not available yet")),
+    });
+    this.proc = new ProcMount(view);
+    this.fs = new HostFs({ "/": new DiskMount(this.world.root), "/proc": this.proc, "/run": this.run });
+    this.supervisor = new Supervisor(this.world, this.journal, this.table, this.pool, components, {
+      proc: this.proc,
+      run: this.run,
+      source: view,
+    });
     this.router = new Router(this.supervisor);
     this.done = new Promise((r) => (this.finish = r));
     for (const [name, m] of coreMethods({
@@ -110,6 +139,13 @@ export class Host {
         );
       });
     }
+  }
+
+  /** Calls `<plugin>.rpc.discover` as the core. */
+  private async discover(plugin: string): Promise<unknown> {
+    const res = await new LocalCaller("core").call(this.router, `${plugin}.rpc.discover`, {});
+    if ("error" in res && res.error) throw new Error(`${plugin}.rpc.discover failed: ${res.error.message}`);
+    return (res as { result: unknown }).result;
   }
 
   /** Handles a request from an external caller (the control socket, a one-off call). */

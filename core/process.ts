@@ -9,6 +9,8 @@
 import type { Id, JsonObject, Message } from "../rpc/message.ts";
 import type { Caller } from "./caller.ts";
 import type { Sandbox } from "./sandbox_pool.ts";
+import { MemMount } from "../vfs/mem_mount.ts";
+import type { FsServer } from "./fs_server.ts";
 
 /** The states of a process, as `ps` shows them. */
 export type ProcessState = "running" | "answered" | "stopping" | "ended";
@@ -51,6 +53,10 @@ export class Process implements Caller {
   readonly ended: Promise<ExitInfo>;
   /** Set when it has ended. */
   exit: ExitInfo | null = null;
+  /** The files it wrote to its `/self`; they go away with it. */
+  readonly self = new MemMount();
+  /** Serves its `/proc`, `/self` and `/run`; set by the supervisor. */
+  fs: FsServer | null = null;
   private resolveEnded!: (e: ExitInfo) => void;
 
   constructor(

@@ -18,6 +18,17 @@ import type { SandboxPool } from "./sandbox_pool.ts";
 import { uuidv7 } from "./uuid.ts";
 import type { World } from "./world.ts";
 import type { FromSandbox } from "../sandbox/protocol.ts";
+import { FsServer } from "./fs_server.ts";
+import type { Mount } from "../vfs/mount.ts";
+import { ProcessDir } from "../vfs/process_dir.ts";
+import type { ProcSource } from "../vfs/proc_source.ts";
+
+/** The mounts every process shares: `/proc` and `/run`, with the source of `/self`. */
+export interface SharedMounts {
+  proc: Mount;
+  run: Mount;
+  source: ProcSource;
+}
 
 /** How long `core.stop` waits after closing stdin before it kills. */
 export const STOP_GRACE_MS = 5000;
@@ -52,6 +63,7 @@ export class Supervisor {
     private table: ProcessTable,
     private pool: SandboxPool,
     private cache: ComponentCache,
+    private mounts: SharedMounts,
   ) {}
 
   /** Starts a process for a call. Throws an `RpcError` -32001 when the plugin does not exist. */
@@ -68,6 +80,11 @@ export class Supervisor {
       }
       req.caller.children.add(p);
     }
+    p.fs = new FsServer({
+      proc: this.mounts.proc,
+      run: this.mounts.run,
+      self: new ProcessDir(this.mounts.source, pid, true),
+    });
     this.table.add(p);
     this.event(p, { event: "start", method: req.method, params: req.params, parent: p.parent, detached: req.detached });
     sandbox.onMessage = (msg) => this.onSandbox(p, msg);
@@ -96,6 +113,11 @@ export class Supervisor {
         break;
       case "exit":
         this.ended(p, msg.error ? { status: msg.status, trap: msg.error } : { status: msg.status });
+        break;
+      case "fs":
+        p.fs!.handle(msg).then((reply) => {
+          if (!p.gone) p.sandbox.send(reply);
+        });
         break;
     }
   }
@@ -135,6 +157,7 @@ export class Supervisor {
     if (p.gone) return;
     p.markEnded(exit);
     this.table.remove(p);
+    p.fs?.close();
     this.event(p, { event: "exit", ...exit });
     if (exit.status === "killed") p.sandbox.kill();
     else this.pool.release(p.sandbox);

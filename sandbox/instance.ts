@@ -17,6 +17,7 @@ import { networkInterfaces } from "./wasi/network.ts";
 import { ProcessResources } from "./wasi/resources.ts";
 import { DiskMount } from "../vfs/disk_mount.ts";
 import type { Mount } from "../vfs/mount.ts";
+import { type FsChannel, RemoteMount } from "./remote_mount.ts";
 
 type Glue = {
   instantiate(
@@ -50,6 +51,8 @@ const worlds = new Map<string, Mount>();
 /** The stdio and exit of a running process, as the sandbox sees them. */
 export interface ProcessIo {
   stdin: ByteQueue;
+  /** The pipe to the core for `/proc`, `/self` and `/run`. */
+  fs: FsChannel;
   onStdout(line: string): void;
   onStderr(line: string): void;
 }
@@ -93,7 +96,12 @@ export async function runProcess(
     }),
     ...clockInterfaces(),
     ...randomInterfaces(),
-    ...filesystemInterfaces([{ guestPath: "/", mount }], files),
+    ...filesystemInterfaces([
+      { guestPath: "/", mount },
+      { guestPath: "/proc", mount: new RemoteMount("proc", false, io.fs) },
+      { guestPath: "/self", mount: new RemoteMount("self", true, io.fs) },
+      { guestPath: "/run", mount: new RemoteMount("run", true, io.fs) },
+    ], files),
     "wasi:io/poll": pollInterface,
     "wasi:io/streams": streamsInterface,
     "wasi:io/error": errorInterface,
@@ -113,6 +121,7 @@ export async function runProcess(
     else if (isRunError(e)) ended = { status: 1 };
     else ended = { status: 1, error: trapMessage(e) };
   } finally {
+    io.fs.abort();
     files.closeAll();
     resources.releaseAll();
   }

@@ -9,6 +9,7 @@
 import type { FromSandbox, ToSandbox } from "./protocol.ts";
 import { runProcess } from "./instance.ts";
 import { ByteQueue } from "./wasi/pipes.ts";
+import { FsChannel } from "./remote_mount.ts";
 
 const encoder = new TextEncoder();
 
@@ -19,19 +20,23 @@ function send(msg: FromSandbox): void {
 }
 
 let stdin: ByteQueue | null = null;
+let fs: FsChannel | null = null;
 
 function handle(msg: ToSandbox): void {
   switch (msg.op) {
     case "run": {
       const queue = new ByteQueue();
       stdin = queue;
+      fs = new FsChannel(send);
       queue.push(encoder.encode(msg.request + "\n"));
       runProcess(msg.dir, msg.world, msg.env, {
         stdin: queue,
+        fs,
         onStdout: (line) => send({ op: "out", line }),
         onStderr: (line) => send({ op: "err", line }),
       }).then((ended) => {
         stdin = null;
+        fs = null;
         send({ op: "exit", ...ended });
       });
       break;
@@ -41,6 +46,9 @@ function handle(msg: ToSandbox): void {
       break;
     case "eof":
       stdin?.end();
+      break;
+    case "fs-reply":
+      fs?.reply(msg);
       break;
   }
 }

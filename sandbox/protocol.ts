@@ -21,15 +21,41 @@ export interface RunMessage {
   request: string;
 }
 
+/** The mounts the core serves to a process, by their preopen name. */
+export type RemoteMountName = "proc" | "self" | "run";
+
+/**
+ * A filesystem request from a process to the core, for a mount the core
+ * serves. `method` is a `Mount` method, or `h.<method>` of an open handle
+ * (then `args[0]` is the handle number). Bytes travel as base64.
+ */
+export interface FsRequest {
+  op: "fs";
+  id: number;
+  mount: RemoteMountName;
+  method: string;
+  args: unknown[];
+}
+
+/** The answer to an `FsRequest`: a result, or a WIT error code with a message. */
+export interface FsReply {
+  op: "fs-reply";
+  id: number;
+  result?: unknown;
+  error?: { code: string; message: string };
+}
+
 /** Core → sandbox. */
 export type ToSandbox =
   | RunMessage
   | { op: "in"; line: string }
-  | { op: "eof" };
+  | { op: "eof" }
+  | FsReply;
 
 /** Sandbox → core. */
 export type FromSandbox =
   | { op: "ready" }
   | { op: "out"; line: string }
   | { op: "err"; line: string }
-  | { op: "exit"; status: number; error?: string };
+  | { op: "exit"; status: number; error?: string }
+  | FsRequest;

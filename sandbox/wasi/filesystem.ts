@@ -9,7 +9,7 @@
 
 import { FsError, type FileHandle, type Mount, type Stat, joinPath, resolveGuestPath } from "../../vfs/mount.ts";
 import { toFsError } from "../../vfs/errno.ts";
-import { InputStream, IoError, OutputStream } from "./streams.ts";
+import { type ByteSink, type ByteSource, InputStream, IoError, OutputStream } from "./streams.ts";
 
 type Datetime = { seconds: bigint; nanoseconds: number };
 type NewTimestamp = { tag: "no-change" } | { tag: "now" } | { tag: "timestamp"; val: Datetime };
@@ -54,6 +54,84 @@ async function guard<T>(f: () => T | Promise<T>): Promise<T> {
   } catch (e) {
     throw { payload: toFsError(e).code };
   }
+}
+
+/** How much a file stream reads ahead from a mount that answers asynchronously. */
+const READ_AHEAD = 64 * 1024;
+
+/**
+ * A byte source over a file. Synchronous mounts (the disk) are read on
+ * demand; asynchronous ones (the core's mounts) are read ahead in chunks, and
+ * `whenReadable` resolves when a chunk has arrived.
+ */
+function fileSource(file: FileHandle, start: number): ByteSource {
+  let pos = start;
+  let buffered: Uint8Array | null = null;
+  let ended = false;
+  let failure: unknown = null;
+  let pending: Promise<void> | null = null;
+  const take = (bytes: Uint8Array) => {
+    if (bytes.length === 0) ended = true;
+    else {
+      buffered = bytes;
+      pos += bytes.length;
+    }
+  };
+  const fetch = (len: number): Promise<void> | undefined => {
+    if (pending) return pending;
+    const r = file.read(len, pos);
+    if (!(r instanceof Promise)) return void take(r);
+    return (pending = r.then(take, (e) => void (failure = e)).finally(() => (pending = null)));
+  };
+  return {
+    read(max: number) {
+      if (failure) throw new IoError(String(failure), toFsError(failure).code);
+      if (!buffered && !ended && !pending) fetch(Math.max(max, 1));
+      if (buffered) {
+        const chunk: Uint8Array = buffered;
+        if (chunk.length <= max) buffered = null;
+        else buffered = chunk.subarray(max);
+        return chunk.subarray(0, Math.min(max, chunk.length));
+      }
+      return ended ? null : new Uint8Array(0);
+    },
+    whenReadable() {
+      if (buffered || ended || failure) return undefined;
+      return fetch(READ_AHEAD) ?? undefined;
+    },
+  };
+}
+
+/**
+ * A byte sink over a file, at the offsets `next` hands out (null: append at
+ * the end). Writes to asynchronous mounts are queued in order; a failure is
+ * reported by the next write or flush.
+ */
+function fileSink(file: FileHandle, next: ((n: number) => number) | null): ByteSink {
+  let chain: Promise<unknown> = Promise.resolve();
+  let failure: unknown = null;
+  const check = () => {
+    if (failure) throw new IoError(String(failure), toFsError(failure).code);
+  };
+  return {
+    write(bytes: Uint8Array) {
+      check();
+      const copy = bytes.slice();
+      const at = next ? next(copy.length) : null;
+      chain = chain.then(async () => {
+        if (failure) return;
+        try {
+          await file.write(copy, at ?? await file.size());
+        } catch (e) {
+          failure = e;
+        }
+      });
+    },
+    async flush() {
+      await chain;
+      check();
+    },
+  };
 }
 
 /** Registry of open file handles, closed when the process ends. */
@@ -122,22 +200,7 @@ export class Descriptor {
     return guard(() => {
       const file = this.need();
       if (!this.flags.read) throw new FsError("bad-descriptor");
-      let pos = Number(offset);
-      let ended = false;
-      return new InputStream({
-        read(max: number) {
-          if (ended) return null;
-          const r = file.read(max, pos);
-          if (r instanceof Promise) throw new IoError("use blocking-read on this stream", "would-block");
-          if (r.length === 0 && max > 0) {
-            ended = true;
-            return null;
-          }
-          pos += r.length;
-          return r;
-        },
-        whenReadable: () => undefined,
-      });
+      return new InputStream(fileSource(file, Number(offset)));
     });
   }
 
@@ -147,13 +210,11 @@ export class Descriptor {
       const file = this.need();
       if (!this.flags.write) throw new FsError("bad-descriptor");
       let pos = Number(offset);
-      return new OutputStream({
-        write(bytes: Uint8Array) {
-          const n = file.write(bytes, pos);
-          if (n instanceof Promise) throw new IoError("asynchronous write on a synchronous stream");
-          pos += n;
-        },
-      });
+      return new OutputStream(fileSink(file, (n) => {
+        const at = pos;
+        pos += n;
+        return at;
+      }));
     });
   }
 
@@ -162,13 +223,7 @@ export class Descriptor {
     return guard(() => {
       const file = this.need();
       if (!this.flags.write) throw new FsError("bad-descriptor");
-      return new OutputStream({
-        write(bytes: Uint8Array) {
-          const size = file.size();
-          if (size instanceof Promise) throw new IoError("asynchronous append");
-          file.write(bytes, size);
-        },
-      });
+      return new OutputStream(fileSink(file, null));
     });
   }
 

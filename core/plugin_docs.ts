@@ -1,0 +1,41 @@
+/**
+ * The `rpc.discover` document of each plugin's current `plugin.wasm`,
+ * obtained by calling it and kept by file hash, so a document is fetched once
+ * per version of a plugin.
+ *
+ * @module
+ */
+
+import { sha256 } from "./component_cache.ts";
+import type { World } from "./world.ts";
+
+/** Calls `<plugin>.rpc.discover` and resolves with the result, or rejects with the error message. */
+export type Discover = (plugin: string) => Promise<unknown>;
+
+/** Interface documents by plugin file hash. */
+export class PluginDocs {
+  private byHash = new Map<string, Promise<unknown>>();
+
+  /**
+   * @param world the world of the plugins
+   * @param discover how to call `rpc.discover`
+   */
+  constructor(private world: World, private discover: Discover) {}
+
+  /** The SHA-256 of a plugin's current `plugin.wasm`. */
+  async hash(plugin: string): Promise<string> {
+    return sha256(await Deno.readFile(this.world.pluginWasm(plugin)));
+  }
+
+  /** The document of a plugin's current version. */
+  async get(plugin: string): Promise<unknown> {
+    const hash = await this.hash(plugin);
+    let doc = this.byHash.get(hash);
+    if (!doc) {
+      doc = this.discover(plugin);
+      this.byHash.set(hash, doc);
+      doc.catch(() => this.byHash.delete(hash));
+    }
+    return doc;
+  }
+}
