@@ -78,6 +78,8 @@ export class Host {
   readonly proc: ProcMount;
   /** The interface documents of the plugins. */
   readonly docs: PluginDocs;
+  /** The core's state as `/proc` and `/self` read it. */
+  readonly view: ProcView;
   /** The filesystem as processes see it, for the host side. */
   readonly fs: HostFs;
   readonly pool: SandboxPool;
@@ -96,7 +98,7 @@ export class Host {
     const components = new ComponentCache(cache);
     this.pool = new SandboxPool({ world: this.world.root, cache }, opts.spares ?? 2);
     this.docs = new PluginDocs(this.world, (plugin) => this.discover(plugin));
-    const view = new ProcView({
+    const view = this.view = new ProcView({
       world: this.world,
       table: this.table,
       locks: this.locks,

@@ -16,7 +16,19 @@ export interface BuildOptions {
   onProgress?: (line: string) => void;
   /** Build with `--release` (default `true`). */
   release?: boolean;
+  /**
+   * The SDK folder that `sausage-plugin = "0.1"` resolves to: it holds
+   * `sausage-plugin/` and `sausage-plugin-macros/`, wired in with
+   * `[patch.crates-io]`. Defaults to this repository's `sdk/`.
+   */
+  sdkDir?: string;
 }
+
+/** This repository's SDK folder, the default of {@link BuildOptions.sdkDir}. */
+export const DEFAULT_SDK_DIR = decodeURIComponent(new URL("../../sdk", import.meta.url).pathname);
+
+/** The SDK's crates, each patched in from `<sdkDir>/<name>`. */
+const SDK_CRATES = ["sausage-plugin", "sausage-plugin-macros"];
 
 /** What {@link buildPlugin} made. */
 export interface BuildResult {
@@ -33,10 +45,12 @@ const PROGRESS =
   /^\s*(Compiling|Checking|Finished|Blocking|Fresh|Locking|Adding|Updating|Running|Building)\b/;
 
 /**
- * cargo's note that our wit-bindgen stand-in went unused (true of every
- * plugin that does not use the `wasi` crate): left out, with its help lines.
+ * cargo's note that one of our patches went unused (the wit-bindgen stand-in
+ * in every plugin without the `wasi` crate, the SDK crates in plugins without
+ * the SDK): left out, with its help lines.
  */
-const UNUSED_PATCH = /^warning: patch `wit-bindgen v[^`]*` was not used in the crate graph/;
+const UNUSED_PATCH =
+  /^warning: patch `(wit-bindgen|sausage-plugin|sausage-plugin-macros) v[^`]*` was not used in the crate graph/;
 
 /** A rustc diagnostic as cargo's `--message-format json` reports it. */
 interface Diagnostic {
@@ -117,6 +131,7 @@ export async function buildPlugin(
     "--manifest-path",
     manifest,
     ...tc.cargoArgs,
+    ...await sdkPatches(opts.sdkDir ?? DEFAULT_SDK_DIR),
   ];
   if (tc.kind === "offline-wasip1") {
     const lockfile = `${tc.targetDir}/lockfiles/${(await sha256Hex(dir)).slice(0, 16)}/Cargo.lock`;
@@ -174,6 +189,21 @@ export async function buildPlugin(
     throw e;
   }
   return { wasm: outWasm, toolchain: tc.kind, warnings };
+}
+
+/**
+ * `--config` flags that make the SDK's crates resolve to the folders in
+ * `sdkDir`; none for a crate whose folder has no `Cargo.toml` (cargo would
+ * fail every build on a patch it cannot load).
+ */
+async function sdkPatches(sdkDir: string): Promise<string[]> {
+  const flags: string[] = [];
+  for (const name of SDK_CRATES) {
+    const dir = `${sdkDir}/${name}`;
+    if (!(await Deno.stat(`${dir}/Cargo.toml`).catch(() => undefined))?.isFile) continue;
+    flags.push("--config", `patch.crates-io.${name}.path=${JSON.stringify(dir)}`);
+  }
+  return flags;
 }
 
 /** What one cargo run reported. */

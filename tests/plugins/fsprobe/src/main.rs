@@ -93,6 +93,14 @@ fn op(o: &Value) -> std::io::Result<Value> {
         }
         "readlink" => json!(fs::read_link(path)?.to_string_lossy()),
         "exists" => json!(fs::metadata(path).is_ok()),
+        "eprint" => {
+            eprintln!("{}", str_of(o, "text"));
+            json!(null)
+        }
+        "sleep" => {
+            std::thread::sleep(std::time::Duration::from_millis(o["ms"].as_u64().unwrap_or(0)));
+            json!(null)
+        }
         "read_many" => {
             // Reads the file `count` times; returns the distinct contents seen (for races).
             let mut seen: Vec<String> = Vec::new();

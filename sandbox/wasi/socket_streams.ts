@@ -1,0 +1,154 @@
+/**
+ * The byte source and sink behind the streams of a connected TCP socket. The
+ * reader fills a bounded buffer in the background and wakes pollables when
+ * bytes, the end or an error arrive; the writer queues bytes and writes them
+ * in order in the background, so a guest's `write` never waits and its
+ * `blocking-flush` waits for the queue. Failures reach the guest as
+ * `last-operation-failed` with a {@link SocketStreamError}.
+ *
+ * @module
+ */
+
+import { Signal } from "./signal.ts";
+import type { ByteSink, ByteSource } from "./streams.ts";
+import { IoError } from "./streams.ts";
+import { SocketStreamError } from "./socket_errors.ts";
+
+/** How many received bytes are buffered before the reader stops reading. */
+const READ_BUFFER = 64 * 1024;
+
+/** Reads a connection in the background into a bounded buffer. */
+export class SocketReader implements ByteSource {
+  private chunks: Uint8Array[] = [];
+  private size = 0;
+  private ended = false;
+  private error: SocketStreamError | undefined;
+  private pumping = false;
+  private readonly changed = new Signal();
+
+  /** Starts reading `conn` at once. */
+  constructor(private conn: Deno.Conn) {
+    this.pump();
+  }
+
+  private async pump(): Promise<void> {
+    if (this.pumping) return;
+    this.pumping = true;
+    const buf = new Uint8Array(READ_BUFFER);
+    try {
+      while (!this.ended && this.size < READ_BUFFER) {
+        const n = await this.conn.read(buf);
+        if (this.ended) break;
+        if (n === null) {
+          this.ended = true;
+        } else {
+          this.chunks.push(buf.slice(0, n));
+          this.size += n;
+        }
+        this.changed.notify();
+      }
+    } catch (e) {
+      if (!this.ended) this.error = SocketStreamError.from(e, "read");
+      this.ended = true;
+    } finally {
+      this.pumping = false;
+      this.changed.notify();
+    }
+  }
+
+  /** Takes up to `max` buffered bytes; `null` at the end; throws a failed read once. */
+  read(max: number): Uint8Array | null {
+    if (this.chunks.length === 0) {
+      if (this.error) {
+        const e = this.error;
+        this.error = undefined;
+        throw e;
+      }
+      return this.ended ? null : new Uint8Array(0);
+    }
+    const first = this.chunks[0];
+    let out: Uint8Array;
+    if (first.length <= max) {
+      this.chunks.shift();
+      out = first;
+    } else {
+      this.chunks[0] = first.subarray(max);
+      out = first.subarray(0, max);
+    }
+    this.size -= out.length;
+    if (!this.ended && this.size < READ_BUFFER) this.pump();
+    return out;
+  }
+
+  /** Resolves when bytes, the end or an error arrive; `undefined` when `read` has something now. */
+  whenReadable(): Promise<void> | undefined {
+    if (this.chunks.length > 0 || this.ended) return undefined;
+    return this.changed.wait();
+  }
+
+  /** Stops reading: the guest sees the end of the stream (`shutdown(receive)`, or the socket closed). */
+  stop(): void {
+    this.ended = true;
+    this.chunks = [];
+    this.size = 0;
+    this.changed.notify();
+  }
+}
+
+/** Writes to a connection in the background, in order. */
+export class SocketWriter implements ByteSink {
+  private queue: Uint8Array[] = [];
+  private writing = false;
+  private shut = false;
+  private error: SocketStreamError | undefined;
+  private readonly drained = new Signal();
+
+  /** Writes to `conn`. */
+  constructor(private conn: Deno.Conn) {}
+
+  /** Queues bytes; throws the failure of an earlier write, if any. */
+  write(bytes: Uint8Array): void {
+    if (this.error) throw this.error;
+    if (this.shut) throw new IoError("the socket's send side was shut down");
+    if (bytes.length === 0) return;
+    this.queue.push(bytes);
+    this.pump();
+  }
+
+  private async pump(): Promise<void> {
+    if (this.writing) return;
+    this.writing = true;
+    try {
+      while (this.queue.length > 0) {
+        const bytes = this.queue[0];
+        let off = 0;
+        while (off < bytes.length) off += await this.conn.write(bytes.subarray(off));
+        this.queue.shift();
+      }
+    } catch (e) {
+      this.error ??= SocketStreamError.from(e, "write");
+      this.queue = [];
+    } finally {
+      this.writing = false;
+      this.drained.notify();
+    }
+  }
+
+  /** Resolves when every queued byte is written; rejects with the failure of a write. */
+  async flush(): Promise<void> {
+    while (this.writing) await this.drained.wait();
+    if (this.error) throw this.error;
+  }
+
+  /** True while bytes are queued. */
+  get busy(): boolean {
+    return this.writing;
+  }
+
+  /** `shutdown(send)`: refuses further writes and half-closes the connection once the queue is written. */
+  shutdown(): void {
+    if (this.shut) return;
+    this.shut = true;
+    this.flush().then(() => this.conn.closeWrite()).catch(() => {});
+  }
+}
