@@ -127,3 +127,38 @@ Deno.test({ name: "run serves calls, ps and log; core.exit ends it with 75; SIGT
   assert.equal((await again.status).code, 0);
   await assert.rejects(Deno.stat(`${world}/state/core/host.json`));
 });
+
+Deno.test({ name: "ls and cat show the filesystem as a process sees it, with and without a host", ...opts }, async () => {
+  const fsprobe = await builtTestPlugin("fsprobe");
+  const world = await makeWorld({
+    plugins: { fsprobe },
+    files: { "config/boot.json": '[{"method": "fsprobe.run", "params": {"ops": [{"op": "write", "path": "/run/booted", "text": "yes"}]}}]' },
+  });
+  const protocol = await sausage("cat", world, "/proc/core/PROTOCOL.md");
+  assert.equal(protocol.code, 0);
+  assert.equal(protocol.stdout, await Deno.readTextFile(new URL("../PROTOCOL.md", import.meta.url)));
+  const root = await sausage("ls", world);
+  assert.deepEqual(root.stdout.trim().split("\n"), ["config/", "plugins/", "proc/", "run/", "state/"]);
+  assert.match((await sausage("ls", world, "/proc/core")).stdout, /^locks\.json$/m);
+  const outside = await sausage("cat", world, "/../etc/passwd");
+  assert.equal(outside.code, 1);
+  oneLine(outside);
+  assert.match(outside.stderr, /outside the world/);
+  const missing = await sausage("cat", world, "/nope");
+  assert.match(missing.stderr, /no such file/);
+
+  const host = new Deno.Command(launcher, { args: ["run", world], stdout: "null", stderr: "null" }).spawn();
+  try {
+    const booted = await eventually(async () => {
+      const r = await sausage("cat", world, "/run/booted");
+      return r.code === 0 && r.stdout;
+    }, "the boot process to write /run/booted", 20_000);
+    assert.equal(booted, "yes");
+    assert.match((await sausage("ls", world, "/run")).stdout, /^booted$/m);
+  } finally {
+    host.kill("SIGTERM");
+    await host.status;
+  }
+  const after = await sausage("cat", world, "/run/booted");
+  assert.equal(after.code, 1, "/run is empty without the host that wrote it");
+});

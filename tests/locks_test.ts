@@ -41,6 +41,12 @@ test("waiters get the lock in FIFO order", async (h) => {
   const snap = h.host.locks.snapshot().locks[0];
   assert.equal(snap.path, "/state/x");
   assert.equal(snap.waiters.length, 3);
+  // A process sees the same in /proc/core/locks.json.
+  const file = JSON.parse(await h.result<string>("probe.read_file", { path: "/proc/core/locks.json" }));
+  assert.equal(file.locks.length, 1);
+  assert.equal(file.locks[0].path, "/state/x");
+  assert.equal(file.locks[0].owner, snap.owner);
+  assert.deepEqual(file.locks[0].waiters.map((w: { pid: string }) => w.pid), snap.waiters.map((w) => w.pid));
   await Promise.all([first, ...rest]);
   assert.equal(await Deno.readTextFile(`${h.root}/order`), "first\na\nb\nc\n");
   assert.deepEqual(h.host.locks.snapshot().locks, []);
