@@ -23,7 +23,6 @@ export const ASYNC_IMPORTS = [
     "append-via-stream",
     "sync-data",
     "sync",
-    "get-type",
     "set-size",
     "set-times",
     "read",

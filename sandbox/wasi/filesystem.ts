@@ -245,9 +245,9 @@ export class Descriptor {
     return this.flags;
   }
 
-  /** Its type. */
-  getType(): Promise<string> {
-    return guard(async () => (this.file ? "regular-file" : (await this.mount.stat(this.path, true)).type));
+  /** Its type: a descriptor without a file handle is a directory (mounts open nothing else). */
+  getType(): string {
+    return this.file ? "regular-file" : "directory";
   }
 
   /** Truncates or extends the file. */
