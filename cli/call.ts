@@ -13,6 +13,7 @@ import { isObject, type Message, type Response } from "../rpc/message.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { HostClient } from "./client.ts";
 import { formatJson } from "./output.ts";
+import { buildMissing } from "../core/build/world_build.ts";
 
 /** Usage of `call`. */
 export const CALL_USAGE = "sausage call <world> <method> [params-json]";
@@ -48,6 +49,7 @@ export async function call(args: string[]): Promise<number> {
     response = await client.send(method, params);
     client.close();
   } else {
+    await buildMissing(world, (line) => console.error(line));
     const host = new Host(world.root, { spares: 0 });
     const caller = new LocalCaller("console", notified);
     response = await caller.call(host.router, method, params) as Response;

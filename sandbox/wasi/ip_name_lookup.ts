@@ -42,7 +42,10 @@ export class ResolveAddressStream {
           }
         }
       },
-      (e) => (this.error = toSocketErrorCode(e) === "unknown" ? "permanent-resolver-failure" : toSocketErrorCode(e)),
+      (e) => {
+        const code = toSocketErrorCode(e);
+        this.error = code === "unknown" ? "permanent-resolver-failure" : code;
+      },
     ).finally(() => this.changed.notify());
   }
 
