@@ -26,6 +26,7 @@ export function stringParam(params: JsonObject, name: string): string {
 function optional<T>(params: JsonObject, name: string, type: "string" | "number" | "boolean"): T | undefined {
   const v = params[name];
   if (v === undefined || v === null) return undefined;
+  // deno-lint-ignore valid-typeof
   if (typeof v !== type) throw new RpcError(ErrorCode.InvalidParams, `"${name}" must be a ${type}`);
   return v as T;
 }

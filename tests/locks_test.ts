@@ -83,6 +83,7 @@ test("core.kill releases the locks of the process and its place in queues", asyn
   await waiters(h, "/k", 1);
   assert.equal(snap.waiters[0].pid, two.waiters[0].pid);
   await h.result("core.kill", { pid: held.owner });
+  assert.equal((await spin).error?.code, -32002, "the killed holder gets no answer");
   assert.ok((await queued).result);
   assert.equal((await doomed).error?.code, -32002);
   assert.equal(await Deno.readTextFile(`${h.root}/k.log`), "queued\n");

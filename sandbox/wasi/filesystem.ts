@@ -7,7 +7,7 @@
  * @module
  */
 
-import { FsError, type FileHandle, type Mount, type Stat, joinPath, resolveGuestPath } from "../../vfs/mount.ts";
+import { type FileHandle, FsError, type Mount, resolveGuestPath, type Stat } from "../../vfs/mount.ts";
 import { toFsError } from "../../vfs/errno.ts";
 import { type ByteSink, type ByteSource, InputStream, IoError, OutputStream } from "./streams.ts";
 
