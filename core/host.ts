@@ -25,6 +25,12 @@ import { PluginDocs } from "./plugin_docs.ts";
 import { ProcView } from "./proc_view.ts";
 import { HostFs } from "../vfs/host_fs.ts";
 import { DiskMount } from "../vfs/disk_mount.ts";
+import { GraphKeeper } from "./graph_keeper.ts";
+import { Activator } from "./activation.ts";
+import type { OpenRpcDocument } from "../rpc/openrpc.ts";
+
+/** How long `rpc.discover` may take. */
+const DISCOVER_TIMEOUT_MS = 10_000;
 
 /** Options of a host. */
 export interface HostOptions {
@@ -34,6 +40,8 @@ export interface HostOptions {
   cacheDir?: string;
   /** Receives one line per notable event (boot results), for the terminal. */
   report?: (line: string) => void;
+  /** Fetch every plugin's document at start and watch `plugins/` (default true). */
+  watch?: boolean;
 }
 
 /** A caller that the host itself uses (boot, one-off calls). */
@@ -80,6 +88,10 @@ export class Host {
   readonly docs: PluginDocs;
   /** The core's state as `/proc` and `/self` read it. */
   readonly view: ProcView;
+  /** The documents and the graph of the plugins. */
+  readonly graph: GraphKeeper;
+  /** `core.activate` and `core.revert`. */
+  readonly activator: Activator;
   /** The filesystem as processes see it, for the host side. */
   readonly fs: HostFs;
   readonly pool: SandboxPool;
@@ -98,12 +110,13 @@ export class Host {
     const components = new ComponentCache(cache);
     this.pool = new SandboxPool({ world: this.world.root, cache }, opts.spares ?? 2);
     this.docs = new PluginDocs(this.world, (plugin) => this.discover(plugin));
+    this.graph = new GraphKeeper(this.world, this.docs, this.journal);
     const view = this.view = new ProcView({
       world: this.world,
       table: this.table,
       locks: this.locks,
       docs: this.docs,
-      graph: () => Promise.resolve({ json: { plugins: [], imports: [] }, dot: "digraph sausage {\n}\n" }),
+      graph: () => this.graph.files(),
       client: () => Promise.reject(new Error("client.rs is not available yet")),
     });
     this.proc = new ProcMount(view);
@@ -122,12 +135,15 @@ export class Host {
       exit: (code) => this.finish(code),
     })) this.router.core.set(name, m);
     for (const [name, m] of lockMethods(this.locks)) this.router.core.set(name, m);
+    this.activator = new Activator(this.world, this.graph, this.journal, (plugin, wasm) => this.discover(plugin, wasm));
+    for (const [name, m] of this.activator.methods()) this.router.core.set(name, m);
     this.supervisor.onEnd.push((p) => this.locks.releaseAll(p.pid));
   }
 
   /** Starts the spare sandboxes and makes the boot calls (detached). */
   async start(): Promise<void> {
     await this.pool.warm();
+    if (this.opts.watch !== false) this.graph.start();
     const boot = new LocalCaller("core");
     for (const call of this.world.bootCalls()) {
       this.journal.append("core", "core", "core", JSON.stringify({ event: "boot", ...call }));
@@ -143,11 +159,31 @@ export class Host {
     }
   }
 
-  /** Calls `<plugin>.rpc.discover` as the core. */
-  private async discover(plugin: string): Promise<unknown> {
-    const res = await new LocalCaller("core").call(this.router, `${plugin}.rpc.discover`, {});
-    if ("error" in res && res.error) throw new Error(`${plugin}.rpc.discover failed: ${res.error.message}`);
-    return (res as { result: unknown }).result;
+  /** Calls `rpc.discover` of a plugin (or of a component file run as that plugin) as the core. */
+  private discover(plugin: string, wasm?: string): Promise<OpenRpcDocument> {
+    return new Promise((resolve, reject) => {
+      const caller = new LocalCaller("core");
+      const relay = {
+        name: "core",
+        children: caller.children,
+        gone: false,
+        deliver: (msg: { error?: { message: string }; result?: unknown; method?: string }) => {
+          if (msg.method) return;
+          if (msg.error) reject(new Error(`${plugin}.rpc.discover failed: ${msg.error.message}`));
+          else resolve(msg.result as OpenRpcDocument);
+        },
+      };
+      this.supervisor
+        .spawn({ plugin, method: "rpc.discover", params: {}, caller: relay, callerId: "discover", detached: false, wasm })
+        .then((p) => {
+          // A plugin that never answers must not hang an activation or a read of /proc.
+          const timer = setTimeout(() => {
+            reject(new Error(`${plugin}.rpc.discover did not answer within ${DISCOVER_TIMEOUT_MS / 1000} s`));
+            this.supervisor.kill(p);
+          }, DISCOVER_TIMEOUT_MS);
+          p.ended.then(() => clearTimeout(timer));
+        }, reject);
+    });
   }
 
   /** Handles a request from an external caller (the control socket, a one-off call). */
@@ -165,6 +201,7 @@ export class Host {
     if (this.closed) return;
     this.closed = true;
     this.journal.append("core", "core", "core", JSON.stringify({ event: "shutdown", processes: this.table.size }));
+    this.graph.close();
     await this.supervisor.stopAll(graceMs);
     this.pool.close();
     this.journal.close();

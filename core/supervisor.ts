@@ -45,6 +45,8 @@ export interface SpawnRequest {
   /** The caller's request id; undefined when nobody waits for the answer. */
   callerId: Id | undefined;
   detached: boolean;
+  /** Run this component file instead of the plugin's current `plugin.wasm` (activation checks). */
+  wasm?: string;
 }
 
 /** Receives each stdout line of a process (the router). */
@@ -68,7 +70,7 @@ export class Supervisor {
 
   /** Starts a process for a call. Throws an `RpcError` -32001 when the plugin does not exist. */
   async spawn(req: SpawnRequest): Promise<Process> {
-    const wasm = this.world.pluginWasm(req.plugin);
+    const wasm = req.wasm ?? this.world.pluginWasm(req.plugin);
     const compiled = await this.cache.load(wasm);
     const sandbox = await this.pool.acquire();
     const pid = `${req.plugin}-${uuidv7()}`;

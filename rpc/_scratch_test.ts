@@ -1,10 +1,8 @@
-import { Ajv2020 } from "ajv/dist/2020.js";
-import formatsModule from "ajv-formats";
-import type { FormatsPlugin } from "ajv-formats";
-const addFormats = formatsModule as unknown as FormatsPlugin;
-const ajv = new Ajv2020({ strict: false, allErrors: true, logger: false });
-addFormats(ajv);
-const u = ajv.compile({ type: "string", format: "weird" });
-console.log(u("x"));
-const d = ajv.compile({ type: "string", format: "date-time" });
-console.log(d("x"), d("1970-01-01T00:00:00Z"), ajv.compile({format: "hostname"})(""), ajv.compile({format: "uri"})(""), ajv.compile({format: "ipv4"})("::1"));
+import { Ajv } from "ajv";
+import * as m from "@open-rpc/meta-schema";
+import js from "@json-schema-tools/meta-schema/schema.json" with { type: "json" };
+const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false, logger: false });
+ajv.addMetaSchema(js); ajv.addMetaSchema({ ...js, $id: "https://meta.json-schema.tools" });
+const v = ajv.compile((m as any).openrpcDocument);
+v({ openrpc: "1.2.6", info: { title: "x", version: "1" }, extra: 1, methods: [{ name: "a", params: [{name: "p", schema: {type: 5}}] }] });
+for (const e of v.errors!) console.log(e.instancePath, e.schemaPath, e.keyword, JSON.stringify(e.params));

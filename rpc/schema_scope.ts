@@ -22,10 +22,8 @@ export class Scope {
 
   /** The schema called `name` here or further out, with the scope it was defined in. */
   lookup(name: string): Node | undefined {
-    for (let s: Scope | undefined = this; s; s = s.parent) {
-      if (Object.hasOwn(s.defs, name)) return { schema: s.defs[name], scope: s };
-    }
-    return undefined;
+    if (Object.hasOwn(this.defs, name)) return { schema: this.defs[name], scope: this };
+    return this.parent?.lookup(name);
   }
 }
 
@@ -74,6 +72,23 @@ export function resolveRef(ref: string, scope: Scope): Node | { error: string } 
   const target = scope.lookup(name);
   if (!target) return { error: `$ref "${ref}" names no schema` };
   return enter(target);
+}
+
+/**
+ * Follows `$ref`s until a schema without one, ignoring keywords beside a
+ * `$ref` (callers that must honour them check for them first). Returns an
+ * explanation when a reference does not resolve or the references loop.
+ */
+export function follow(node: Node): Node | { error: string } {
+  let current = enter(node);
+  for (let hops = 0; hops < 64; hops++) {
+    const s = current.schema;
+    if (!isSchemaObject(s) || typeof s.$ref !== "string") return current;
+    const next = resolveRef(s.$ref, current.scope);
+    if ("error" in next) return next;
+    current = next;
+  }
+  return { error: "$ref leads to $ref 64 times in a row" };
 }
 
 /** Keywords whose value is one schema. */

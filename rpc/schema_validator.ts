@@ -4,7 +4,7 @@
  * with the formats that Rust types produce:
  *
  * - string formats (`date-time`, `uuid`, `uri`, `ipv4`, …) from `ajv-formats`,
- *   asserted, because the Rust types behind them (`chrono`, `uuid`, `url`,
+ *   and `ip` (`std::net::IpAddr`: an IPv4 or IPv6 address), asserted, because the Rust types behind them (`chrono`, `uuid`, `url`,
  *   `std::net`) reject other strings;
  * - integer formats (`uint8` … `uint64`, `int8` … `int64`) asserted as
  *   their ranges; `uint` and `int` (`usize`, `isize`) as 32 bits, because
@@ -20,23 +20,28 @@
 import { Ajv2020 } from "ajv/dist/2020.js";
 import formatsModule from "ajv-formats";
 import type { FormatsPlugin } from "ajv-formats";
+import { isIP } from "node:net";
 import type { JsonSchema, SchemaDefs } from "./openrpc.ts";
 import { bundle, type Node, rootNode } from "./schema_scope.ts";
 
 /** Tests one value. */
 export type SchemaValidator = (value: unknown) => boolean;
 
-/** The inclusive range of each integer format; `uint`/`int` are 32 bits on wasm32. */
+/**
+ * The inclusive range of each integer format; `uint`/`int` are 32 bits on
+ * wasm32. The 64-bit maxima are the largest doubles below the true maxima,
+ * which are not doubles themselves.
+ */
 export const INTEGER_FORMATS: Readonly<Record<string, readonly [number, number]>> = {
   int8: [-128, 127],
   int16: [-32768, 32767],
   int32: [-2147483648, 2147483647],
-  int64: [-(2 ** 63), 2 ** 63 - 1],
+  int64: [-(2 ** 63), 2 ** 63 - 1024],
   int: [-2147483648, 2147483647],
   uint8: [0, 255],
   uint16: [0, 65535],
   uint32: [0, 4294967295],
-  uint64: [0, 2 ** 64 - 1],
+  uint64: [0, 2 ** 64 - 2048],
   uint: [0, 4294967295],
 };
 
@@ -53,6 +58,7 @@ function instance(): Ajv2020 {
     });
   }
   for (const name of ["float", "double"]) ajv.addFormat(name, { type: "number", validate: () => true });
+  ajv.addFormat("ip", { type: "string", validate: (s: string) => isIP(s) !== 0 });
   return ajv;
 }
 

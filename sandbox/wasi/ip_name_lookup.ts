@@ -15,7 +15,8 @@ import { type IpAddress, parseIp } from "./socket_address.ts";
 import type { Network } from "./network.ts";
 
 /** A host name: dot-separated labels of letters, digits, `-` and `_`, at most 253 characters. */
-const HOST_NAME = /^(?=.{1,253}\.?$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\.?$/;
+const HOST_NAME =
+  /^(?=.{1,253}\.?$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\.?$/;
 
 /** `wasi:sockets/ip-name-lookup.resolve-address-stream`. */
 export class ResolveAddressStream {
@@ -58,7 +59,10 @@ export class ResolveAddressStream {
 
   /** Ready when the lookup is done. */
   subscribe(): Pollable {
-    return new Pollable(() => this.addresses !== undefined || this.error !== undefined, () => this.changed.wait());
+    return new Pollable(
+      () => this.addresses !== undefined || this.error !== undefined,
+      () => this.changed.wait(),
+    );
   }
 }
 

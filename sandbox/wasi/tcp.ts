@@ -22,6 +22,7 @@ import type { ProcessResources } from "./resources.ts";
 import { InputStream, OutputStream } from "./streams.ts";
 import { Signal } from "./signal.ts";
 import { Acceptor } from "./tcp_acceptor.ts";
+import { defaultTcpOptions, type TcpOptions, TcpSocketOptions } from "./tcp_options.ts";
 import { SocketReader, SocketWriter } from "./socket_streams.ts";
 import { fail, guard, type SocketErrorCode, toSocketErrorCode } from "./socket_errors.ts";
 import {
@@ -55,33 +56,6 @@ type State =
   | { kind: "connected"; connection: Connection }
   | { kind: "closed" };
 
-/** Socket options a guest may set; accepted sockets inherit them. */
-interface Options {
-  backlog: number;
-  keepAlive: boolean;
-  keepAliveIdle: bigint;
-  keepAliveInterval: bigint;
-  keepAliveCount: number;
-  hopLimit: number;
-  receiveBuffer: bigint;
-  sendBuffer: bigint;
-}
-
-const SECOND = 1_000_000_000n;
-
-function defaults(): Options {
-  return {
-    backlog: 128,
-    keepAlive: false,
-    keepAliveIdle: 7200n * SECOND,
-    keepAliveInterval: 75n * SECOND,
-    keepAliveCount: 9,
-    hopLimit: 64,
-    receiveBuffer: 128n * 1024n,
-    sendBuffer: 128n * 1024n,
-  };
-}
-
 function closeQuietly(c: { close(): void }): void {
   try {
     c.close();
@@ -89,7 +63,7 @@ function closeQuietly(c: { close(): void }): void {
 }
 
 /** `wasi:sockets/tcp.tcp-socket`. */
-export class TcpSocket {
+export class TcpSocket extends TcpSocketOptions {
   private state: State = { kind: "unbound" };
   /** True when the guest bound to port 0: the reservation may be given up for a connect. */
   private boundToAnyPort = false;
@@ -105,8 +79,9 @@ export class TcpSocket {
   constructor(
     private readonly family: IpAddressFamily,
     private readonly resources: ProcessResources,
-    private readonly options: Options = defaults(),
+    options: TcpOptions = defaultTcpOptions(),
   ) {
+    super(options);
     this.unregister = resources.add(() => this.close());
   }
 
@@ -132,7 +107,9 @@ export class TcpSocket {
 
   /** Checks a guest's address against this socket's family (WASI's `invalid-argument` cases). */
   private checkAddress(addr: IpSocketAddress): void {
-    if (addr.tag !== this.family || isIpv4Mapped(addr) || isNotUnicast(addr)) fail("invalid-argument");
+    if (addr.tag !== this.family || isIpv4Mapped(addr) || isNotUnicast(addr)) {
+      fail("invalid-argument");
+    }
   }
 
   /** An address Deno reported, in this socket's family (IPv4 peers of an IPv6 socket become IPv4-mapped). */
@@ -150,7 +127,11 @@ export class TcpSocket {
     if (this.state.kind !== "unbound") fail("invalid-state");
     this.checkAddress(localAddress);
     const listener = guard(() =>
-      Deno.listen({ hostname: hostnameOf(localAddress), port: localAddress.val.port, transport: "tcp" })
+      Deno.listen({
+        hostname: hostnameOf(localAddress),
+        port: localAddress.val.port,
+        transport: "tcp",
+      })
     );
     this.state = { kind: "bind-started", listener };
     this.boundToAnyPort = localAddress.val.port === 0;
@@ -175,7 +156,11 @@ export class TcpSocket {
     if (s.kind === "bound") closeQuietly(s.listener);
     const connecting: State & { kind: "connecting" } = { kind: "connecting" };
     this.state = connecting;
-    Deno.connect({ hostname: hostnameOf(remoteAddress), port: remoteAddress.val.port, transport: "tcp" })
+    Deno.connect({
+      hostname: hostnameOf(remoteAddress),
+      port: remoteAddress.val.port,
+      transport: "tcp",
+    })
       .then(
         (conn) => {
           if (this.state === connecting) connecting.result = { conn };
@@ -211,7 +196,11 @@ export class TcpSocket {
     const s = this.state;
     if (s.kind !== "listen-started") fail("not-in-progress");
     const local = s.listener.addr as Deno.NetAddr;
-    this.state = { kind: "listening", acceptor: new Acceptor(s.listener, this.options.backlog, this.changed), local };
+    this.state = {
+      kind: "listening",
+      acceptor: new Acceptor(s.listener, this.options.backlog, this.changed),
+      local,
+    };
   }
 
   /** Takes an accepted connection: its socket and streams; `would-block` when none waits. */
@@ -265,84 +254,9 @@ export class TcpSocket {
     if (s.kind === "listening") s.acceptor.setBacklog(this.options.backlog);
   }
 
-  /** `SO_KEEPALIVE`. */
-  keepAliveEnabled(): boolean {
-    return this.options.keepAlive;
-  }
-
-  /** Sets `SO_KEEPALIVE` (applied to the connection when there is one). */
-  setKeepAliveEnabled(value: boolean): void {
-    this.options.keepAlive = value;
-    if (this.state.kind === "connected") {
-      const conn = this.state.connection.conn;
-      guard(() => conn.setKeepAlive(value));
-    }
-  }
-
-  /** The idle time before keep-alive probes (kept, not applied: Deno has no such option). */
-  keepAliveIdleTime(): bigint {
-    return this.options.keepAliveIdle;
-  }
-
-  /** Sets the idle time before keep-alive probes. */
-  setKeepAliveIdleTime(value: bigint): void {
-    if (value <= 0n) fail("invalid-argument");
-    this.options.keepAliveIdle = value;
-  }
-
-  /** The interval between keep-alive probes (kept, not applied). */
-  keepAliveInterval(): bigint {
-    return this.options.keepAliveInterval;
-  }
-
-  /** Sets the interval between keep-alive probes. */
-  setKeepAliveInterval(value: bigint): void {
-    if (value <= 0n) fail("invalid-argument");
-    this.options.keepAliveInterval = value;
-  }
-
-  /** The number of keep-alive probes (kept, not applied). */
-  keepAliveCount(): number {
-    return this.options.keepAliveCount;
-  }
-
-  /** Sets the number of keep-alive probes. */
-  setKeepAliveCount(value: number): void {
-    if (value === 0) fail("invalid-argument");
-    this.options.keepAliveCount = value;
-  }
-
-  /** The TTL / hop limit (kept, not applied). */
-  hopLimit(): number {
-    return this.options.hopLimit;
-  }
-
-  /** Sets the TTL / hop limit. */
-  setHopLimit(value: number): void {
-    if (value === 0) fail("invalid-argument");
-    this.options.hopLimit = value;
-  }
-
-  /** The receive buffer size (kept, not applied). */
-  receiveBufferSize(): bigint {
-    return this.options.receiveBuffer;
-  }
-
-  /** Sets the receive buffer size. */
-  setReceiveBufferSize(value: bigint): void {
-    if (value === 0n) fail("invalid-argument");
-    this.options.receiveBuffer = value;
-  }
-
-  /** The send buffer size (kept, not applied). */
-  sendBufferSize(): bigint {
-    return this.options.sendBuffer;
-  }
-
-  /** Sets the send buffer size. */
-  setSendBufferSize(value: bigint): void {
-    if (value === 0n) fail("invalid-argument");
-    this.options.sendBuffer = value;
+  /** The connection, when connected. */
+  protected connectedConn(): Deno.TcpConn | undefined {
+    return this.state.kind === "connected" ? this.state.connection.conn : undefined;
   }
 
   /** Ready when a pending connect has settled or, when listening, a connection waits. */

@@ -22,7 +22,11 @@ export class Acceptor {
    * @param backlog how many accepted connections may wait for the guest
    * @param changed notified when a connection or an error arrives
    */
-  constructor(private listener: Deno.TcpListener, private backlog: number, private changed: Signal) {
+  constructor(
+    private listener: Deno.TcpListener,
+    private backlog: number,
+    private changed: Signal,
+  ) {
     this.run();
   }
 

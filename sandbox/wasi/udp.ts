@@ -100,7 +100,10 @@ export class UdpSocket {
   startBind(_network: Network, localAddress: IpSocketAddress): void {
     if (this.state.kind !== "unbound") fail("invalid-state");
     this.checkAddress(localAddress);
-    const sock = dgram.createSocket({ type: this.family === "ipv4" ? "udp4" : "udp6", ipv6Only: false });
+    const sock = dgram.createSocket({
+      type: this.family === "ipv4" ? "udp4" : "udp6",
+      ipv6Only: false,
+    });
     const state: State & { kind: "bind-started" } = { kind: "bind-started", sock, done: false };
     this.state = state;
     // An 'error' event without a listener would throw in the host: every error is kept for the guest.
@@ -122,7 +125,11 @@ export class UdpSocket {
     });
     sock.on("message", (msg: Uint8Array, rinfo: dgram.RemoteInfo) => this.received(msg, rinfo));
     try {
-      sock.bind({ address: hostnameOf(localAddress), port: localAddress.val.port, exclusive: true });
+      sock.bind({
+        address: hostnameOf(localAddress),
+        port: localAddress.val.port,
+        exclusive: true,
+      });
     } catch (e) {
       state.done = true;
       state.error = toSocketErrorCode(e);
@@ -157,7 +164,9 @@ export class UdpSocket {
    * there and only its datagrams are received; without, the socket is
    * "unconnected" again.
    */
-  stream(remoteAddress: IpSocketAddress | undefined): [IncomingDatagramStream, OutgoingDatagramStream] {
+  stream(
+    remoteAddress: IpSocketAddress | undefined,
+  ): [IncomingDatagramStream, OutgoingDatagramStream] {
     if (this.state.kind !== "bound") fail("invalid-state");
     if (remoteAddress) {
       this.checkPeer(remoteAddress);

@@ -47,7 +47,10 @@ impl Ty {
             Ty::Boxed(t) => format!("Box<{}>", t.render()),
             Ty::Tuple(ts) if ts.len() == 1 => format!("({},)", ts[0].render()),
             Ty::Tuple(ts) => {
-                format!("({})", ts.iter().map(Ty::render).collect::<Vec<_>>().join(", "))
+                format!(
+                    "({})",
+                    ts.iter().map(Ty::render).collect::<Vec<_>>().join(", ")
+                )
             }
         }
     }
@@ -84,7 +87,8 @@ pub(crate) struct Item {
 pub(crate) enum ItemKind {
     /// A struct with named fields (a JSON object).
     Struct(Vec<Field>),
-    /// A fieldless enum (a JSON string from a fixed set).
+    /// An enum in serde's default form: unit variants are JSON strings, data
+    /// variants `{"Variant": content}`.
     Enum(Vec<Variant>),
     /// `type Name = T;` (a named schema that is neither of the above).
     Alias(Ty),
@@ -110,8 +114,10 @@ pub(crate) struct Field {
 pub(crate) struct Variant {
     /// The Rust name.
     pub(crate) ident: String,
-    /// The JSON string.
+    /// The JSON string of a unit variant, or the key of a data variant.
     pub(crate) json: String,
+    /// The type of a data variant's content (`Circle(ShapeCircle)`), `None` for a unit variant.
+    pub(crate) content: Option<Ty>,
     /// The doc comment, one entry per line.
     pub(crate) doc: Vec<String>,
 }
@@ -136,9 +142,14 @@ pub(crate) struct Function {
 /// Splits a text into doc comment lines: `\r` dropped, trailing spaces and
 /// blank lines at both ends trimmed, other control characters removed.
 pub(crate) fn doc_lines(text: &str) -> Vec<String> {
-    let clean: String =
-        text.chars().filter(|&c| c == '\n' || c == '\t' || !c.is_control()).collect();
-    let mut lines: Vec<String> = clean.split('\n').map(|l| l.trim_end().to_string()).collect();
+    let clean: String = text
+        .chars()
+        .filter(|&c| c == '\n' || c == '\t' || !c.is_control())
+        .collect();
+    let mut lines: Vec<String> = clean
+        .split('\n')
+        .map(|l| l.trim_end().to_string())
+        .collect();
     while lines.first().is_some_and(|l| l.is_empty()) {
         lines.remove(0);
     }

@@ -50,7 +50,11 @@ pub(crate) fn unraw(ident: &str) -> &str {
 /// cannot be raw), else a snake_case spelling (`content-type` → `content_type`,
 /// `2fa` → `_2fa`).
 pub(crate) fn value_ident(json: &str) -> String {
-    let base = if is_ident(json) { json.to_string() } else { snake(json) };
+    let base = if is_ident(json) {
+        json.to_string()
+    } else {
+        snake(json)
+    };
     keyword_safe(base)
 }
 
@@ -109,7 +113,7 @@ pub(crate) fn pascal(text: &str, prefix: &str, empty: &str) -> String {
     match out.chars().next() {
         None => empty.to_string(),
         Some(c) if c.is_ascii_digit() => format!("{prefix}{out}"),
-        Some(_) if out == "Self" => format!("{out}{empty}"),
+        Some(_) if out == "Self" => "SelfValue".to_string(),
         Some(_) => out,
     }
 }
@@ -123,7 +127,9 @@ pub(crate) struct Scope {
 impl Scope {
     /// A scope where `reserved` are taken from the start.
     pub(crate) fn with_reserved(reserved: &[&str]) -> Scope {
-        Scope { taken: reserved.iter().map(|s| s.to_string()).collect() }
+        Scope {
+            taken: reserved.iter().map(|s| s.to_string()).collect(),
+        }
     }
 
     /// True when `name` (raw prefix ignored) is taken.
@@ -181,12 +187,15 @@ mod tests {
     #[test]
     fn pascal_keeps_inner_capitals() {
         assert_eq!(pascal("AddParams", "T", "Type"), "AddParams");
-        assert_eq!(pascal("Wrapper_for_String", "T", "Type"), "WrapperForString");
+        assert_eq!(
+            pascal("Wrapper_for_String", "T", "Type"),
+            "WrapperForString"
+        );
         assert_eq!(pascal("get_stats", "T", "Type"), "GetStats");
         assert_eq!(pascal("text/plain", "V", "Empty"), "TextPlain");
         assert_eq!(pascal("3d", "V", "Empty"), "V3d");
         assert_eq!(pascal("", "V", "Empty"), "Empty");
-        assert_eq!(pascal("self", "V", "Value"), "SelfValue");
+        assert_eq!(pascal("self", "V", "Empty"), "SelfValue");
     }
 
     #[test]

@@ -50,6 +50,12 @@ impl Error {
         self
     }
 
+    /// Puts `what` (what was being done) before the message: `what: message`.
+    pub fn context(mut self, what: impl std::fmt::Display) -> Self {
+        self.message = format!("{what}: {}", self.message);
+        self
+    }
+
     /// The JSON-RPC error code.
     pub fn code(&self) -> i64 {
         self.code

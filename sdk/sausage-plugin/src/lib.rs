@@ -83,7 +83,7 @@ pub use endpoint::{connect, connect_as, endpoint_owner, listen, Endpoint, Endpoi
 pub use error::{Error, Result};
 pub use executor::{background, block_on, join_all, TaskOutput};
 pub use fs::{state_dir, write_atomic};
-pub use interface::{Interface, Listenable, ServedEndpoint};
+pub use interface::{Interface, Listenable};
 pub use lock::{lock, Lock, LockGuard};
 pub use process::{exit_after_response, pid, plugin_name};
 pub use reactor::sleep;
@@ -130,21 +130,20 @@ pub use serde_json;
 /// without notice.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::call::typed_call;
     pub use crate::discover::{document, method_doc, no_params, params_of, result_of, Info, ParamsDoc};
     pub use crate::endpoint::connect_interface;
     pub use crate::interface::{
         into_result, parse_params, Endpoint, Interface, LocalBoxFuture, MethodOutput, ParamsStruct,
     };
     pub use crate::schema::{
-        describe, enum_schema, field, nullable, object, FieldDoc, JsonSchema, SchemaGen,
+        describe, enum_schema, field, nullable, object, variant_newtype, variant_struct, variant_unit,
+        EnumRepr, FieldDoc, JsonSchema, SchemaGen,
     };
     pub use crate::testing::run_test;
-    pub use crate::call::typed_call;
     pub use serde;
     pub use serde_json;
     pub use std::boxed::Box;
     pub use std::option::Option::{self, None, Some};
-    pub use std::result::Result::{Err, Ok};
-    pub use std::string::String;
     pub use std::vec::Vec;
 }

@@ -5,6 +5,15 @@ use wasi::http::outgoing_handler::handle;
 use wasi::http::types::{Fields, IncomingBody, Method, OutgoingBody, OutgoingRequest, Scheme};
 use wasi::io::streams::StreamError;
 
+/// A WIT value's Debug text without its type (`HeaderError::Forbidden` → `Forbidden`).
+fn case<T: std::fmt::Debug>(v: T) -> String {
+    let text = format!("{v:?}");
+    match text.split_once("::") {
+        Some((_, rest)) => rest.to_string(),
+        None => text,
+    }
+}
+
 fn method(name: &str) -> Method {
     match name.to_ascii_uppercase().as_str() {
         "GET" => Method::Get,
@@ -29,7 +38,7 @@ pub fn request(params: &Value) -> Result<Value, Value> {
     }
     let headers = match Fields::from_list(&entries) {
         Ok(f) => f,
-        Err(e) => return Ok(json!({"header_error": format!("{e:?}")})),
+        Err(e) => return Ok(json!({"header_error": case(e)})),
     };
     let req = OutgoingRequest::new(headers);
     req.set_method(&method(params["method"].as_str().unwrap_or("GET"))).unwrap();
@@ -41,7 +50,7 @@ pub fn request(params: &Value) -> Result<Value, Value> {
     req.set_scheme(Some(&scheme)).unwrap();
     req.set_authority(params["authority"].as_str()).unwrap();
     req.set_path_with_query(params["path"].as_str()).unwrap();
-    let immutable = req.headers().append("x-late", b"1").map(|_| "ok".to_string()).unwrap_or_else(|e| format!("{e:?}"));
+    let immutable = req.headers().append("x-late", b"1").map(|_| "ok".to_string()).unwrap_or_else(case);
     let body = req.body().unwrap();
     let text = params["body"].as_str().unwrap_or("").as_bytes().to_vec();
     let write_body = |body: OutgoingBody| {
@@ -58,16 +67,16 @@ pub fn request(params: &Value) -> Result<Value, Value> {
     let mut body = Some(body);
     if body_first {
         if let Err(e) = write_body(body.take().unwrap()) {
-            return Ok(json!({"http_error": format!("{e:?}")}));
+            return Ok(json!({"http_error": case(e)}));
         }
     }
     let future = match handle(req, None) {
         Ok(f) => f,
-        Err(e) => return Ok(json!({"http_error": format!("{e:?}")})),
+        Err(e) => return Ok(json!({"http_error": case(e)})),
     };
     if let Some(b) = body.take() {
         if let Err(e) = write_body(b) {
-            return Ok(json!({"http_error": format!("{e:?}")}));
+            return Ok(json!({"http_error": case(e)}));
         }
     }
     let response = loop {
@@ -78,7 +87,7 @@ pub fn request(params: &Value) -> Result<Value, Value> {
     };
     let response = match response {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => return Ok(json!({"http_error": format!("{e:?}")})),
+        Ok(Err(e)) => return Ok(json!({"http_error": case(e)})),
         Err(()) => return Err(json!({"code": -32000, "message": "response taken twice"})),
     };
     let status = response.status();

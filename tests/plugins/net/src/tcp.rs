@@ -177,8 +177,21 @@ pub fn send(params: &Value) -> Value {
     let local = port_of(&sock.local_address().unwrap());
     let remote = port_of(&sock.remote_address().unwrap());
     let shutdown = sock.shutdown(ShutdownType::Both).map(|_| "ok").unwrap_or_else(|e| e.name());
+    // `reconnects: n`: n more connections, each timed from start-connect to its first reply.
+    let mut reconnect_us = Vec::new();
+    for i in 0..params["reconnects"].as_u64().unwrap_or(0) {
+        let t0 = now_us();
+        let Ok((input, output, _sock)) = connect(&net, param_port(params)) else { break };
+        let mut buf = Vec::new();
+        if output.blocking_write_and_flush(format!("{}\n", json!({"again": i})).as_bytes()).is_err()
+            || read_line(&input, &mut buf).is_err()
+        {
+            break;
+        }
+        reconnect_us.push(now_us() - t0);
+    }
     json!({"replies": replies, "connect_us": connect_us, "local_port": local, "remote_port": remote,
-           "shutdown": shutdown})
+           "shutdown": shutdown, "reconnect_us": reconnect_us})
 }
 
 /// `tcp_connect {port}`: `{ok: true}` or `{error}`.
@@ -193,6 +206,18 @@ pub fn connect_only(params: &Value) -> Value {
 pub fn bind_only(params: &Value) -> Value {
     match listen(&instance_network(), param_port(params)) {
         Ok(sock) => json!({"ok": true, "port": port_of(&sock.local_address().unwrap())}),
+        Err((step, e)) => json!({"error": e.name(), "step": step}),
+    }
+}
+
+/// `tcp_listen_exit {port}`: a listening socket that is never dropped; `{port}` or `{error}`.
+pub fn listen_and_leak(params: &Value) -> Value {
+    match listen(&instance_network(), param_port(params)) {
+        Ok(sock) => {
+            let port = port_of(&sock.local_address().unwrap());
+            std::mem::forget(sock);
+            json!({"port": port})
+        }
         Err((step, e)) => json!({"error": e.name(), "step": step}),
     }
 }
