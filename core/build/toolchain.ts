@@ -425,19 +425,13 @@ pub mod rt {
     }
 
     /// Runs static constructors at most once (called at the start of component exports).
-    #[cfg(target_arch = "wasm32")]
-    pub fn run_ctors_once() {
-        static mut RUN: bool = false;
-        unsafe {
-            if !RUN {
-                extern "C" {
-                    fn __wasm_call_ctors();
-                }
-                __wasm_call_ctors();
-                RUN = true;
-            }
-        }
-    }
+    ///
+    /// Plugins are commands: \`_start\` already runs the constructors. Naming
+    /// \`__wasm_call_ctors\` here would make wasm-ld stop calling them from
+    /// \`_start\` (and the 2022 crt1-command.o does not call them itself), so
+    /// wasi-libc would never read its preopens and every path would fail with
+    /// ENOTCAPABLE. So this is a no-op.
+    pub fn run_ctors_once() {}
 
     /// Frees a block of canonical ABI data when dropped.
     pub struct Cleanup {

@@ -11,7 +11,7 @@ import { buildPlugin } from "../../core/build/cargo_build.ts";
 import { cacheDir } from "../../core/paths.ts";
 
 /** Bump to throw away every cached test plugin (e.g. when the build changes). */
-const BUILD_SALT = "sausage-test-plugin-1";
+const BUILD_SALT = "sausage-test-plugin-2";
 
 const PLUGINS_DIR = decodeURIComponent(new URL("../plugins", import.meta.url).pathname);
 

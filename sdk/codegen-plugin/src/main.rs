@@ -50,7 +50,9 @@ fn main() {
 /// The result of one method, or a JSON-RPC error code and message.
 fn answer(method: &str, params: &Value) -> Result<Value, (i64, String)> {
     match method {
-        "client" => client(params).map(Value::String).map_err(|m| (INVALID_PARAMS, m)),
+        "client" => client(params)
+            .map(Value::String)
+            .map_err(|m| (INVALID_PARAMS, m)),
         "rpc.discover" => Ok(discover()),
         _ => Err((METHOD_NOT_FOUND, format!("codegen has no method {method}"))),
     }

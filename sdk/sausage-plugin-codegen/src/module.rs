@@ -179,7 +179,7 @@ fn endpoint(out: &mut Out, plugin: &str, ep: &Endpoint) {
         2,
         &[
             format!("Connects to the endpoint file at `path`, for example `/proc/<pid>/{wire}`."),
-            format!("Fails when the file is missing, when its process has ended, or when it"),
+            "Fails when the file is missing, when its process has ended, or when it".to_string(),
             format!("serves another interface than `{wire}`."),
         ],
     );

@@ -15,7 +15,7 @@ pub(crate) fn classify(schema: &Value) -> Kind {
     if o.contains_key("$ref") || o.get("nullable") == Some(&Value::Bool(true)) {
         Kind::Alias
     } else if o.contains_key("properties")
-        && ty.map_or(true, |t| t == "object")
+        && ty.is_none_or(|t| t == "object")
         && !["anyOf", "oneOf", "allOf", "enum", "const"]
             .iter()
             .any(|k| o.contains_key(*k))

@@ -16,22 +16,7 @@ mod udp;
 
 use serde_json::{json, Value};
 
-#[cfg(all(target_os = "wasi", target_env = "p1"))]
-extern "C" {
-    fn __wasm_call_ctors();
-}
-
 fn main() {
-    // The offline toolchain's wit-bindgen stand-in references
-    // `__wasm_call_ctors` (its `run_ctors_once`), so wasm-ld no longer calls
-    // the constructors from `_start` of the 2022 wasi-libc's crt1: without
-    // this call, wasi-libc never reads its preopens and every `std::fs` path
-    // fails with ENOTCAPABLE. Referencing the symbol here keeps it called
-    // exactly once. (On wasm32-wasip2, crt1 calls them itself.)
-    #[cfg(all(target_os = "wasi", target_env = "p1"))]
-    unsafe {
-        __wasm_call_ctors()
-    };
     let mut stdin = io::Stdin::new();
     let Some(req) = stdin.read_message() else { return };
     let id = req["id"].clone();
