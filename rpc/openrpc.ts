@@ -170,40 +170,89 @@ const extensionsSchema = {
 };
 
 type Validate = ((doc: unknown) => boolean) & {
-  errors?: { instancePath: string; schemaPath: string; message?: string }[] | null;
+  errors?:
+    | {
+      instancePath: string;
+      schemaPath: string;
+      keyword: string;
+      message?: string;
+      params?: Record<string, unknown>;
+    }[]
+    | null;
 };
 
-let validators: { meta: Validate; extensions: Validate } | undefined;
+interface Validators {
+  /** The official meta-schema: it decides whether a document is valid. */
+  official: Validate;
+  /** The same without the `$ref` alternatives: its errors say what is wrong, without the noise. */
+  explain: Validate;
+  extensions: Validate;
+}
+
+let validators: Validators | undefined;
+
+const REFERENCE = "#/definitions/referenceObject";
+
+/**
+ * A copy of the meta-schema in which "X or a reference object" is just X.
+ * Every error of a bad method otherwise comes twice: once for the method,
+ * and once for the reference object that it also is not.
+ */
+function withoutReferences(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withoutReferences);
+  if (typeof schema !== "object" || schema === null) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) out[k] = withoutReferences(v);
+  const oneOf = out.oneOf;
+  if (Array.isArray(oneOf) && oneOf.some((b) => (b as { $ref?: string })?.$ref === REFERENCE)) {
+    delete out.oneOf;
+    out.allOf = oneOf.filter((b) => (b as { $ref?: string })?.$ref !== REFERENCE);
+  }
+  return out;
+}
 
 /** Compiles the meta-schema once. Formats (`uri`) are not asserted: they are hints here. */
-function compileValidators(): { meta: Validate; extensions: Validate } {
+function compileValidators(): Validators {
   if (validators) return validators;
   const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false, logger: false });
   // The OpenRPC meta-schema refers to its JSON Schema meta-schema both with
   // and without the trailing slash of the id.
   ajv.addMetaSchema(jsonSchemaMetaSchema);
   ajv.addMetaSchema({ ...jsonSchemaMetaSchema, $id: "https://meta.json-schema.tools" });
-  const module = openrpcMetaSchemaModule as unknown as { openrpcDocument: object };
-  ajv.addSchema(module.openrpcDocument);
+  const official = (openrpcMetaSchemaModule as unknown as { openrpcDocument: object })
+    .openrpcDocument;
+  ajv.addSchema(official);
   validators = {
-    meta: ajv.getSchema(META_SCHEMA_ID) as Validate,
+    official: ajv.getSchema(META_SCHEMA_ID) as Validate,
+    explain: ajv.compile({
+      ...(withoutReferences(official) as object),
+      $id: "https://sausage.invalid/openrpc-explained",
+    }) as Validate,
     extensions: ajv.compile(extensionsSchema) as Validate,
   };
   return validators;
 }
 
-/** The ajv errors as `<path>: <message>` lines, without the noise of `oneOf` branches. */
+/** The errors as `<path>: <message>` lines, without the summaries of `oneOf`/`anyOf`. */
 function describeErrors(validate: Validate): string[] {
   const errors = validate.errors ?? [];
-  // A method may be a method object or a reference object (`oneOf`): a bad
-  // method fails both, and the reference branch only says "must have $ref".
-  const useful = errors.filter((e) =>
-    !e.schemaPath.includes("referenceObject") && !e.schemaPath.endsWith("/oneOf")
+  const specific = errors.filter((e) =>
+    e.keyword !== "oneOf" && e.keyword !== "anyOf" &&
+    // A schema is an object or a boolean: "must be boolean" only adds noise.
+    !e.schemaPath.includes("JSONSchemaBoolean")
   );
-  const lines = (useful.length > 0 ? useful : errors).map((e) =>
-    `${e.instancePath === "" ? "/" : e.instancePath}: ${e.message ?? "is invalid"}`
+  const lines = (specific.length > 0 ? specific : errors).map((e) =>
+    `${e.instancePath === "" ? "/" : e.instancePath}: ${e.message ?? "is invalid"}${detail(e)}`
   );
   return [...new Set(lines)];
+}
+
+/** The name in question, for the errors whose message leaves it out. */
+function detail(e: { keyword: string } & { params?: Record<string, unknown> }): string {
+  const p = e.params ?? {};
+  if (e.keyword === "additionalProperties") return ` ("${p.additionalProperty}")`;
+  if (e.keyword === "enum") return `: ${JSON.stringify(p.allowedValues)}`;
+  return "";
 }
 
 /** Problems that the meta-schema cannot see: duplicate names and `$ref`s that lead nowhere. */
@@ -217,10 +266,18 @@ function semanticProblems(doc: OpenRpcDocument): string[] {
     const seen = new Set<string>();
     methods.forEach((m, i) => {
       const at = `${where}/methods/${i}`;
+      if ("$ref" in m) {
+        problems.push(`${at}: a reference object is not supported here; write the method out`);
+        return;
+      }
       if (seen.has(m.name)) problems.push(`${at}/name: duplicate method name "${m.name}"`);
       seen.add(m.name);
       const params = new Set<string>();
       (m.params ?? []).forEach((p, j) => {
+        if ("$ref" in p) {
+          problems.push(`${at}/params/${j}: a reference object is not supported here; write the param out`);
+          return;
+        }
         if (params.has(p.name)) {
           problems.push(`${at}/params/${j}/name: duplicate param name "${p.name}"`);
         }
@@ -254,14 +311,19 @@ function semanticProblems(doc: OpenRpcDocument): string[] {
 /**
  * Validates an `rpc.discover` document against the OpenRPC meta-schema
  * (npm `@open-rpc/meta-schema`), the shape of our extensions, unique method
- * and param names, and `$ref`s that resolve.
+ * and param names, `$ref`s in schemas that resolve, and methods and params
+ * written out (OpenRPC allows reference objects there; the interface check
+ * does not follow them).
  *
  * Returns the problems, one line each, as `<JSON pointer>: <what is wrong>`;
  * an empty list means the document is valid.
  */
 export function validateOpenRpc(doc: unknown): string[] {
-  const { meta, extensions } = compileValidators();
-  if (!meta(doc)) return describeErrors(meta);
+  const { official, explain, extensions } = compileValidators();
+  if (!official(doc)) {
+    const problems = explain(doc) ? [] : describeErrors(explain);
+    return problems.length > 0 ? problems : describeErrors(official);
+  }
   if (!extensions(doc)) return describeErrors(extensions);
   return semanticProblems(doc as OpenRpcDocument);
 }

@@ -413,3 +413,37 @@ test("a listener that a process never dropped is released when the process exits
   // The sandbox that ran it runs the next process normally.
   assert.deepEqual(await h.result("net.tcp_connect", { port }), { error: "connection-refused" });
 });
+
+test("endpoints: a client connects through an endpoint file, and a stale file or a wrong interface connects nothing", async (h) => {
+  // The server writes its endpoint file in /run (a singleton) and serves JSON lines.
+  const server = await h.result<{ port: number; pid: string }>("core.call", {
+    method: "net.serve",
+    params: { endpoint: { path: "/run/echo", interface: "control" } },
+    detach: true,
+  });
+  const file = new TextDecoder().decode(await h.host.fs.read("/run/echo"));
+  assert.equal(file, `tcp:127.0.0.1:${server.port} ${server.pid} control\n`);
+  const ok = await h.result<{ replies: { echo: unknown; pid: string }[] }>("net.endpoint_send", {
+    path: "/run/echo",
+    interface: "control",
+    lines: [{ jsonrpc: "2.0", id: 1, method: "stats", params: {} }],
+  });
+  assert.deepEqual(ok.replies[0].echo, { jsonrpc: "2.0", id: 1, method: "stats", params: {} });
+  assert.equal(ok.replies[0].pid, server.pid);
+  const wrong = await h.result<{ error: string; connected: boolean }>("net.endpoint_send", { path: "/run/echo", interface: "admin" });
+  assert.match(wrong.error, /serves control, not admin/);
+  assert.equal(wrong.connected, false);
+
+  // The owner ends; a new listener takes over its port: the stale file must not lead there.
+  await h.result("core.stop", { pid: server.pid });
+  const squatter = Deno.listen({ hostname: "127.0.0.1", port: server.port });
+  let accepted = 0;
+  (async () => {
+    for await (const c of squatter) (accepted++, c.close());
+  })();
+  const stale = await h.result<{ error: string; connected: boolean }>("net.endpoint_send", { path: "/run/echo", interface: "control" });
+  squatter.close();
+  assert.match(stale.error, new RegExp(`stale endpoint /run/echo: its owner ${server.pid} has ended`));
+  assert.equal(stale.connected, false);
+  assert.equal(accepted, 0, "no connection was made");
+});

@@ -36,6 +36,7 @@ fn main() {
             std::process::exit(0)
         }
         "tcp_send" => Ok(tcp::send(&params)),
+        "endpoint_send" => Ok(tcp::endpoint_send(&params)),
         "tcp_connect" => Ok(tcp::connect_only(&params)),
         "tcp_bind" => Ok(tcp::bind_only(&params)),
         "tcp_states" => Ok(tcp::states()),

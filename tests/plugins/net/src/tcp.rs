@@ -72,6 +72,11 @@ pub fn serve(params: &Value, id: &Value, stdin: &mut Stdin) {
         std::fs::write(path, port.to_string()).unwrap();
     }
     let pid = std::env::var("SAUSAGE_PID").unwrap_or_default();
+    // `endpoint: {path, interface}`: the endpoint file of section 6.
+    if let Some(path) = params["endpoint"]["path"].as_str() {
+        let iface = params["endpoint"]["interface"].as_str().unwrap_or("control");
+        std::fs::write(path, format!("tcp:127.0.0.1:{port} {pid} {iface}\n")).unwrap();
+    }
     io::answer(id, Ok(json!({"port": port, "pid": pid})));
     eprintln!("listening on 127.0.0.1:{port}");
 
@@ -192,6 +197,34 @@ pub fn send(params: &Value) -> Value {
     }
     json!({"replies": replies, "connect_us": connect_us, "local_port": local, "remote_port": remote,
            "shutdown": shutdown, "reconnect_us": reconnect_us})
+}
+
+/// `endpoint_send {path, interface, lines}`: reads an endpoint file, checks
+/// that its owner still runs (`/proc/<owner>` exists) and that it serves the
+/// expected interface, and only then connects and sends like `tcp_send`.
+pub fn endpoint_send(params: &Value) -> Value {
+    let path = params["path"].as_str().unwrap_or("");
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => return json!({"error": format!("cannot read endpoint file {path}: {e}")}),
+    };
+    let parts: Vec<&str> = text.split_whitespace().collect();
+    let [addr, owner, iface] = parts[..] else {
+        return json!({"error": format!("{path} is not an endpoint file: {text:?}")});
+    };
+    let Some(port) = addr.strip_prefix("tcp:127.0.0.1:").and_then(|p| p.parse::<u16>().ok()) else {
+        return json!({"error": format!("{path}: unsupported address {addr}")});
+    };
+    if std::fs::metadata(format!("/proc/{owner}")).is_err() {
+        return json!({"error": format!("stale endpoint {path}: its owner {owner} has ended"), "connected": false});
+    }
+    let expected = params["interface"].as_str().unwrap_or("");
+    if iface != expected {
+        return json!({"error": format!("{path} serves {iface}, not {expected}"), "connected": false});
+    }
+    let mut p = params.clone();
+    p["port"] = json!(port);
+    send(&p)
 }
 
 /// `tcp_connect {port}`: `{ok: true}` or `{error}`.
