@@ -102,7 +102,8 @@ Deno.test("a failure says where and what differs", () => {
 });
 
 const added = { type: "object", properties: { count: { type: "integer", format: "uint", minimum: 0 } }, required: ["count"] };
-const defs: SchemaDefs = { Added: added };
+const noted = { ...added, properties: { ...added.properties, note: { type: ["string", "null"] } } };
+const defs: SchemaDefs = { Added: added, Noted: noted };
 
 function add(params: MethodObject["params"], result: JsonSchema = { $ref: "#/components/schemas/Added" }): MethodObject {
   return { name: "add", paramStructure: "by-name", params, result: { name: "added", schema: result } };
@@ -178,6 +179,16 @@ Deno.test("checkMethod: table of method changes", () => {
       kind: "result",
       reason: 'The new notes.add returns Added without the field "count", which agent requires.',
       counterexample: {},
+    },
+    {
+      name: "a removed optional result field that the consumer still reads",
+      consumer: add([text], { $ref: "#/components/schemas/Noted" }),
+      provider: add([text], { $ref: "#/components/schemas/Noted" }),
+      providerDefs: { Noted: added },
+      kind: "result",
+      reason: 'The new notes.add returns Noted without the field "note", which agent reads as string | null ' +
+        "(a field that is not listed may have any value).",
+      counterexample: { count: 0, note: false },
     },
     {
       name: "a widened result",

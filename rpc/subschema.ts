@@ -299,10 +299,13 @@ function compareSingle(sub: Node, type: string, sup: Node, st: State): Result {
     }
   }
   const pTypes = typesOf(p);
+  // An integer is a number; some numbers are integers (compareNumbers sorts them out).
   const pType = pTypes.includes(type)
     ? type
     : type === "integer" && pTypes.includes("number")
     ? "number"
+    : type === "number" && pTypes.includes("integer")
+    ? "integer"
     : undefined;
   if (pType === undefined) {
     return fail("kind", `may be ${describe(sub)}, but must be ${describe(sup)}`, samples(sub));
@@ -441,7 +444,8 @@ function objectsDisjoint(a: Node, b: Node, depth: number): boolean {
     const yClosed = sy.additionalProperties === false && sy.patternProperties === undefined;
     return (sx.required ?? []).some((k) => {
       if (!Object.hasOwn(yProps, k)) return yClosed;
-      const xk = sx.properties?.[k] ?? sx.additionalProperties ?? true;
+      const xk = sx.properties?.[k] ??
+        (sx.patternProperties !== undefined ? true : sx.additionalProperties ?? true);
       return disjoint(child(x, xk), child(y, yProps[k]), depth + 1);
     });
   };

@@ -106,7 +106,7 @@ function cargoEnv(tc: Toolchain): Record<string, string> {
  * Throws a {@link BuildError} (`cargo build failed for <dir>`) whose `output`
  * holds the compiler's messages.
  */
-export async function buildPlugin(
+async function buildOne(
   sourceDir: string,
   outWasm: string,
   opts: BuildOptions = {},
@@ -137,10 +137,19 @@ export async function buildPlugin(
     const lockfile = `${tc.targetDir}/lockfiles/${(await sha256Hex(dir)).slice(0, 16)}/Cargo.lock`;
     args.push("-Zlockfile-path", "--config", `resolver.lockfile-path=${JSON.stringify(lockfile)}`);
   }
+  // Cargo names a path package by its path relative to the workspace, which
+  // is "." for every plugin: two plugins with the same name and version in
+  // the shared target folder would share one fingerprint, and the second
+  // could be handed the first one's binary. A cfg naming the source folder
+  // (cargo rustc passes it to the plugin's crate only) keeps them apart.
+  args[0] = "rustc";
+  args.push("--", "--cfg", `sausage_source="${(await sha256Hex(dir)).slice(0, 16)}"`);
 
   await Deno.mkdir(tc.targetDir, { recursive: true });
   // Our own lock around cargo and the artifact read: two crates with the same
-  // package name share `target/<triple>/release/<name>.wasm`.
+  // package name share `target/<triple>/release/<name>.wasm`. The file lock
+  // orders processes; it may not order builds of this process (POSIX record
+  // locks never conflict within one process), so a queue does that.
   const lock = await Deno.open(`${tc.targetDir}/.sausage-build.lock`, {
     create: true,
     write: true,
@@ -190,6 +199,23 @@ export async function buildPlugin(
   }
   return { wasm: outWasm, toolchain: tc.kind, warnings };
 }
+
+/**
+ * Builds a plugin: see `buildOne`. Builds of one host run one at a time
+ * (they share the target folder and jco's component tools).
+ */
+export function buildPlugin(
+  sourceDir: string,
+  outWasm: string,
+  opts: BuildOptions = {},
+): Promise<BuildResult> {
+  const run = inProcess.then(() => buildOne(sourceDir, outWasm, opts));
+  inProcess = run.then(() => {}, () => {});
+  return run;
+}
+
+/** The tail of the queue of this process's builds. */
+let inProcess: Promise<void> = Promise.resolve();
 
 /**
  * `--config` flags that make the SDK's crates resolve to the folders in

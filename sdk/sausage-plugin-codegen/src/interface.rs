@@ -6,11 +6,12 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
+use crate::hint::Hint;
 use crate::model::{push_paragraph, Function, Item, ItemKind, Ty};
 use crate::names::{pascal, value_ident, Scope};
 use crate::refs::Roots;
-use crate::schema::{field, Hint, Typer};
-use crate::shapes::{declared_name, rust_type_name};
+use crate::schema::Typer;
+use crate::shapes::{declared_name, path_type_name, rust_type_name};
 
 /// A method's call function and the type items that came with it (in the
 /// order they should be printed: its params struct first).
@@ -150,7 +151,7 @@ fn build_params<'a>(
         roots = roots.enter(schema);
         let given = schema.get("name").and_then(Value::as_str);
         base = rust_type_name(schema)
-            .or_else(|| given.map(|n| pascal(n, "T", "Type")))
+            .or_else(|| given.map(path_type_name))
             .or(ref_name)
             .or_else(|| declared_name(schema));
         if let Some(d) = declared
@@ -189,7 +190,7 @@ fn build_params<'a>(
             .get("description")
             .or_else(|| param.get("summary"))
             .and_then(Value::as_str);
-        let mut f = field(&mut scope, json, ty, required, description, notes);
+        let mut f = typer.field(&mut scope, json, ty, required, description, notes);
         if param.get("deprecated") == Some(&Value::Bool(true)) {
             push_paragraph(&mut f.doc, "Deprecated.");
         }

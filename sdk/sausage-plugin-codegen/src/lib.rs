@@ -1,8 +1,10 @@
 #![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 
+mod hint;
 mod interface;
 mod literal;
+mod members;
 mod model;
 mod module;
 mod names;

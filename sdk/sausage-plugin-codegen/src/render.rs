@@ -109,6 +109,10 @@ fn field(out: &mut Out, indent: usize, f: &Field) {
     if unraw(&f.ident) != f.json {
         serde.push(format!("rename = {}", string_literal(&f.json)));
     }
+    if f.skip_none && !f.ty.is_option() {
+        // serde sees no `Option` through an alias: a missing field needs `default`.
+        serde.push("default".to_string());
+    }
     if f.skip_none {
         serde.push("skip_serializing_if = \"Option::is_none\"".to_string());
     }

@@ -6,12 +6,13 @@
 //! each struct, enum and alias once, reuses a type when the same name comes
 //! with the same schema again, and boxes recursive fields.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use crate::model::{doc_lines, push_paragraph, Field, Item, ItemKind, Ty, Variant};
-use crate::names::{pascal, value_ident, Scope};
+use crate::hint::Hint;
+use crate::model::{push_paragraph, Item, ItemKind, Ty};
+use crate::names::{pascal, Scope};
 use crate::refs::{percent_decode, Roots};
 use crate::shapes::{
     classify, declared_name, enum_branches, enum_values, int_type, is_null_schema, rust_type_name,
@@ -30,72 +31,12 @@ pub(crate) const RESERVED_TYPES: &[&str] = &[
     "Vec",
 ];
 
-/// The name and the documentation of a type that its schema does not name.
-#[derive(Debug, Clone)]
-pub(crate) struct Hint {
-    /// The type name to use (`SearchParamsContentType`).
-    pub(crate) name: String,
-    /// What the type is, as a noun phrase (``the `content-type` of `SearchParams` ``).
-    pub(crate) what: String,
-}
-
-impl Hint {
-    /// The result of a method.
-    pub(crate) fn result(method: &str) -> Hint {
-        Hint {
-            name: format!("{}Result", pascal(method, "T", "Method")),
-            what: format!("the result of `{method}`"),
-        }
-    }
-
-    /// A field of a struct.
-    pub(crate) fn field(owner: &str, json: &str) -> Hint {
-        Hint {
-            name: format!("{owner}{}", pascal(json, "T", "Field")),
-            what: format!("the `{json}` of `{owner}`"),
-        }
-    }
-
-    /// The items of an array.
-    fn item(&self) -> Hint {
-        Hint {
-            name: format!("{}Item", self.name),
-            what: format!("an item of {}", self.what),
-        }
-    }
-
-    /// The values of a map.
-    fn value(&self) -> Hint {
-        Hint {
-            name: format!("{}Value", self.name),
-            what: format!("a value of {}", self.what),
-        }
-    }
-
-    /// Element `n` (from 1) of a tuple.
-    fn element(&self, n: usize) -> Hint {
-        Hint {
-            name: format!("{}{n}", self.name),
-            what: format!("element {n} of {}", self.what),
-        }
-    }
-
-    /// The phrase as a doc sentence.
-    fn doc(&self) -> String {
-        let mut chars = self.what.chars();
-        match chars.next() {
-            Some(first) => format!("{}{}.", first.to_ascii_uppercase(), chars.as_str()),
-            None => String::new(),
-        }
-    }
-}
-
 /// What a named schema becomes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {
     /// A struct: an object schema with `properties`.
     Struct,
-    /// A fieldless enum: strings from a fixed set.
+    /// An enum: strings from a fixed set, or serde's externally tagged form.
     Enum,
     /// `type Name = …;`: anything else.
     Alias,
@@ -111,8 +52,8 @@ pub(crate) struct Typer<'a> {
     named: BTreeMap<String, (&'a Value, Kind)>,
     /// Every type name in use (named types, params structs, reserved names).
     names: Scope,
-    /// The types being built, by name, with their kinds.
-    building: BTreeMap<String, Kind>,
+    /// The types being built, outermost first, with their kinds.
+    building: Vec<(String, Kind)>,
 }
 
 impl<'a> Typer<'a> {
@@ -123,7 +64,7 @@ impl<'a> Typer<'a> {
             taken: 0,
             named: BTreeMap::new(),
             names: Scope::with_reserved(RESERVED_TYPES),
-            building: BTreeMap::new(),
+            building: Vec::new(),
         }
     }
 
@@ -132,6 +73,15 @@ impl<'a> Typer<'a> {
         let items: Vec<Item> = self.items[self.taken..].iter().flatten().cloned().collect();
         self.taken = self.items.len();
         items
+    }
+
+    /// The kind of the finished item `name`, if there is one.
+    pub(crate) fn item_kind(&self, name: &str) -> Option<&ItemKind> {
+        self.items
+            .iter()
+            .flatten()
+            .find(|i| i.name == name)
+            .map(|i| &i.kind)
     }
 
     /// Claims a type name for an item that is not made from a schema (a params struct).
@@ -402,9 +352,17 @@ impl<'a> Typer<'a> {
             };
             match self.named.get(&candidate) {
                 Some((s, k)) if *s == schema && *k == kind => {
-                    if self.building.get(&candidate) == Some(&Kind::Alias) {
-                        notes.push(format!("Untyped: `{candidate}` refers to itself."));
-                        return Ok(Ty::Value);
+                    // An alias that reaches itself through aliases only would be
+                    // infinite; through a struct or enum, that one boxes it.
+                    let at = self.building.iter().position(|(b, _)| *b == candidate);
+                    if let Some(at) = at.filter(|_| kind == Kind::Alias) {
+                        if self.building[at + 1..]
+                            .iter()
+                            .all(|(_, k)| *k == Kind::Alias)
+                        {
+                            notes.push(format!("Untyped: `{candidate}` refers to itself."));
+                            return Ok(Ty::Value);
+                        }
                     }
                     return Ok(Ty::Named(candidate));
                 }
@@ -413,7 +371,7 @@ impl<'a> Typer<'a> {
             }
         };
         self.named.insert(name.clone(), (schema, kind));
-        self.building.insert(name.clone(), kind);
+        self.building.push((name.clone(), kind));
         let slot = self.items.len();
         self.items.push(None);
         let mut doc = Vec::new();
@@ -436,10 +394,10 @@ impl<'a> Typer<'a> {
                 for note in alias_notes {
                     push_paragraph(&mut doc, &note);
                 }
-                ty.map(ItemKind::Alias)
+                ty.map(|t| ItemKind::Alias(self.box_recursive(t)))
             }
         };
-        self.building.remove(&name);
+        self.building.pop();
         self.items[slot] = Some(Item {
             name: name.clone(),
             doc,
@@ -448,94 +406,11 @@ impl<'a> Typer<'a> {
         Ok(Ty::Named(name))
     }
 
-    /// The fields of a struct from an object schema's `properties` (sorted by name).
-    fn struct_fields(
-        &mut self,
-        name: &str,
-        schema: &'a Value,
-        roots: &Roots<'a>,
-    ) -> Result<Vec<Field>, String> {
-        let props = schema["properties"]
-            .as_object()
-            .ok_or("\"properties\" must be an object")?;
-        let required: BTreeSet<&str> = match schema.get("required") {
-            Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
-            _ => BTreeSet::new(),
-        };
-        let mut keys: Vec<&String> = props.keys().collect();
-        keys.sort();
-        let mut scope = Scope::default();
-        let mut fields = Vec::new();
-        for key in keys {
-            let prop = &props[key];
-            let mut notes = Vec::new();
-            let hint = Hint::field(name, key);
-            let ty = self
-                .ty(prop, roots, &hint, &mut notes)
-                .map_err(|e| format!("property \"{key}\" of {name}: {e}"))?;
-            let ty = self.box_recursive(ty);
-            let description = prop.get("description").and_then(Value::as_str);
-            fields.push(field(
-                &mut scope,
-                key,
-                ty,
-                required.contains(key.as_str()),
-                description,
-                notes,
-            ));
-        }
-        Ok(fields)
-    }
-
-    /// The variants of an enum (see [`enum_branches`]); a data variant's
-    /// content is typed like a field, an inline object named `<Enum><Variant>`.
-    fn variants(
-        &mut self,
-        name: &str,
-        schema: &'a Value,
-        roots: &Roots<'a>,
-    ) -> Result<Vec<Variant>, String> {
-        let branches = enum_branches(schema).unwrap_or_default();
-        let mut scope = Scope::default();
-        let mut seen = BTreeSet::new();
-        let mut out = Vec::new();
-        for b in branches {
-            if !seen.insert(b.json) {
-                continue;
-            }
-            let ident = scope.claim(&pascal(b.json, "V", "Empty"), "");
-            let mut doc = b.doc.map(doc_lines).unwrap_or_default();
-            let content = match b.content {
-                None => None,
-                Some(content) => {
-                    let hint = Hint {
-                        name: format!("{name}{ident}"),
-                        what: format!("the content of `{name}::{ident}`"),
-                    };
-                    let mut notes = Vec::new();
-                    let ty = self
-                        .ty(content, roots, &hint, &mut notes)
-                        .map_err(|e| format!("variant \"{}\" of {name}: {e}", b.json))?;
-                    for note in notes {
-                        push_paragraph(&mut doc, &note);
-                    }
-                    Some(self.box_recursive(ty))
-                }
-            };
-            out.push(Variant {
-                ident,
-                json: b.json.to_string(),
-                content,
-                doc,
-            });
-        }
-        Ok(out)
-    }
-
-    /// `ty` with a `Box` around each type under construction that it holds by value.
+    /// `ty` with a `Box` around each type under construction that it holds
+    /// by value (not through a `Vec` or a map), so that no type contains itself.
     pub(crate) fn box_recursive(&self, ty: Ty) -> Ty {
         match ty {
-            Ty::Named(n) if self.building.get(&n) == Some(&Kind::Struct) => {
+            Ty::Named(n) if self.building.iter().any(|(b, _)| *b == n) => {
                 Ty::Boxed(Box::new(Ty::Named(n)))
             }
             Ty::Option(t) => Ty::Option(Box::new(self.box_recursive(*t))),
@@ -545,37 +420,8 @@ impl<'a> Typer<'a> {
     }
 }
 
-/// A struct field: the JSON name kept when it is an identifier, `Option` and
-/// `skip_serializing_if` when the field may be missing, docs and notes.
-pub(crate) fn field(
-    scope: &mut Scope,
-    json: &str,
-    ty: Ty,
-    required: bool,
-    description: Option<&str>,
-    notes: Vec<String>,
-) -> Field {
-    let ident = scope.claim(&value_ident(json), "_");
-    let skip_none = !required;
-    let ty = if required { ty } else { option(ty) };
-    let mut doc = Vec::new();
-    if let Some(d) = description {
-        push_paragraph(&mut doc, d);
-    }
-    for note in notes {
-        push_paragraph(&mut doc, &note);
-    }
-    Field {
-        ident,
-        json: json.to_string(),
-        ty,
-        skip_none,
-        doc,
-    }
-}
-
 /// `Option<ty>`, unless `ty` already is an `Option`.
-fn option(ty: Ty) -> Ty {
+pub(crate) fn option(ty: Ty) -> Ty {
     if ty.is_option() {
         ty
     } else {

@@ -161,9 +161,15 @@ pub(crate) fn rust_type_name(schema: &Value) -> Option<String> {
         Value::Object(o) => o.get("path")?.as_str()?,
         _ => return None,
     };
+    Some(path_type_name(path))
+}
+
+/// The type name in a Rust path: its last segment, generics dropped
+/// (`crate::model::Chosen<T>` → `Chosen`).
+pub(crate) fn path_type_name(path: &str) -> String {
     let path = path.split('<').next().unwrap_or(path);
     let last = path.rsplit("::").next().unwrap_or(path);
-    Some(pascal(last, "T", "Type"))
+    pascal(last, "T", "Type")
 }
 
 /// The Rust name a schema gives itself: `x-rust-type` (a path or

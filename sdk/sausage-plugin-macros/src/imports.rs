@@ -25,13 +25,20 @@ fn read_import(dir: &str, name: &str) -> Result<(String, Value), String> {
     Ok((path, doc))
 }
 
-/// The part of a provider's description that a consumer uses: its methods
-/// and endpoint interfaces, as in the file.
+/// The part of a provider's description that a consumer uses (an
+/// `ImportDescription` of `rpc/openrpc.ts`): its `methods`, its `endpoints`
+/// (from `x-sausage-endpoints`) and its `components`, as the file has them;
+/// the same entry as the generated module's `__IMPORTS`.
 fn imported_interface(doc: &Value) -> Value {
     let mut out = Map::new();
     out.insert("methods".into(), doc.get("methods").cloned().unwrap_or_else(|| json!([])));
-    if let Some(endpoints) = doc.get("x-sausage-endpoints").filter(|e| e.as_object().map(|o| !o.is_empty()).unwrap_or(false)) {
-        out.insert("x-sausage-endpoints".into(), endpoints.clone());
+    if let Some(Value::Object(endpoints)) = doc.get("x-sausage-endpoints") {
+        if !endpoints.is_empty() {
+            out.insert("endpoints".into(), Value::Object(endpoints.clone()));
+        }
+    }
+    if let Some(components @ Value::Object(_)) = doc.get("components") {
+        out.insert("components".into(), components.clone());
     }
     Value::Object(out)
 }
@@ -86,7 +93,6 @@ pub fn expand(input: TokenStream) -> TokenStream {
     generate(&name, &doc, &path).unwrap_or_else(fail)
 }
 
-#[cfg(feature = "codegen")]
 fn generate(name: &str, doc: &Value, path: &str) -> Result<TokenStream, String> {
     let source = sausage_plugin_codegen::generate_client(name, doc)
         .map_err(|e| format!("cannot generate the client of {name} from imports/{name}.json: {e}"))?;
@@ -97,9 +103,4 @@ fn generate(name: &str, doc: &Value, path: &str) -> Result<TokenStream, String> 
         const _: &[u8] = ::core::include_bytes!(#path);
         #tokens
     })
-}
-
-#[cfg(not(feature = "codegen"))]
-fn generate(name: &str, _doc: &Value, _path: &str) -> Result<TokenStream, String> {
-    Err(format!("import!(\"{name}\"): the client generator (sausage-plugin-codegen) is not part of this SDK build yet"))
 }

@@ -49,6 +49,11 @@ pub fn typed_call<T: DeserializeOwned>(method: &str, params: impl Serialize) -> 
     Call::new(None, method, params)
 }
 
+/// A call of `method` with `params` by reference (what generated clients call).
+pub fn call_typed<P: Serialize + ?Sized, T: DeserializeOwned>(method: &str, params: &P) -> Call<T> {
+    Call::new(None, method, params)
+}
+
 /// Turns params into a JSON object (`null` and `()` become `{}`).
 fn params_object(method: &str, params: impl Serialize) -> Result<Value> {
     match serde_json::to_value(params)? {

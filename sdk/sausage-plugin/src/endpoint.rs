@@ -217,6 +217,22 @@ pub async fn connect_interface(path: &str, interface: &str) -> Result<Endpoint> 
     connect_as(path, interface).await
 }
 
+/// The connection that a generated endpoint client holds (see
+/// `sausage-plugin-codegen`'s contract with the runtime).
+pub struct EndpointClient(Endpoint);
+
+impl EndpointClient {
+    /// Connects to the endpoint at `path`, which must serve `interface`.
+    pub async fn connect(path: &str, interface: &'static str) -> Result<EndpointClient> {
+        connect_as(path, interface).await.map(EndpointClient)
+    }
+
+    /// A call of `method` (no plugin prefix) on this connection.
+    pub fn call_typed<P: Serialize + ?Sized, T: DeserializeOwned>(&self, method: &'static str, params: &P) -> Call<T> {
+        self.0.call_as(method, params)
+    }
+}
+
 async fn open_endpoint(path: &Path, interface: Option<&str>) -> Result<Endpoint> {
     let file = EndpointFile::read(path)?;
     if !Path::new("/proc").join(&file.owner).exists() {

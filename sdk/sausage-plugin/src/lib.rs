@@ -130,9 +130,9 @@ pub use serde_json;
 /// without notice.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::call::typed_call;
+    pub use crate::call::{call_typed, typed_call, Call as TypedCall};
     pub use crate::discover::{document, method_doc, no_params, params_of, result_of, Info, ParamsDoc};
-    pub use crate::endpoint::connect_interface;
+    pub use crate::endpoint::{connect_interface, EndpointClient};
     pub use crate::interface::{
         into_result, parse_params, Endpoint, Interface, LocalBoxFuture, MethodOutput, ParamsStruct,
     };

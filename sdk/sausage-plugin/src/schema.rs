@@ -15,6 +15,7 @@
 //! | `()` | `{"type": "null"}` |
 //! | `Option<T>` | T plus `null`: `{"type": ["string", "null"]}`, or `{"anyOf": [T, {"type": "null"}]}`; not `required` as a field |
 //! | `Vec<T>`, `VecDeque<T>`, `[T]` | `{"type": "array", "items": T}`; `[T; N]` adds `minItems`/`maxItems` N; sets add `uniqueItems` |
+//! | `(A, B, …)` (up to 6) | `{"type": "array", "prefixItems": [A, B, …], "items": false, "minItems": n, "maxItems": n}` |
 //! | `HashMap<String, V>`, `BTreeMap<String, V>` | `{"type": "object", "additionalProperties": V}` |
 //! | `Box<T>`, `Rc<T>`, `Arc<T>`, `&T` | T |
 //! | `serde_json::Value` | `{}` (anything) |
@@ -48,7 +49,7 @@ use serde_json::{json, Map, Value};
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no JSON Schema",
     label = "this type is not a #[schema] type",
-    note = "put #[schema] on the type, or use String, bool, numbers, Option, Vec, maps with String keys or serde_json::Value"
+    note = "put #[schema] on the type, or use String, bool, numbers, Option, Vec, tuples, maps with String keys or serde_json::Value"
 )]
 pub trait JsonSchema {
     /// The schema of the type. A named type adds its definition to `g` and
@@ -399,6 +400,30 @@ impl<T: JsonSchema, const N: usize> JsonSchema for [T; N] {
     fn json_schema(g: &mut SchemaGen) -> Value {
         json!({"type": "array", "items": T::json_schema(g), "minItems": N, "maxItems": N})
     }
+}
+
+macro_rules! tuples {
+    ($($n:literal: ($($t:ident),+);)*) => {$(
+        impl<$($t: JsonSchema),+> JsonSchema for ($($t,)+) {
+            fn json_schema(g: &mut SchemaGen) -> Value {
+                json!({
+                    "type": "array",
+                    "prefixItems": [$($t::json_schema(g)),+],
+                    "items": false,
+                    "minItems": $n,
+                    "maxItems": $n,
+                })
+            }
+        }
+    )*};
+}
+tuples! {
+    1: (A);
+    2: (A, B);
+    3: (A, B, C);
+    4: (A, B, C, D);
+    5: (A, B, C, D, E);
+    6: (A, B, C, D, E, F);
 }
 
 /// Key types of maps that serialize as JSON object keys.

@@ -90,6 +90,11 @@ async fn run() {
     let root = tree(TreeParams::default()).await.unwrap();
     assert_eq!(one_call().params, json!({}));
     assert_eq!(root.children[0].parent.as_ref().unwrap().name, "root");
+    assert_eq!(root.see_also, None);
+    answer(json!({"name": "a", "children": [], "see_also": {"name": "b", "children": []}}));
+    let a = tree(TreeParams { depth: Some(1) }).await.unwrap();
+    assert_eq!(one_call().params, json!({"depth": 1}));
+    assert_eq!(a.see_also.unwrap().name, "b");
 
     answer(json!({"counters": {"hits": [1, 2]}}));
     assert_eq!(getStats().await.unwrap().counters["hits"], vec![1u64, 2]);
@@ -114,6 +119,7 @@ async fn run() {
     let shape = Shape::Group(vec![
         Shape::Circle(ShapeCircle { radius: 1.5 }),
         Shape::Line((Point { x: 1, y: 2 }, Point { x: -3, y: 4 })),
+        Shape::Mirrored(Box::new(Shape::Dot)),
         Shape::Dot,
     ]);
     let replaced = draw(DrawParams {
@@ -134,6 +140,7 @@ async fn run() {
             "shape": {"Group": [
                 {"Circle": {"radius": 1.5}},
                 {"Line": [{"x": 1, "y": 2}, {"x": -3, "y": 4}]},
+                {"Mirrored": "Dot"},
                 "Dot"
             ]},
             "color": "red"

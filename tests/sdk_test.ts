@@ -1,0 +1,241 @@
+/**
+ * The SDK (section 13) end to end: plugins written with `sausage-plugin`
+ * (`examples/notes`, `sdk/tests/plugins/sdkprobe`), built from source with
+ * the SDK patched in, running in a real host.
+ */
+
+import { strict as assert } from "node:assert";
+import { BuildError, buildPlugin } from "../core/build/cargo_build.ts";
+import { cacheDir } from "../core/paths.ts";
+import { validateOpenRpc } from "../rpc/openrpc.ts";
+import { eventually, TestHost } from "./helpers/host.ts";
+
+const ROOT = decodeURIComponent(new URL("..", import.meta.url).pathname).replace(/\/$/, "");
+const opts = { sanitizeOps: false, sanitizeResources: false };
+
+/** Builds the crate at `dir` (relative to the repository) into the cache; cargo skips what is built. */
+async function built(dir: string, name: string): Promise<string> {
+  const out = `${cacheDir()}/sdk-test/${name}.wasm`;
+  await buildPlugin(`${ROOT}/${dir}`, out);
+  return out;
+}
+
+const notes = await built("examples/notes", "notes");
+const sdkprobe = await built("sdk/tests/plugins/sdkprobe", "sdkprobe");
+
+function test(name: string, fn: (h: TestHost) => Promise<void>) {
+  Deno.test({
+    name,
+    ...opts,
+    async fn() {
+      const h = await TestHost.start({ plugins: { notes, sdkprobe } });
+      try {
+        await fn(h);
+      } finally {
+        await h.close();
+      }
+    },
+  });
+}
+
+interface MethodDoc {
+  name: string;
+  summary?: string;
+  description?: string;
+  paramStructure: string;
+  params: { name: string; required: boolean; description?: string; schema: Record<string, unknown> }[];
+  result: { name: string; schema: Record<string, unknown> };
+  "x-sausage-params"?: { name: string; description: string };
+}
+
+interface Doc {
+  openrpc: string;
+  info: { title: string; version: string; description?: string };
+  methods: MethodDoc[];
+  "x-sausage-endpoints": Record<string, { methods: MethodDoc[] }>;
+  "x-sausage-imports": Record<string, unknown>;
+}
+
+test("notes.add appends and notes.list returns the notes, the oldest first", async (h) => {
+  assert.deepEqual(await h.result("notes.list"), []);
+  assert.deepEqual(await h.result("notes.add", { text: "milk" }), { count: 1 });
+  assert.deepEqual(await h.result("notes.add", { text: "eggs\nand bread" }), { count: 2 });
+  assert.deepEqual(await h.result("notes.list"), ["milk", "eggs\nand bread"]);
+  const file = JSON.parse(await Deno.readTextFile(`${h.root}/state/notes/notes.json`));
+  assert.deepEqual(file, ["milk", "eggs\nand bread"]);
+});
+
+test("100 concurrent notes.add calls leave 100 notes (core.lock around the file)", async (h) => {
+  const texts = Array.from({ length: 100 }, (_, i) => `note ${i}`);
+  const counts = await Promise.all(
+    texts.map((text) => h.result<{ count: number }>("notes.add", { text })),
+  );
+  assert.deepEqual(counts.map((c) => c.count).sort((a, b) => a - b), texts.map((_, i) => i + 1));
+  const list = await h.result<string[]>("notes.list");
+  assert.equal(list.length, 100);
+  assert.deepEqual([...list].sort(), [...texts].sort());
+});
+
+test("rpc.discover describes notes from its doc comments, as valid OpenRPC", async (h) => {
+  const doc = await h.result<Doc>("notes.rpc.discover");
+  assert.deepEqual(validateOpenRpc(doc), []);
+  assert.equal(doc.openrpc, "1.2.6");
+  assert.equal(doc.info.title, "notes");
+  assert.equal(doc.info.version, "0.1.0");
+  assert.match(doc.info.description!, /^Notes: a list of short texts.*\n\nEach call runs/s);
+  assert.deepEqual(doc.methods.map((m) => m.name), ["add", "list"]);
+  const [add, list] = doc.methods;
+  assert.equal(add.summary, "Add a note at the end of the list.");
+  assert.equal(add.description, "Returns the number of notes after the call.");
+  assert.equal(add.paramStructure, "by-name");
+  assert.deepEqual(add.params, [{
+    name: "text",
+    required: true,
+    description: "The text of the new note. It can contain newlines.",
+    schema: { type: "string" },
+  }]);
+  assert.deepEqual(add["x-sausage-params"], { name: "AddParams", description: "The params of `add`." });
+  assert.deepEqual(add.result, {
+    name: "added",
+    schema: {
+      $ref: "#/$defs/Added",
+      $defs: {
+        Added: {
+          type: "object",
+          description: "The result of `add`.",
+          properties: {
+            count: {
+              type: "integer",
+              minimum: 0,
+              maximum: 4294967295,
+              description: "The number of notes after the call, with the new note.",
+            },
+          },
+          required: ["count"],
+        },
+      },
+    },
+  });
+  assert.equal(list.summary, "List all notes, the oldest first.");
+  assert.equal(list.description, undefined);
+  assert.deepEqual(list.params, []);
+  assert.deepEqual(list.result.schema, { type: "array", items: { type: "string" } });
+  assert.deepEqual(doc["x-sausage-endpoints"], {});
+  assert.deepEqual(doc["x-sausage-imports"], {});
+});
+
+test("an unknown method is -32601, bad params are -32602 naming the field, method errors keep their code", async (h) => {
+  const none = await h.call("notes.nope");
+  assert.equal(none.error?.code, -32601);
+  assert.match(none.error!.message, /notes has no method nope/);
+  const bad = await h.call("notes.add", { txt: "milk" });
+  assert.equal(bad.error?.code, -32602);
+  assert.match(bad.error!.message, /invalid params of add: missing field `text`/);
+  const fail = await h.call("sdkprobe.fail", { code: -32042, message: "asked to fail" });
+  assert.deepEqual(fail.error, { code: -32042, message: "asked to fail", data: { message: "asked to fail" } });
+});
+
+test("schemas: integer ranges, string enums with renames, maps, optional fields", async (h) => {
+  const doc = await h.result<Doc>("sdkprobe.rpc.discover");
+  assert.deepEqual(validateOpenRpc(doc), []);
+  const shapes = doc.methods.find((m) => m.name === "shapes")!;
+  const defs = shapes.params[0].schema.$defs as Record<string, Record<string, unknown>>;
+  assert.deepEqual(shapes.params[0].schema.$ref, "#/$defs/Shapes");
+  const props = defs.Shapes.properties as Record<string, unknown>;
+  assert.deepEqual(props.port, { type: "integer", minimum: 0, maximum: 65535, description: "A port." });
+  assert.deepEqual(props.kind, { $ref: "#/$defs/Kind", description: "A kind." });
+  assert.deepEqual(props.names, {
+    type: "object",
+    additionalProperties: { type: "string" },
+    description: "Names by id.",
+  });
+  assert.deepEqual(props.ratio, { type: ["number", "null"], description: "An optional ratio." });
+  assert.deepEqual(defs.Shapes.required, ["port", "kind", "names"]);
+  assert.deepEqual(defs.Kind, {
+    oneOf: [
+      { type: "string", const: "small", description: "Small." },
+      { type: "string", const: "large_thing", description: "Large." },
+    ],
+    description: "A kind of thing, to see enums in schemas.",
+  });
+  const shapesValue = { port: 8080, kind: "large_thing", names: { a: "b" }, ratio: null };
+  assert.deepEqual(await h.result("sdkprobe.shapes", { shapes: shapesValue }), shapesValue);
+  const relay = doc.methods.find((m) => m.name === "relay")!;
+  assert.deepEqual(relay.params.map((p) => [p.name, p.required]), [["call", true], ["detach", false]]);
+  assert.equal(relay.summary, "Make one call and report its result and its notifications.");
+  assert.equal(relay.description, "Errors of the call are reported, not returned.");
+  const endpoint = doc["x-sausage-endpoints"].counter;
+  assert.deepEqual(endpoint.methods.map((m) => m.name), ["add", "total", "stop"]);
+  assert.equal(doc.info.description, "sdkprobe: each method exercises one part of the SDK runtime, for the\nhost-level tests in `tests/sdk_test.ts`.");
+});
+
+test("call() makes nested calls; ctx.notify reaches the caller's on_notify", async (h) => {
+  const r = await h.result<{ result: unknown; notes: [string, unknown][] }>("sdkprobe.relay", {
+    call: { method: "sdkprobe.progress", params: { count: 3 } },
+  });
+  assert.equal(r.result, 3);
+  assert.deepEqual(r.notes, [["progress", { i: 0 }], ["progress", { i: 1 }], ["progress", { i: 2 }]]);
+  const err = await h.result<{ error: { code: number } }>("sdkprobe.relay", {
+    call: { method: "nothere.x", params: {} },
+  });
+  assert.equal(err.error.code, -32001);
+  // To the console caller, the same notifications come as core.notify.
+  h.notes.length = 0;
+  const direct = await h.call("sdkprobe.progress", { count: 2 });
+  assert.equal(direct.result, 2);
+  assert.deepEqual(h.notes.map((n) => (n as { params: { name: string } }).params.name), ["progress", "progress"]);
+});
+
+test("many calls in flight: answers in any order go to the right call", async (h) => {
+  const calls = [60, 5, 30].map((ms) => ({ method: "sdkprobe.sleepy", params: { ms } }));
+  const started = Date.now();
+  assert.deepEqual(await h.result("sdkprobe.fanout", { calls }), [60, 5, 30]);
+  assert.ok(Date.now() - started < 2000);
+});
+
+test("a detached call returns the result and its process outlives the caller", async (h) => {
+  const path = "/state/sdkprobe/detached.txt";
+  const r = await h.result<{ result: unknown }>("sdkprobe.relay", {
+    call: { method: "sdkprobe.later", params: { path, ms: 300 } },
+    detach: true,
+  });
+  assert.equal(r.result, null);
+  await eventually(async () => {
+    try {
+      return await Deno.readTextFile(`${h.root}${path}`) === "done";
+    } catch {
+      return false;
+    }
+  }, "the detached process to write its file");
+});
+
+test("background() keeps the process alive after its answer until the task ends", async (h) => {
+  await Deno.mkdir(`${h.root}/state/sdkprobe`, { recursive: true });
+  const r = await h.call("sdkprobe.later", { path: "/state/sdkprobe/later.txt", ms: 200 });
+  assert.equal(r.result, null);
+  const running = h.host.table.all().filter((p) => p.plugin === "sdkprobe");
+  assert.equal(running.length, 1, "the process still runs its background task");
+  await eventually(() => h.host.table.all().every((p) => p.plugin !== "sdkprobe"), "the process to end");
+  assert.equal(await Deno.readTextFile(`${h.root}/state/sdkprobe/later.txt`), "done");
+});
+
+test("lock(path).try_now() does not wait; .keep() holds the lock until the process ends", async (h) => {
+  const path = "/state/sdkprobe/lock";
+  const holder = h.result<string>("sdkprobe.keep_lock", { path, hold_ms: 400 });
+  const pid = await holder;
+  assert.equal(await h.result("sdkprobe.try_lock", { path }), false, "the lock is kept after the answer");
+  await eventually(() => !h.host.table.get(pid), "the holder to end");
+  assert.equal(await h.result("sdkprobe.try_lock", { path }), true, "the core released it at the end");
+});
+
+test("a #[rpc] rule broken in the source is a compile error at the offending token", async () => {
+  const dir = `${ROOT}/sdk/tests/ui/missing_method_doc`;
+  const expected = (await Deno.readTextFile(`${dir}/expected.stderr`)).trim();
+  await assert.rejects(buildPlugin(dir, `${cacheDir()}/sdk-test/ui.wasm`), (e) => {
+    assert.ok(e instanceof BuildError);
+    for (const line of expected.split("\n").map((l) => l.trim()).filter(Boolean)) {
+      assert.ok(e.output.includes(line), `missing ${JSON.stringify(line)} in:\n${e.output}`);
+    }
+    return true;
+  });
+});
