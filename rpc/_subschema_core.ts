@@ -79,7 +79,15 @@ export function fail(
   cex: unknown[] = [],
   extra: { key?: string; absent?: boolean } = {},
 ): Fail {
-  return { ok: false, code, detail, path: [], cex: cex.slice(0, MAX_CANDIDATES), unproven: false, ...extra };
+  return {
+    ok: false,
+    code,
+    detail,
+    path: [],
+    cex: cex.slice(0, MAX_CANDIDATES),
+    unproven: false,
+    ...extra,
+  };
 }
 
 /** A question the check cannot decide; it counts as a failure. */

@@ -118,7 +118,10 @@ export function compareStrings(sub: Node, sup: Node): Result {
     fail(code, `may be ${describe(sub)}, but must be ${describe(sup)}`, candidates);
   const sample = stringInside(s);
   if (sMin < pMin) {
-    return differ("length", [sample, "a".repeat(Math.max(sMin, pMin - 1))].filter((c) => c.length < pMin));
+    return differ(
+      "length",
+      [sample, "a".repeat(Math.max(sMin, pMin - 1))].filter((c) => c.length < pMin),
+    );
   }
   if (sMax > pMax) {
     return differ("length", [sample, "a".repeat(pMax + 1)].filter((c) => c.length > pMax));
@@ -146,9 +149,11 @@ interface Tuple {
 
 function tupleOf(s: JsonSchemaObject): Tuple {
   let prefix: JsonSchema[] = [], rest: JsonSchema = true;
-  if (Array.isArray(s.prefixItems)) [prefix, rest] = [s.prefixItems, (s.items as JsonSchema) ?? true];
-  else if (Array.isArray(s.items)) [prefix, rest] = [s.items, (s.additionalItems as JsonSchema) ?? true];
-  else if (s.items !== undefined) rest = s.items;
+  if (Array.isArray(s.prefixItems)) {
+    [prefix, rest] = [s.prefixItems, (s.items as JsonSchema) ?? true];
+  } else if (Array.isArray(s.items)) {
+    [prefix, rest] = [s.items, (s.additionalItems as JsonSchema) ?? true];
+  } else if (s.items !== undefined) rest = s.items;
   const min = typeof s.minItems === "number" ? s.minItems : 0;
   let max = typeof s.maxItems === "number" ? s.maxItems : Infinity;
   if (rest === false) max = Math.min(max, prefix.length);
@@ -175,10 +180,18 @@ export function compareArrays(sub: Node, sup: Node, st: State): Result {
   };
   const items = (n: number) => `${n} item${n === 1 ? "" : "s"}`;
   if (S.min < P.min) {
-    return fail("length", `may have ${items(S.min)}, but must have at least ${P.min}`, build(P.min - 1));
+    return fail(
+      "length",
+      `may have ${items(S.min)}, but must have at least ${P.min}`,
+      build(P.min - 1),
+    );
   }
   if (S.max > P.max) {
-    return fail("length", `may have ${items(P.max + 1)}, but must have at most ${P.max}`, build(P.max + 1));
+    return fail(
+      "length",
+      `may have ${items(P.max + 1)}, but must have at most ${P.max}`,
+      build(P.max + 1),
+    );
   }
   const n = Math.max(S.prefix.length, P.prefix.length);
   for (let i = 0; i < n && i < S.max; i++) {
@@ -239,8 +252,13 @@ export function compareObjects(sub: Node, sup: Node, st: State): Result {
     if (r.ok) return OK;
     if (!listed && sk === true) {
       // The sub does not list the field: any value may come with that name.
-      const detail = `"${k}" is not listed, so it may have any value, but must be ${describe(child(sup, pk))}`;
-      return { ...fail("unlisted", detail, r.cex.flatMap((c) => withField(k, c)), { key: k }), unproven: r.unproven };
+      const detail = `"${k}" is not listed, so it may have any value, but must be ${
+        describe(child(sup, pk))
+      }`;
+      return {
+        ...fail("unlisted", detail, r.cex.flatMap((c) => withField(k, c)), { key: k }),
+        unproven: r.unproven,
+      };
     }
     return under({ key: k }, r, (c) => withField(k, c));
   };
@@ -264,7 +282,9 @@ export function compareObjects(sub: Node, sup: Node, st: State): Result {
     if (Object.hasOwn(pProps, k) || pExtra === true || sk === false) continue;
     if (pExtra === false) {
       const v = samples(child(sub, sk))[0];
-      return fail("additional", `may have "${k}", which is not allowed`, withField(k, v), { key: k });
+      return fail("additional", `may have "${k}", which is not allowed`, withField(k, v), {
+        key: k,
+      });
     }
     const r = descend(st, child(sub, sk), child(sup, pExtra));
     if (!r.ok) return under({ key: k }, r, (c) => withField(k, c));
@@ -296,7 +316,11 @@ function compareFieldCounts(
     );
     if (sMin < p.minProperties) {
       const cex = base.filter((b) => Object.keys(b).length < (p.minProperties as number));
-      return fail("count", `may have ${fields(sMin)}, but must have at least ${p.minProperties}`, cex);
+      return fail(
+        "count",
+        `may have ${fields(sMin)}, but must have at least ${p.minProperties}`,
+        cex,
+      );
     }
   }
   if (typeof p.maxProperties === "number") {

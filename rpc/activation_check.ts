@@ -66,7 +66,9 @@ export function checkActivation(current: Documents, activated: Documents): Activ
     for (const [provider, imports] of Object.entries(importsOf(doc))) {
       const providerDoc = activated.get(provider);
       if (!providerDoc) continue;
-      for (const p of checkImport({ consumer, imports, provider, providerDoc, providerVersion: "new" })) {
+      for (
+        const p of checkImport({ consumer, imports, provider, providerDoc, providerVersion: "new" })
+      ) {
         problems.push({ ...p, role: "consumer" });
       }
     }

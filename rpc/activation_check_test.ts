@@ -22,7 +22,12 @@ function addMethod(param: string): MethodObject {
     name: "add",
     summary: "Add a note at the end of the list.",
     paramStructure: "by-name",
-    params: [{ name: param, required: true, description: "The text of the new note.", schema: { type: "string" } }],
+    params: [{
+      name: param,
+      required: true,
+      description: "The text of the new note.",
+      schema: { type: "string" },
+    }],
     result: { name: "added", schema: { $ref: "#/components/schemas/Added" } },
   };
 }
@@ -35,7 +40,11 @@ const listMethod: MethodObject = {
   result: { name: "notes", schema: { type: "array", items: { type: "string" } } },
 };
 
-function doc(title: string, methods: MethodObject[], extra: Partial<OpenRpcDocument> = {}): OpenRpcDocument {
+function doc(
+  title: string,
+  methods: MethodObject[],
+  extra: Partial<OpenRpcDocument> = {},
+): OpenRpcDocument {
   return { openrpc: "1.2.6", info: { title, version: "0.1.0" }, methods, ...extra };
 }
 
@@ -56,10 +65,17 @@ const chat: MethodObject = {
 function agent(param: string, imports: Record<string, ImportDescription> = {}): OpenRpcDocument {
   const add = {
     ...addMethod(param),
-    examples: [{ name: "milk", params: [{ name: param, value: "milk" }], result: { name: "added", value: { count: 1 } } }],
+    examples: [{
+      name: "milk",
+      params: [{ name: param, value: "milk" }],
+      result: { name: "added", value: { count: 1 } },
+    }],
   };
   return doc("agent", [chat], {
-    "x-sausage-imports": { notes: { methods: [add], components: { schemas: { Added } } }, ...imports },
+    "x-sausage-imports": {
+      notes: { methods: [add], components: { schemas: { Added } } },
+      ...imports,
+    },
   });
 }
 
@@ -83,7 +99,11 @@ const u16 = { type: "integer", format: "uint16", minimum: 0, maximum: 65535 };
 const u64 = { type: "integer", format: "uint64", minimum: 0 };
 
 function www(port: JsonSchema, control: MethodObject[] | undefined): OpenRpcDocument {
-  return doc("www", [start(port)], control ? { "x-sausage-endpoints": { control: { methods: control } } } : {});
+  return doc(
+    "www",
+    [start(port)],
+    control ? { "x-sausage-endpoints": { control: { methods: control } } } : {},
+  );
 }
 
 /** A dashboard that starts servers and reads their stats over the endpoint. */
@@ -164,7 +184,11 @@ Deno.test("the new consumer alone breaks against the current provider", () => {
 Deno.test("an import of a plugin that does not exist is missing", () => {
   const ghost = { methods: [{ ...listMethod, name: "ping" }] };
   const r = checkActivation(current, new Map([["agent", agent("text", { ghost })]]));
-  assert.deepEqual(r.problems.map((p) => [p.provider, p.kind, p.role]), [["ghost", "missing", "import"]]);
+  assert.deepEqual(r.problems.map((p) => [p.provider, p.kind, p.role]), [[
+    "ghost",
+    "missing",
+    "import",
+  ]]);
   assert.equal(
     r.message,
     [
@@ -193,7 +217,10 @@ Deno.test("a removed method breaks its consumer", () => {
 });
 
 Deno.test("a narrowed integer range breaks a consumer, with the first value it rejects", () => {
-  const r = checkActivation(current, new Map([["www", www({ ...u16, minimum: 1024 }, [stats(u64)])]]));
+  const r = checkActivation(
+    current,
+    new Map([["www", www({ ...u16, minimum: 1024 }, [stats(u64)])]]),
+  );
   assert.equal(
     r.message,
     [
@@ -237,10 +264,16 @@ Deno.test("a removed endpoint breaks a consumer of the endpoint", () => {
 Deno.test("a removed result field: one item per method, one advice per consumer", () => {
   const bare = notes("text");
   bare.components = { schemas: { Added: { type: "object", properties: {} } } };
-  bare.methods[1] = { ...listMethod, result: { name: "notes", schema: { type: "array", items: { type: "integer" } } } };
+  bare.methods[1] = {
+    ...listMethod,
+    result: { name: "notes", schema: { type: "array", items: { type: "integer" } } },
+  };
   const agentWithList = agent("text");
   agentWithList["x-sausage-imports"]!.notes.methods.push(listMethod);
-  const r = checkActivation(new Map(current).set("agent", agentWithList), new Map([["notes", bare]]));
+  const r = checkActivation(
+    new Map(current).set("agent", agentWithList),
+    new Map([["notes", bare]]),
+  );
   assert.equal(
     r.message,
     [
@@ -257,15 +290,21 @@ Deno.test("a removed result field: one item per method, one advice per consumer"
 });
 
 Deno.test("several plugins activated together are named together", () => {
-  const r = checkActivation(current, new Map([["notes", notes("body")], ["www", www(u16, [stats(u64)])]]));
+  const r = checkActivation(
+    current,
+    new Map([["notes", notes("body")], ["www", www(u16, [stats(u64)])]]),
+  );
   assert.match(r.message, /^notes and www were not activated: 1 consumer breaks\.$/m);
   assert.match(r.message, /Update agent first, or add it to this activation\./);
 });
 
 Deno.test("consumers of plugins that are not activated are not checked", () => {
-  const broken = new Map(current).set("dash", doc("dash", [], {
-    "x-sausage-imports": { www: { methods: [start({ type: "string" })] } },
-  }));
+  const broken = new Map(current).set(
+    "dash",
+    doc("dash", [], {
+      "x-sausage-imports": { www: { methods: [start({ type: "string" })] } },
+    }),
+  );
   const r = checkActivation(broken, new Map([["notes", notes("text")]]));
   assert.deepEqual(r.problems, []);
 });

@@ -40,12 +40,17 @@ function summary(problems: ActivationProblem[]): string {
     new Set(ps.map(key)).size;
   const consumers = distinct(problems.filter((p) => p.role === "consumer"), (p) => p.consumer);
   const own = problems.filter((p) => p.role === "import");
-  const broken = distinct(own.filter((p) => p.kind !== "missing"), (p) => `${p.consumer} ${p.provider}`);
+  const broken = distinct(
+    own.filter((p) => p.kind !== "missing"),
+    (p) => `${p.consumer} ${p.provider}`,
+  );
   const missing = distinct(own.filter((p) => p.kind === "missing"), (p) => p.provider);
   const parts = [];
   if (consumers) parts.push(count(consumers, "consumer breaks", "consumers break"));
   if (broken) parts.push(count(broken, "import breaks", "imports break"));
-  if (missing) parts.push(count(missing, "imported plugin does not exist", "imported plugins do not exist"));
+  if (missing) {
+    parts.push(count(missing, "imported plugin does not exist", "imported plugins do not exist"));
+  }
   return parts.join(", ");
 }
 
@@ -54,8 +59,12 @@ function counterexampleLine(p: ActivationProblem): string | undefined {
   const json = formatJson(p.counterexample);
   const version = p.providerVersion ? `the ${p.providerVersion} ` : "";
   const method = `${version}${p.provider}${p.endpoint ? `.${p.endpoint}` : ""}.${p.method}`;
-  if (p.kind === "params") return `Counterexample: ${json} is not valid for ${version || "its "}params.`;
-  if (p.kind === "result") return `Counterexample: ${method} may return ${json}, which is not valid for ${p.consumer}.`;
+  if (p.kind === "params") {
+    return `Counterexample: ${json} is not valid for ${version || "its "}params.`;
+  }
+  if (p.kind === "result") {
+    return `Counterexample: ${method} may return ${json}, which is not valid for ${p.consumer}.`;
+  }
   return undefined;
 }
 
@@ -75,7 +84,10 @@ function advice(p: ActivationProblem, activated: string[]): string {
 }
 
 /** The message for people; empty when there are no problems. */
-export function formatActivationMessage(activated: string[], problems: ActivationProblem[]): string {
+export function formatActivationMessage(
+  activated: string[],
+  problems: ActivationProblem[],
+): string {
   if (problems.length === 0) return "";
   const verb = activated.length === 1 ? "was" : "were";
   const lines = [`${joinNames(activated)} ${verb} not activated: ${summary(problems)}.`];

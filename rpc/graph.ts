@@ -67,7 +67,10 @@ export function buildGraph(
       hash: hashes.get(name) ?? null,
       methods: (doc.methods ?? []).map((m) => m.name),
       endpoints: Object.entries(endpointsOf(doc)).sort(([a], [b]) => byName(a, b))
-        .map(([endpoint, iface]) => ({ name: endpoint, methods: (iface.methods ?? []).map((m) => m.name) })),
+        .map(([endpoint, iface]) => ({
+          name: endpoint,
+          methods: (iface.methods ?? []).map((m) => m.name),
+        })),
     };
   });
   const imports: GraphImport[] = [];
@@ -111,7 +114,9 @@ export function graphToDot(graph: Graph): string {
   const lines = ["digraph sausage {", "  rankdir=LR;", "  node [shape=box];"];
   for (const p of graph.plugins) lines.push(`  ${quote(p.name)};`);
   const known = new Set(graph.plugins.map((p) => p.name));
-  const missing = [...new Set(graph.imports.filter((i) => !known.has(i.provider)).map((i) => i.provider))];
+  const missing = [
+    ...new Set(graph.imports.filter((i) => !known.has(i.provider)).map((i) => i.provider)),
+  ];
   for (const name of missing.sort(byName)) {
     lines.push(`  ${quote(name)} [style=dashed, label=${quote(`${name}\n(missing)`)}];`);
   }

@@ -9,7 +9,11 @@ const method = (name: string, param?: string): MethodObject => ({
   result: { name: "result", schema: { type: "string" } },
 });
 
-const doc = (title: string, methods: MethodObject[], extra: Partial<OpenRpcDocument> = {}): OpenRpcDocument => ({
+const doc = (
+  title: string,
+  methods: MethodObject[],
+  extra: Partial<OpenRpcDocument> = {},
+): OpenRpcDocument => ({
   openrpc: "1.2.6",
   info: { title, version: "0.1.0" },
   methods,
@@ -19,13 +23,21 @@ const doc = (title: string, methods: MethodObject[], extra: Partial<OpenRpcDocum
 /** notes (renamed by hand: its param is now "body"), www with an endpoint, and their consumers. */
 const docs = new Map<string, OpenRpcDocument>([
   ["notes", doc("notes", [method("add", "body"), method("list")])],
-  ["www", doc("www", [method("start")], { "x-sausage-endpoints": { control: { methods: [method("stats")] } } })],
-  ["agent", doc("agent", [method("chat", "text")], {
-    "x-sausage-imports": {
-      notes: { methods: [method("add", "text"), method("list")] },
-      www: { methods: [method("start")], endpoints: { control: { methods: [method("stats")] } } },
-    },
-  })],
+  [
+    "www",
+    doc("www", [method("start")], {
+      "x-sausage-endpoints": { control: { methods: [method("stats")] } },
+    }),
+  ],
+  [
+    "agent",
+    doc("agent", [method("chat", "text")], {
+      "x-sausage-imports": {
+        notes: { methods: [method("add", "text"), method("list")] },
+        www: { methods: [method("start")], endpoints: { control: { methods: [method("stats")] } } },
+      },
+    }),
+  ],
   ["cron", doc("cron", [], { "x-sausage-imports": { clock: { methods: [method("now")] } } })],
 ]);
 
@@ -37,7 +49,12 @@ Deno.test("graph.json lists plugins, endpoints and each import with its status",
     { name: "agent", hash: "sha256:a", methods: ["chat"], endpoints: [] },
     { name: "cron", hash: null, methods: [], endpoints: [] },
     { name: "notes", hash: "sha256:n", methods: ["add", "list"], endpoints: [] },
-    { name: "www", hash: "sha256:w", methods: ["start"], endpoints: [{ name: "control", methods: ["stats"] }] },
+    {
+      name: "www",
+      hash: "sha256:w",
+      methods: ["start"],
+      endpoints: [{ name: "control", methods: ["stats"] }],
+    },
   ]);
   assert.deepEqual(g.imports.map(({ problems: _, ...edge }) => edge), [
     { consumer: "agent", provider: "notes", methods: ["add", "list"], status: "broken" },
@@ -51,7 +68,10 @@ Deno.test("graph.json lists plugins, endpoints and each import with its status",
     counterexample: { text: "" },
     cannotProve: false,
   }]);
-  assert.deepEqual(g.imports[2].problems.map((p) => [p.kind, p.reason]), [["missing", "There is no plugin clock."]]);
+  assert.deepEqual(g.imports[2].problems.map((p) => [p.kind, p.reason]), [[
+    "missing",
+    "There is no plugin clock.",
+  ]]);
   assert.doesNotThrow(() => JSON.parse(JSON.stringify(g)));
 });
 

@@ -275,7 +275,9 @@ function semanticProblems(doc: OpenRpcDocument): string[] {
       const params = new Set<string>();
       (m.params ?? []).forEach((p, j) => {
         if ("$ref" in p) {
-          problems.push(`${at}/params/${j}: a reference object is not supported here; write the param out`);
+          problems.push(
+            `${at}/params/${j}: a reference object is not supported here; write the param out`,
+          );
           return;
         }
         if (params.has(p.name)) {

@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { endpointsOf, importsOf, type OpenRpcDocument, schemaDefs, validateOpenRpc } from "./openrpc.ts";
+import {
+  endpointsOf,
+  importsOf,
+  type OpenRpcDocument,
+  schemaDefs,
+  validateOpenRpc,
+} from "./openrpc.ts";
 
 /** The www document of section 10.1, with an endpoint and an import written out. */
 const www: OpenRpcDocument = {
@@ -37,7 +43,13 @@ const www: OpenRpcDocument = {
         result: { name: "added", schema: { $ref: "#/components/schemas/Added" } },
       }],
       components: {
-        schemas: { Added: { type: "object", properties: { count: { type: "integer" } }, required: ["count"] } },
+        schemas: {
+          Added: {
+            type: "object",
+            properties: { count: { type: "integer" } },
+            required: ["count"],
+          },
+        },
       },
     },
   },
@@ -84,7 +96,10 @@ Deno.test("validateOpenRpc: table of broken documents and their problems", () =>
     },
     {
       name: "duplicate names",
-      doc: { ...www, methods: [method, { ...method, params: [...method.params, ...method.params] }] },
+      doc: {
+        ...www,
+        methods: [method, { ...method, params: [...method.params, ...method.params] }],
+      },
       problems: [
         '/methods/1/name: duplicate method name "start"',
         '/methods/1/params/1/name: duplicate param name "port"',
@@ -92,7 +107,13 @@ Deno.test("validateOpenRpc: table of broken documents and their problems", () =>
     },
     {
       name: "a $ref that names no schema",
-      doc: { ...www, methods: [{ ...method, result: { name: "pid", schema: { $ref: "#/components/schemas/Pid" } } }] },
+      doc: {
+        ...www,
+        methods: [{
+          ...method,
+          result: { name: "pid", schema: { $ref: "#/components/schemas/Pid" } },
+        }],
+      },
       problems: ['/methods/0/result/schema: $ref "#/components/schemas/Pid" does not resolve'],
     },
     {

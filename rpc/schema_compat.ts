@@ -186,7 +186,12 @@ export function checkMethod(
     method: labels.method ?? `The provider's ${name}`,
   };
   if (!providerMethod) {
-    return { ok: false, kind: "no-method", reason: `${L.iface} has no method "${name}".`, cannotProve: false };
+    return {
+      ok: false,
+      kind: "no-method",
+      reason: `${L.iface} has no method "${name}".`,
+      cannotProve: false,
+    };
   }
   const sends = rootNode(paramsSchema(consumerView.method, true), consumerView.defs);
   const accepts = rootNode(paramsSchema(providerMethod.method, false), providerMethod.defs);

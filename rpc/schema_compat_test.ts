@@ -46,12 +46,20 @@ function oracle(schema: JsonSchema, defs: SchemaDefs = {}): (v: unknown) => bool
     int64: [-9223372036854775808, 9223372036854774784],
   };
   for (const [name, [lo, hi]] of Object.entries(ranges)) {
-    ajv.addFormat(name, { type: "number", validate: (n: number) => Number.isInteger(n) && n >= lo && n <= hi });
+    ajv.addFormat(name, {
+      type: "number",
+      validate: (n: number) => Number.isInteger(n) && n >= lo && n <= hi,
+    });
   }
   ajv.addFormat("double", { type: "number", validate: () => true });
   ajv.addFormat("ip", { type: "string", validate: (s: string) => isIP(s) !== 0 });
   const own = (schema.$defs ?? {}) as SchemaDefs;
-  const root = { ...schema, $defs: { ...defs, ...own }, definitions: defs, components: { schemas: defs } };
+  const root = {
+    ...schema,
+    $defs: { ...defs, ...own },
+    definitions: defs,
+    components: { schemas: defs },
+  };
   const validate = ajv.compile(root);
   return (v) => validate(v) === true;
 }
@@ -78,13 +86,22 @@ for (const c of cases) {
     }
     assert.equal(v.cannotProve, c.cannotProve ?? false, `cannotProve${why}`);
     if ("counterexample" in v) {
-      assert.ok(oracle(c.sub, c.subDefs)(v.counterexample), `counterexample ${JSON.stringify(v.counterexample)} is not valid for sub`);
-      assert.ok(!oracle(c.sup, c.supDefs)(v.counterexample), `counterexample ${JSON.stringify(v.counterexample)} is valid for sup`);
+      assert.ok(
+        oracle(c.sub, c.subDefs)(v.counterexample),
+        `counterexample ${JSON.stringify(v.counterexample)} is not valid for sub`,
+      );
+      assert.ok(
+        !oracle(c.sup, c.supDefs)(v.counterexample),
+        `counterexample ${JSON.stringify(v.counterexample)} is valid for sup`,
+      );
     }
     if ("counterexample" in c) {
       assert.deepEqual(v.counterexample, c.counterexample, `counterexample${why}`);
     } else {
-      assert.ok(!("counterexample" in v), `unexpected counterexample ${JSON.stringify(v.counterexample)}${why}`);
+      assert.ok(
+        !("counterexample" in v),
+        `unexpected counterexample ${JSON.stringify(v.counterexample)}${why}`,
+      );
     }
   });
 }
@@ -101,12 +118,24 @@ Deno.test("a failure says where and what differs", () => {
   assert.equal(v.path, "n");
 });
 
-const added = { type: "object", properties: { count: { type: "integer", format: "uint", minimum: 0 } }, required: ["count"] };
+const added = {
+  type: "object",
+  properties: { count: { type: "integer", format: "uint", minimum: 0 } },
+  required: ["count"],
+};
 const noted = { ...added, properties: { ...added.properties, note: { type: ["string", "null"] } } };
 const defs: SchemaDefs = { Added: added, Noted: noted };
 
-function add(params: MethodObject["params"], result: JsonSchema = { $ref: "#/components/schemas/Added" }): MethodObject {
-  return { name: "add", paramStructure: "by-name", params, result: { name: "added", schema: result } };
+function add(
+  params: MethodObject["params"],
+  result: JsonSchema = { $ref: "#/components/schemas/Added" },
+): MethodObject {
+  return {
+    name: "add",
+    paramStructure: "by-name",
+    params,
+    result: { name: "added", schema: result },
+  };
 }
 
 const text = { name: "text", required: true, schema: { type: "string" } };
@@ -165,10 +194,19 @@ Deno.test("checkMethod: table of method changes", () => {
     },
     {
       name: "a narrowed integer range",
-      consumer: add([{ name: "port", required: true, schema: { type: "integer", format: "uint16", minimum: 0, maximum: 65535 } }]),
-      provider: add([{ name: "port", required: true, schema: { type: "integer", minimum: 1024, maximum: 65535 } }]),
+      consumer: add([{
+        name: "port",
+        required: true,
+        schema: { type: "integer", format: "uint16", minimum: 0, maximum: 65535 },
+      }]),
+      provider: add([{
+        name: "port",
+        required: true,
+        schema: { type: "integer", minimum: 1024, maximum: 65535 },
+      }]),
       kind: "params",
-      reason: 'The new notes.add takes "port": integer 1024..65535, but agent may send integer 0..65535.',
+      reason:
+        'The new notes.add takes "port": integer 1024..65535, but agent may send integer 0..65535.',
       counterexample: { port: 1023 },
     },
     {
@@ -186,7 +224,8 @@ Deno.test("checkMethod: table of method changes", () => {
       provider: add([text], { $ref: "#/components/schemas/Noted" }),
       providerDefs: { Noted: added },
       kind: "result",
-      reason: 'The new notes.add returns Noted without the field "note", which agent reads as string | null ' +
+      reason:
+        'The new notes.add returns Noted without the field "note", which agent reads as string | null ' +
         "(a field that is not listed may have any value).",
       counterexample: { count: 0, note: false },
     },
@@ -194,7 +233,13 @@ Deno.test("checkMethod: table of method changes", () => {
       name: "a widened result",
       consumer: add([text]),
       provider: add([text]),
-      providerDefs: { Added: { type: "object", properties: { count: { type: "integer", format: "int64" } }, required: ["count"] } },
+      providerDefs: {
+        Added: {
+          type: "object",
+          properties: { count: { type: "integer", format: "int64" } },
+          required: ["count"],
+        },
+      },
       kind: "result",
       reason: "The new notes.add may return a result that agent cannot read: " +
         "at count: may be integer (int64), but must be integer 0..4294967295.",

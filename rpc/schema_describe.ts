@@ -102,7 +102,11 @@ function describeType(s: JsonSchemaObject, type: string, node: Node, depth: numb
       return out;
     }
     case "array": {
-      const tuple = Array.isArray(s.prefixItems) ? s.prefixItems : Array.isArray(s.items) ? s.items : undefined;
+      const tuple = Array.isArray(s.prefixItems)
+        ? s.prefixItems
+        : Array.isArray(s.items)
+        ? s.items
+        : undefined;
       if (tuple) return `[${tuple.map(child).join(", ")}]`;
       return s.items === undefined ? "array" : `array of ${wrap(child(s.items as JsonSchema))}`;
     }

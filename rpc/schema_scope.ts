@@ -52,7 +52,11 @@ export function enter(node: Node): Node {
   return { schema: s, scope: new Scope(embedded, node.scope) };
 }
 
-const REF_FORMS = [/^#\/\$defs\/([^/]+)$/, /^#\/definitions\/([^/]+)$/, /^#\/components\/schemas\/([^/]+)$/];
+const REF_FORMS = [
+  /^#\/\$defs\/([^/]+)$/,
+  /^#\/definitions\/([^/]+)$/,
+  /^#\/components\/schemas\/([^/]+)$/,
+];
 
 /** The name that a reference gives, or undefined for a form we do not follow. */
 export function refName(ref: string): string | undefined {

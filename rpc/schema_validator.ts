@@ -57,7 +57,12 @@ function instance(): Ajv2020 {
       validate: (n: number) => Number.isInteger(n) && n >= lo && n <= hi,
     });
   }
-  for (const name of ["float", "double"]) ajv.addFormat(name, { type: "number", validate: () => true });
+  for (const name of ["float", "double"]) {
+    ajv.addFormat(name, {
+      type: "number",
+      validate: () => true,
+    });
+  }
   ajv.addFormat("ip", { type: "string", validate: (s: string) => isIP(s) !== 0 });
   return ajv;
 }

@@ -21,7 +21,15 @@ const maybe = (r: Rng, p = 0.5) => r() < p;
 
 const KEYS = ["a", "b", "c"];
 const NUMBERS = [-1, 0, 1, 5, 255, 256, 65535, 65536, 0.5, -2147483649];
-const STRINGS = ["", "a", "b", "ab", "1970-01-01", "1970-01-01T00:00:00Z", "00000000-0000-0000-0000-000000000000"];
+const STRINGS = [
+  "",
+  "a",
+  "b",
+  "ab",
+  "1970-01-01",
+  "1970-01-01T00:00:00Z",
+  "00000000-0000-0000-0000-000000000000",
+];
 
 /** A random schema of the subset that Rust types produce. */
 function schema(r: Rng, depth: number): JsonSchema {
@@ -145,24 +153,38 @@ Deno.test("property: an ok is never contradicted, a counterexample always holds"
       const show = `sub ${JSON.stringify(sub)}\nsup ${JSON.stringify(sup)}`;
       if (v.ok) {
         oks++;
-        const values = [...samples(rootNode(sub, {})), ...Array.from({ length: 150 }, () => value(r, 2))];
+        const values = [
+          ...samples(rootNode(sub, {})),
+          ...Array.from({ length: 150 }, () => value(r, 2)),
+        ];
         for (const x of values) {
-          if (vSub(x)) assert.ok(vSup(x), `ok, but ${JSON.stringify(x)} is a counterexample\n${show}`);
+          if (vSub(x)) {
+            assert.ok(vSup(x), `ok, but ${JSON.stringify(x)} is a counterexample\n${show}`);
+          }
         }
       } else {
         failures++;
         if ("counterexample" in v) {
           counterexamples++;
-          assert.ok(vSub(v.counterexample) && !vSup(v.counterexample), `false counterexample\n${show}`);
+          assert.ok(
+            vSub(v.counterexample) && !vSup(v.counterexample),
+            `false counterexample\n${show}`,
+          );
         }
       }
     }
   }
   // The generator must exercise both outcomes.
   assert.ok(oks > 200 && failures > 200, `oks ${oks}, failures ${failures}`);
-  assert.ok(counterexamples > failures * 0.8, `${counterexamples} counterexamples for ${failures} failures`);
+  assert.ok(
+    counterexamples > failures * 0.8,
+    `${counterexamples} counterexamples for ${failures} failures`,
+  );
 });
 
 Deno.test("formatPath writes fields, positions, items and other fields", () => {
-  assert.equal(formatPath([{ key: "a" }, { each: "item" }, { key: "b c" }, { index: 2 }, { each: "value" }]), 'a[]["b c"][2].*');
+  assert.equal(
+    formatPath([{ key: "a" }, { each: "item" }, { key: "b c" }, { index: 2 }, { each: "value" }]),
+    'a[]["b c"][2].*',
+  );
 });

@@ -3,7 +3,7 @@
 //! `tcp:127.0.0.1:<port> <owner pid> <interface>`. JSON-RPC runs on each
 //! connection, one message per line.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -15,7 +15,7 @@ use crate::call::Call;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::executor::spawn;
-use crate::interface::{Interface, Listenable};
+use crate::interface::{Interface, Listenable, LocalBoxFuture};
 use crate::lines::LineBuffer;
 use crate::net::{TcpListener, TcpStream};
 use crate::peer::{Outbox, Peer, Transport};
@@ -69,10 +69,13 @@ impl EndpointFile {
 /// `core.stop`, the end of its caller).
 ///
 /// Only interfaces declared with `#[rpc(endpoints(name = Type))]` compile.
-pub async fn listen<L: Listenable>(path: impl AsRef<Path>, value: L) -> Result<()> {
-    let path = path.as_ref();
-    let name = L::name();
-    let iface = value.into_rc();
+pub fn listen<L: Listenable>(path: impl AsRef<Path>, value: L) -> LocalBoxFuture<'static, Result<()>> {
+    // A boxed future of one type, not an `async fn`: a value that is not an
+    // endpoint interface is then one compiler error, at the call.
+    Box::pin(listen_rc(path.as_ref().to_path_buf(), value.into_rc(), L::name()))
+}
+
+async fn listen_rc<T: Interface>(path: PathBuf, iface: Rc<T>, name: &'static str) -> Result<()> {
     let listener = TcpListener::bind("127.0.0.1:0").await?;
     let port = listener.local_addr()?.port();
     let file = EndpointFile {
@@ -83,9 +86,8 @@ pub async fn listen<L: Listenable>(path: impl AsRef<Path>, value: L) -> Result<(
     if let Some(parent) = path.parent() {
         let _ = std::fs::create_dir_all(parent);
     }
-    std::fs::write(path, file.line()).map_err(|e| {
-        Error::from(e).context(format!("cannot write the endpoint file {}", path.display()))
-    })?;
+    std::fs::write(&path, file.line())
+        .map_err(|e| Error::from(e).context(format!("cannot write the endpoint file {}", path.display())))?;
     spawn(accept_loop(listener, iface, name), false);
     Ok(())
 }
