@@ -82,10 +82,15 @@ export function compareUnion(
   }
   if (close.length === 1) return close[0];
   // Several branches of the sub's type: report the one that differs deepest,
-  // skipping branches whose tag already differs.
-  const informative = close.filter((f) => !(f.code === "value" && f.path.length === 1));
-  const best = (informative.length ? informative : close)
-    .reduce((a, b) => (b.path.length > a.path.length ? b : a));
+  // skipping those that are plainly other variants: a different tag value,
+  // or a field that the sub does not have (the key of an externally tagged variant).
+  const informative = close.filter((f) =>
+    !(f.code === "value" && f.path.length === 1) &&
+    !(f.code === "required" && f.absent && f.path.length === 0)
+  );
+  const best = informative.length > 0
+    ? informative.reduce((a, b) => (b.path.length > a.path.length ? b : a))
+    : fail("value", `may be ${describe(sub)}, but must be ${describe(sup)}`);
   const candidates = [...best.cex, ...close.flatMap((f) => f.cex), ...samples(sub)];
   const proven = confirm(candidates, tryCompileNode(sub), tryCompileNode(sup));
   if (proven.length > 0) return { ...best, cex: proven };
@@ -101,6 +106,12 @@ export function compareUnion(
 
 /** A sup that lists its values, and a sub of one JSON type that does not. */
 export function compareToValues(sub: Node, type: string, sup: Node): Result {
+  const p = sup.schema as JsonSchemaObject;
+  const values = p.const !== undefined ? [p.const] : (p.enum as unknown[]);
+  if (!values.some((v) => overlaps(jsonType(v), type))) {
+    // None of the listed values has the sub's JSON type.
+    return fail("kind", `may be ${describe(sub)}, but must be ${describe(sup)}`, samples(sub));
+  }
   let vSup: SchemaValidator;
   try {
     vSup = compileNode(sup);
@@ -109,9 +120,7 @@ export function compareToValues(sub: Node, type: string, sup: Node): Result {
   }
   const vSub = tryCompileNode(sub);
   const s = sub.schema as JsonSchemaObject;
-  const listed = Array.isArray((sup.schema as JsonSchemaObject).enum)
-    ? ((sup.schema as JsonSchemaObject).enum as unknown[]).length
-    : 1;
+  const listed = values.length;
   const b = numericBounds(s);
   const isInt = type === "integer" || (type === "number" && b.integerFormat);
   const lo = b.loExclusive ? Math.floor(b.lo) + 1 : Math.ceil(b.lo);
@@ -142,6 +151,14 @@ export function compareToValues(sub: Node, type: string, sup: Node): Result {
     return fail("value", detail, proven.length ? proven : candidates);
   }
   return unproven(`that ${describe(sub)} is always ${describe(sup)}`, candidates);
+}
+
+/** The JSON type of a value, as `type` names it. */
+function jsonType(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "array";
+  if (typeof v === "number") return Number.isInteger(v) ? "integer" : "number";
+  return typeof v;
 }
 
 const overlaps = (a: string, b: string) =>

@@ -98,6 +98,9 @@ export function signature(method: MethodObject, defs: SchemaDefs): string {
 
 const quoted = (names: string[]) => names.map((n) => `"${n}"`).join(", ");
 
+/** A label inside a sentence: `The new notes.add` becomes `the new notes.add`. */
+const inner = (label: string) => label.charAt(0).toLowerCase() + label.slice(1);
+
 /** The sentence for params that the provider does not accept. */
 function paramsReason(
   v: Extract<Verdict, { ok: false }>,
@@ -106,7 +109,9 @@ function paramsReason(
   L: MethodLabels,
 ): string {
   if (v.cannotProve) {
-    return `The check cannot prove that ${L.method} accepts every params object that ${L.consumer} may send: ${v.reason}.`;
+    return `The check cannot prove that ${
+      inner(L.method)
+    } accepts every params object that ${L.consumer} may send: ${v.reason}.`;
   }
   const cParams = consumer.method.params ?? [], pParams = provider.method.params ?? [];
   const cNames = cParams.map((p) => p.name), pNames = pParams.map((p) => p.name);
@@ -145,18 +150,25 @@ function paramsReason(
 /** The sentence for results that the consumer cannot read. */
 function resultReason(
   v: Extract<Verdict, { ok: false }>,
-  returned: string,
+  returns: Node,
   reads: Node,
   L: MethodLabels,
 ): string {
+  const returned = describe(returns, 1);
   if (v.cannotProve) {
-    return `The check cannot prove that ${L.consumer} can read every result of ${L.method}: ${v.reason}.`;
+    return `The check cannot prove that ${L.consumer} can read every result of ${
+      inner(L.method)
+    }: ${v.reason}.`;
   }
-  if (v.segments.length === 0 && v.code === "required" && v.key !== undefined) {
+  const top = follow(returns);
+  const plainObject = !("error" in top) && isSchemaObject(top.schema) &&
+    top.schema.properties !== undefined && top.schema.anyOf === undefined &&
+    top.schema.oneOf === undefined;
+  if (plainObject && v.segments.length === 0 && v.code === "required" && v.key !== undefined) {
     const verb = v.absent ? "returns" : "may return";
     return `${L.method} ${verb} ${returned} without the field "${v.key}", which ${L.consumer} requires.`;
   }
-  if (v.segments.length === 0 && v.code === "unlisted" && v.key !== undefined) {
+  if (plainObject && v.segments.length === 0 && v.code === "unlisted" && v.key !== undefined) {
     const view = follow(reads);
     let as = "";
     if (!("error" in view) && isSchemaObject(view.schema)) {
@@ -212,7 +224,7 @@ export function checkMethod(
     return {
       ok: false,
       kind: "result",
-      reason: resultReason(result, describe(returns, 1), reads, L),
+      reason: resultReason(result, returns, reads, L),
       cannotProve: result.cannotProve,
       ...("counterexample" in result ? { counterexample: result.counterexample } : {}),
     };

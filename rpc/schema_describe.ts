@@ -117,6 +117,7 @@ function describeType(s: JsonSchemaObject, type: string, node: Node, depth: numb
       if (props.length === 0 && extra !== undefined && extra !== false) {
         return `map of ${wrap(child(extra))}`;
       }
+      if (props.length === 0 && extra === false) return "{}";
       if (props.length === 0 || depth <= 0) return "object";
       const required = new Set(s.required ?? []);
       const shown = props.slice(0, 6).map(([k, v]) =>

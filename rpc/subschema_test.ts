@@ -77,7 +77,7 @@ function schema(r: Rng, depth: number): JsonSchema {
       return s;
     }
     case 8:
-      return { anyOf: [schema(r, depth - 1), schema(r, depth - 1)] };
+      return { [maybe(r) ? "anyOf" : "oneOf"]: [schema(r, depth - 1), schema(r, depth - 1)] };
     default:
       return { anyOf: [schema(r, depth - 1), { type: "null" }] };
   }
@@ -103,9 +103,10 @@ function mutate(r: Rng, s: JsonSchema, depth: number): JsonSchema {
     out.items = mutate(r, out.items, depth - 1);
     return out;
   }
-  if (out.anyOf && maybe(r, 0.7)) {
-    const i = Math.floor(r() * out.anyOf.length);
-    out.anyOf[i] = mutate(r, out.anyOf[i], depth - 1);
+  const union = out.anyOf ?? out.oneOf;
+  if (union && maybe(r, 0.7)) {
+    const i = Math.floor(r() * union.length);
+    union[i] = mutate(r, union[i], depth - 1);
     return out;
   }
   if (Array.isArray(out.enum)) {

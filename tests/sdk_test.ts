@@ -183,7 +183,7 @@ test("call() makes nested calls; ctx.notify reaches the caller's on_notify", asy
   h.notes.length = 0;
   const direct = await h.call("sdkprobe.progress", { count: 2 });
   assert.equal(direct.result, 2);
-  assert.deepEqual(h.notes.map((n) => (n as { params: { name: string } }).params.name), ["progress", "progress"]);
+  assert.deepEqual(h.notes.map((n) => (n as unknown as { params: { name: string } }).params.name), ["progress", "progress"]);
 });
 
 test("many calls in flight: answers in any order go to the right call", async (h) => {
@@ -199,7 +199,7 @@ test("a detached call returns the result and its process outlives the caller", a
     call: { method: "sdkprobe.later", params: { path, ms: 300 } },
     detach: true,
   });
-  assert.equal(r.result, null);
+  assert.equal(r.result, path);
   await eventually(async () => {
     try {
       return await Deno.readTextFile(`${h.root}${path}`) === "done";
@@ -210,9 +210,8 @@ test("a detached call returns the result and its process outlives the caller", a
 });
 
 test("background() keeps the process alive after its answer until the task ends", async (h) => {
-  await Deno.mkdir(`${h.root}/state/sdkprobe`, { recursive: true });
   const r = await h.call("sdkprobe.later", { path: "/state/sdkprobe/later.txt", ms: 200 });
-  assert.equal(r.result, null);
+  assert.equal(r.result, "/state/sdkprobe/later.txt");
   const running = h.host.table.all().filter((p) => p.plugin === "sdkprobe");
   assert.equal(running.length, 1, "the process still runs its background task");
   await eventually(() => h.host.table.all().every((p) => p.plugin !== "sdkprobe"), "the process to end");
@@ -238,4 +237,41 @@ test("a #[rpc] rule broken in the source is a compile error at the offending tok
     }
     return true;
   });
+});
+
+test("listen() serves an endpoint; connect() checks owner and interface; stop ends the server after its answer", async (h) => {
+  const pid = await h.result<string>("sdkprobe.serve", { path: "/self/counter" });
+  const path = `/proc/${pid}/counter`;
+  assert.equal(await h.result("sdkprobe.owner", { path }), pid);
+  const calls = [
+    { method: "add", params: { n: 2 } },
+    { method: "add", params: { n: 3 } },
+    { method: "total", params: {} },
+  ];
+  assert.deepEqual(await h.result("sdkprobe.client", { path, interface: "counter", calls }), [2, 5, 5]);
+  // The state lives in the serving process: a second connection sees it.
+  assert.deepEqual(await h.result("sdkprobe.client", { path, calls: [{ method: "total" }] }), [5]);
+  const discover = await h.result<Doc[]>("sdkprobe.client", { path, calls: [{ method: "rpc.discover" }] });
+  assert.deepEqual(discover[0].methods.map((m) => m.name), ["add", "total", "stop"]);
+
+  const wrong = await h.call("sdkprobe.client", { path, interface: "control", calls: [] });
+  assert.match(wrong.error!.message, /serves the interface counter, not control/);
+  const unknown = await h.call("sdkprobe.client", { path, calls: [{ method: "nope" }] });
+  assert.match(unknown.error!.message, /the endpoint interface counter of sdkprobe has no method nope/);
+
+  assert.deepEqual(await h.result("sdkprobe.client", { path, calls: [{ method: "stop" }] }), [null]);
+  await eventually(() => !h.host.table.get(pid), "the server to end after stop");
+  const stale = await h.call("sdkprobe.client", { path, calls: [] });
+  assert.ok(stale.error, "no endpoint after its owner ended");
+});
+
+test("a singleton endpoint in /run: the file names the owner; a stale file is refused", async (h) => {
+  const pid = await h.result<string>("sdkprobe.serve", { path: "/run/probe-counter" });
+  assert.deepEqual(
+    await h.result("sdkprobe.client", { path: "/run/probe-counter", calls: [{ method: "add", params: { n: 1 } }] }),
+    [1],
+  );
+  await h.result("core.stop", { pid });
+  const stale = await h.call("sdkprobe.client", { path: "/run/probe-counter", calls: [] });
+  assert.match(stale.error!.message, new RegExp(`the endpoint /run/probe-counter is stale: its owner ${pid} has ended`));
 });

@@ -1,7 +1,10 @@
 //! The generated code compiles and works: the clients of the golden
 //! documents go into a scratch crate (edition 2024, like plugins) over a stub
 //! of `sausage_plugin::__private` (tests/stub), which `cargo build`s natively
-//! and runs (tests/stub/driver.rs checks what each call sends and gets).
+//! and runs (tests/stub/driver.rs checks what each call sends and gets). A
+//! second scratch crate imports `notes` through a proc macro
+//! (tests/stub/import_macro.rs) and checks that rustc still names the unused
+//! function, at the `import!`.
 //!
 //! Needs the offline registry that the host's toolchain detection makes (a
 //! directory source at `<cache>/toolchain/vendor`, or `SAUSAGE_VENDOR_DIR`),
@@ -70,6 +73,34 @@ fn cargo(dir: &Path, target: &Path, args: &[&str]) -> std::process::Output {
         .expect("cargo runs")
 }
 
+/// The warnings of a `--message-format json` build (lint, message, line of
+/// its first span), and every diagnostic rendered.
+fn diagnostics(build: &std::process::Output) -> (Vec<(String, String, u64)>, String) {
+    let mut warnings = Vec::new();
+    let mut rendered = String::new();
+    for line in String::from_utf8_lossy(&build.stdout).lines() {
+        let Ok(msg) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        if msg["reason"] != "compiler-message" {
+            continue;
+        }
+        let diagnostic = &msg["message"];
+        rendered.push_str(diagnostic["rendered"].as_str().unwrap_or(""));
+        if diagnostic["level"] == "warning" {
+            warnings.push((
+                diagnostic["code"]["code"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string(),
+                diagnostic["message"].as_str().unwrap_or("").to_string(),
+                diagnostic["spans"][0]["line_start"].as_u64().unwrap_or(0),
+            ));
+        }
+    }
+    (warnings, rendered)
+}
+
 #[test]
 fn generated_clients_compile_run_and_warn_only_about_the_unused_function() {
     let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
@@ -99,33 +130,13 @@ fn generated_clients_compile_run_and_warn_only_about_the_unused_function() {
         &target,
         &["build", "--quiet", "--message-format", "json"],
     );
-    let mut warnings = Vec::new();
-    let mut rendered = String::new();
-    for line in String::from_utf8_lossy(&build.stdout).lines() {
-        let Ok(msg) = serde_json::from_str::<Value>(line) else {
-            continue;
-        };
-        if msg["reason"] != "compiler-message" {
-            continue;
-        }
-        let diagnostic = &msg["message"];
-        rendered.push_str(diagnostic["rendered"].as_str().unwrap_or(""));
-        if diagnostic["level"] == "warning" {
-            let code = diagnostic["code"]["code"]
-                .as_str()
-                .unwrap_or("")
-                .to_string();
-            warnings.push((
-                code,
-                diagnostic["message"].as_str().unwrap_or("").to_string(),
-            ));
-        }
-    }
+    let (warnings, rendered) = diagnostics(&build);
     assert!(
         build.status.success(),
         "the generated code does not compile:\n{rendered}{}",
         String::from_utf8_lossy(&build.stderr)
     );
+    let warnings: Vec<(String, String)> = warnings.into_iter().map(|(c, m, _)| (c, m)).collect();
     assert_eq!(
         warnings,
         [(
@@ -147,5 +158,55 @@ fn generated_clients_compile_run_and_warn_only_about_the_unused_function() {
     assert_eq!(
         String::from_utf8_lossy(&run.stdout),
         "generated clients ok\n"
+    );
+}
+
+#[test]
+fn through_a_proc_macro_an_unused_function_warns_at_the_import() {
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("import-macro");
+    let stub = crate_dir().join("tests/stub");
+    let codegen = crate_dir();
+    for dir in ["macro", "app/src", "app/imports"] {
+        std::fs::create_dir_all(tmp.join(dir)).unwrap();
+    }
+    let macro_toml = format!(
+        "[package]\nname = \"import-macro\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n\
+         [lib]\nproc-macro = true\npath = {:?}\n\n\
+         [dependencies]\nproc-macro2 = \"1\"\nserde_json = \"1\"\n\
+         sausage-plugin-codegen = {{ path = {:?} }}\n",
+        stub.join("import_macro.rs").display().to_string(),
+        codegen.display().to_string()
+    );
+    std::fs::write(tmp.join("macro/Cargo.toml"), macro_toml).unwrap();
+    let app_toml = format!(
+        "[package]\nname = \"import-app\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n\
+         [dependencies]\nimport-macro = {{ path = \"../macro\" }}\n\
+         sausage-plugin = {{ path = {:?} }}\n\n[workspace]\n",
+        stub.display().to_string()
+    );
+    std::fs::write(tmp.join("app/Cargo.toml"), app_toml).unwrap();
+    let notes = codegen.join("tests/golden/notes.json");
+    std::fs::copy(notes, tmp.join("app/imports/notes.json")).unwrap();
+    let main = "import_macro::import!(\"notes\");\n\nfn main() {\n    \
+                let _call = notes::add(notes::AddParams { text: String::new() });\n}\n";
+    std::fs::write(tmp.join("app/src/main.rs"), main).unwrap();
+
+    let args = ["build", "--quiet", "--message-format", "json"];
+    let build = cargo(&tmp.join("app"), &tmp.join("target"), &args);
+    let (warnings, rendered) = diagnostics(&build);
+    assert!(
+        build.status.success(),
+        "the client does not compile through a proc macro:\n{rendered}{}",
+        String::from_utf8_lossy(&build.stderr)
+    );
+    let list_unused = (
+        "dead_code".to_string(),
+        "function `list` is never used".to_string(),
+        1,
+    );
+    assert_eq!(
+        warnings,
+        [list_unused],
+        "the one warning must be the unused notes::list, on the line of the import!:\n{rendered}"
     );
 }

@@ -48,7 +48,7 @@ pub fn expand(args: TokenStream, item: Item) -> TokenStream {
         errors.push(syn::Error::new_spanned(
             ident,
             format!(
-                "missing doc comment on {kind} `{ident}`: every #[schema] type needs one, because other agents read it in rpc.discover (add `/// What a {ident} is.` above it)"
+                "missing doc comment on {kind} `{ident}`: every #[schema] type needs one, because other agents read it in rpc.discover (add a `///` line above it that says what it is)"
             ),
         ));
         String::new()

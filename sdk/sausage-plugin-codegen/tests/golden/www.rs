@@ -34,6 +34,7 @@ mod www {
 
         /// A connection to the endpoint `control` of a `www` process.
         pub(crate) struct Client {
+            #[allow(dead_code)] // unused methods are warnings of their own
             inner: EndpointClient,
         }
 

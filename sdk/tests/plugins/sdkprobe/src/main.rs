@@ -227,13 +227,17 @@ impl Probe {
         Ok(out)
     }
 
-    /// Answer at once, then write `path` after `ms` in a background task.
-    fn later(&self, LaterParams { path, ms }: LaterParams) -> Result<()> {
+    /// Answer at once with `path`, then write it after `ms` in a background task.
+    fn later(&self, LaterParams { path, ms }: LaterParams) -> Result<String> {
+        let file = path.clone();
         background(async move {
             sleep(Duration::from_millis(ms)).await;
-            std::fs::write(&path, "done")
+            if let Some(dir) = std::path::Path::new(&file).parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            std::fs::write(&file, "done")
         });
-        Ok(())
+        Ok(path)
     }
 
     /// Fail with the given code and message, with the params as data.
