@@ -28,9 +28,10 @@ import { DiskMount } from "../vfs/disk_mount.ts";
 import { GraphKeeper } from "./graph_keeper.ts";
 import { Activator } from "./activation.ts";
 import type { OpenRpcDocument } from "../rpc/openrpc.ts";
+import { ClientSource } from "./client_source.ts";
 
-/** How long `rpc.discover` may take. */
-const DISCOVER_TIMEOUT_MS = 10_000;
+/** How long a call that the core makes itself (`rpc.discover`, the client generator) may take. */
+const CORE_CALL_TIMEOUT_MS = 10_000;
 
 /** Options of a host. */
 export interface HostOptions {
@@ -111,13 +112,14 @@ export class Host {
     this.pool = new SandboxPool({ world: this.world.root, cache }, opts.spares ?? 2);
     this.docs = new PluginDocs(this.world, (plugin) => this.discover(plugin));
     this.graph = new GraphKeeper(this.world, this.docs, this.journal);
+    const clients = new ClientSource(this.docs, (wasm, params) => this.callAsCore("codegen", "client", params, wasm));
     const view = this.view = new ProcView({
       world: this.world,
       table: this.table,
       locks: this.locks,
       docs: this.docs,
       graph: () => this.graph.files(),
-      client: () => Promise.reject(new Error("client.rs is not available yet")),
+      client: (plugin) => clients.client(plugin),
     });
     this.proc = new ProcMount(view);
     this.fs = new HostFs({ "/": new DiskMount(this.world.root), "/proc": this.proc, "/run": this.run });
@@ -161,6 +163,15 @@ export class Host {
 
   /** Calls `rpc.discover` of a plugin (or of a component file run as that plugin) as the core. */
   private discover(plugin: string, wasm?: string): Promise<OpenRpcDocument> {
+    return this.callAsCore(plugin, "rpc.discover", {}, wasm) as Promise<OpenRpcDocument>;
+  }
+
+  /**
+   * Makes a call as the core, to a plugin or to a component file run as that
+   * plugin; rejects with the error message, or after `CORE_CALL_TIMEOUT_MS`
+   * (a plugin that never answers must not hang an activation or a read of /proc).
+   */
+  private callAsCore(plugin: string, method: string, params: Record<string, unknown>, wasm?: string): Promise<unknown> {
     return new Promise((resolve, reject) => {
       const caller = new LocalCaller("core");
       const relay = {
@@ -169,18 +180,17 @@ export class Host {
         gone: false,
         deliver: (msg: { error?: { message: string }; result?: unknown; method?: string }) => {
           if (msg.method) return;
-          if (msg.error) reject(new Error(`${plugin}.rpc.discover failed: ${msg.error.message}`));
-          else resolve(msg.result as OpenRpcDocument);
+          if (msg.error) reject(new Error(`${plugin}.${method} failed: ${msg.error.message}`));
+          else resolve(msg.result);
         },
       };
       this.supervisor
-        .spawn({ plugin, method: "rpc.discover", params: {}, caller: relay, callerId: "discover", detached: false, wasm })
+        .spawn({ plugin, method, params, caller: relay, callerId: method, detached: false, wasm })
         .then((p) => {
-          // A plugin that never answers must not hang an activation or a read of /proc.
           const timer = setTimeout(() => {
-            reject(new Error(`${plugin}.rpc.discover did not answer within ${DISCOVER_TIMEOUT_MS / 1000} s`));
+            reject(new Error(`${plugin}.${method} did not answer within ${CORE_CALL_TIMEOUT_MS / 1000} s`));
             this.supervisor.kill(p);
-          }, DISCOVER_TIMEOUT_MS);
+          }, CORE_CALL_TIMEOUT_MS);
           p.ended.then(() => clearTimeout(timer));
         }, reject);
     });

@@ -22,13 +22,14 @@ async function built(dir: string, name: string): Promise<string> {
 
 const notes = await built("examples/notes", "notes");
 const sdkprobe = await built("sdk/tests/plugins/sdkprobe", "sdkprobe");
+const www = await built("examples/www", "www");
 
 function test(name: string, fn: (h: TestHost) => Promise<void>) {
   Deno.test({
     name,
     ...opts,
     async fn() {
-      const h = await TestHost.start({ plugins: { notes, sdkprobe } });
+      const h = await TestHost.start({ plugins: { notes, sdkprobe, www } });
       try {
         await fn(h);
       } finally {
@@ -274,4 +275,39 @@ test("a singleton endpoint in /run: the file names the owner; a stale file is re
   await h.result("core.stop", { pid });
   const stale = await h.call("sdkprobe.client", { path: "/run/probe-counter", calls: [] });
   assert.match(stale.error!.message, new RegExp(`the endpoint /run/probe-counter is stale: its owner ${pid} has ended`));
+});
+
+/** A TCP port that is free now. */
+function freePort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+test("www serves /state/www over HTTP with its own TcpListener; control counts and stops it", async (h) => {
+  await Deno.mkdir(`${h.root}/state/www/docs`, { recursive: true });
+  await Deno.writeTextFile(`${h.root}/state/www/index.html`, "<h1>hi</h1>");
+  await Deno.writeTextFile(`${h.root}/state/www/docs/a b.txt`, "spaced");
+  const port = freePort();
+  const pid = await h.result<string>("www.start", { port });
+  const get = async (path: string) => {
+    const r = await fetch(`http://127.0.0.1:${port}${path}`);
+    return [r.status, r.headers.get("content-type"), await r.text()];
+  };
+  assert.deepEqual(await get("/"), [200, "text/html; charset=utf-8", "<h1>hi</h1>"]);
+  assert.deepEqual(await get("/docs/a%20b.txt"), [200, "text/plain; charset=utf-8", "spaced"]);
+  assert.equal((await get("/missing.txt"))[0], 404);
+  const control = `/proc/${pid}/control`;
+  const stats = await h.result("sdkprobe.client", {
+    path: control,
+    interface: "control",
+    calls: [{ method: "stats" }],
+  });
+  assert.deepEqual(stats, [3]);
+  const busy = await h.call("www.start", { port });
+  assert.ok(busy.error, "a second server on the same port fails");
+  assert.match(busy.error!.message, /in use/i);
+  await h.result("sdkprobe.client", { path: control, calls: [{ method: "stop" }] });
+  await eventually(() => !h.host.table.get(pid), "www to end after stop");
 });
