@@ -7,19 +7,14 @@
  */
 
 import { strict as assert } from "node:assert";
-import { buildPlugin } from "../core/build/cargo_build.ts";
-import { cacheDir } from "../core/paths.ts";
+import { cachedBuild } from "../core/build/cached_build.ts";
 import { TestHost } from "./helpers/host.ts";
+import { ifaceVersion } from "./helpers/iface.ts";
 
 const SDK = decodeURIComponent(new URL("../sdk", import.meta.url).pathname);
 const PLUGIN_DIR = `${SDK}/codegen-plugin`;
 const GOLDEN = `${SDK}/sausage-plugin-codegen/tests/golden`;
-/** The crates whose source makes the plugin: it and the generator it depends on by path. */
-const SOURCES = [PLUGIN_DIR, `${SDK}/sausage-plugin-codegen`];
-/** Bump to throw away the cached builds (e.g. when the build changes). */
-const BUILD_SALT = "sausage-codegen-plugin-1";
-
-const codegen = await builtCodegen();
+const codegen = await cachedBuild(PLUGIN_DIR, "codegen", "codegen");
 const opts = { sanitizeOps: false, sanitizeResources: false };
 
 function test(name: string, fn: (h: TestHost) => Promise<void>) {
@@ -74,44 +69,17 @@ test("codegen answers rpc.discover with its client method", async (h) => {
   assert.deepEqual(doc.methods.map((m) => m.name), ["client"]);
 });
 
-/**
- * Builds `sdk/codegen-plugin` into a component, or takes the build in the
- * cache made from the same source (the plugin's and the generator's files).
- */
-async function builtCodegen(): Promise<string> {
-  const parts = [BUILD_SALT];
-  for (const dir of SOURCES) {
-    for (const rel of await filesOf(dir)) {
-      parts.push(
-        `${dir.slice(SDK.length)}/${rel}\n${await sha256Hex(await Deno.readFile(`${dir}/${rel}`))}`,
-      );
-    }
-  }
-  const hash = (await sha256Hex(new TextEncoder().encode(parts.join("\n")))).slice(0, 16);
-  const out = `${cacheDir()}/test-plugins/codegen-${hash}.wasm`;
+
+Deno.test({ name: "the host serves /proc/core/plugins/<name>/client.rs: the golden client of its document", ...opts }, async () => {
+  const { document, source } = await golden("notes");
+  const notes = await ifaceVersion(document);
+  const h = await TestHost.start({ plugins: { notes } });
   try {
-    await Deno.stat(out);
-    return out;
-  } catch { /* not built yet */ }
-  await buildPlugin(PLUGIN_DIR, out);
-  return out;
-}
-
-/** The files under `root`, relative and sorted, less `target/`, `Cargo.lock` and dot entries. */
-async function filesOf(root: string, sub = ""): Promise<string[]> {
-  const names: string[] = [];
-  for await (const e of Deno.readDir(sub ? `${root}/${sub}` : root)) {
-    if (e.name.startsWith(".") || e.name === "Cargo.lock" || (!sub && e.name === "target")) {
-      continue;
-    }
-    const rel = sub ? `${sub}/${e.name}` : e.name;
-    if (e.isDirectory) names.push(...await filesOf(root, rel));
-    else if (e.isFile) names.push(rel);
+    const served = new TextDecoder().decode(await h.host.fs.read("/proc/core/plugins/notes/client.rs"));
+    assert.equal(served, source);
+    const discover = JSON.parse(new TextDecoder().decode(await h.host.fs.read("/proc/core/plugins/notes/discover.json")));
+    assert.deepEqual(discover, document);
+  } finally {
+    await h.close();
   }
-  return names.sort();
-}
-
-async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", bytes as BufferSource);
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-}
+});
