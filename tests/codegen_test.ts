@@ -8,7 +8,7 @@
 
 import { strict as assert } from "node:assert";
 import { cachedBuild } from "../core/build/cached_build.ts";
-import { TestHost } from "./helpers/host.ts";
+import { hostTests, TestHost } from "./helpers/host.ts";
 import { ifaceVersion } from "./helpers/iface.ts";
 
 const SDK = decodeURIComponent(new URL("../sdk", import.meta.url).pathname);
@@ -17,20 +17,7 @@ const GOLDEN = `${SDK}/sausage-plugin-codegen/tests/golden`;
 const codegen = await cachedBuild(PLUGIN_DIR, "codegen", "codegen");
 const opts = { sanitizeOps: false, sanitizeResources: false };
 
-function test(name: string, fn: (h: TestHost) => Promise<void>) {
-  Deno.test({
-    name,
-    ...opts,
-    async fn() {
-      const h = await TestHost.start({ plugins: { codegen } });
-      try {
-        await fn(h);
-      } finally {
-        await h.close();
-      }
-    },
-  });
-}
+const test = hostTests({ plugins: { codegen } });
 
 async function golden(name: string): Promise<{ document: unknown; source: string }> {
   return {

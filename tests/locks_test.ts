@@ -5,25 +5,11 @@
 
 import { strict as assert } from "node:assert";
 import { builtTestPlugin } from "./helpers/plugins.ts";
-import { eventually, TestHost } from "./helpers/host.ts";
+import { eventually, hostTests, TestHost } from "./helpers/host.ts";
 
 const probe = await builtTestPlugin("probe");
-const opts = { sanitizeOps: false, sanitizeResources: false };
 
-function test(name: string, fn: (h: TestHost) => Promise<void>) {
-  Deno.test({
-    name,
-    ...opts,
-    async fn() {
-      const h = await TestHost.start({ plugins: { probe } });
-      try {
-        await fn(h);
-      } finally {
-        await h.close();
-      }
-    },
-  });
-}
+const test = hostTests({ plugins: { probe } });
 
 /** Waits until the lock at `path` has `n` waiters. */
 function waiters(h: TestHost, path: string, n: number) {

@@ -8,26 +8,12 @@
 
 import { strict as assert } from "node:assert";
 import { builtTestPlugin } from "./helpers/plugins.ts";
-import { eventually, TestHost } from "./helpers/host.ts";
+import { eventually, hostTests, TestHost } from "./helpers/host.ts";
 import type { Entry } from "../core/journal.ts";
 
 const net = await builtTestPlugin("net");
-const opts = { sanitizeOps: false, sanitizeResources: false };
 
-function test(name: string, fn: (h: TestHost) => Promise<void>) {
-  Deno.test({
-    name,
-    ...opts,
-    async fn() {
-      const h = await TestHost.start({ plugins: { net } });
-      try {
-        await fn(h);
-      } finally {
-        await h.close();
-      }
-    },
-  });
-}
+const test = hostTests({ plugins: { net } });
 
 /** A JSON-lines connection from the test to a server plugin. */
 class LineClient {

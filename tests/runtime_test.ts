@@ -5,27 +5,13 @@
 
 import { strict as assert } from "node:assert";
 import { builtTestPlugin } from "./helpers/plugins.ts";
-import { eventually, TestHost } from "./helpers/host.ts";
+import { eventually, hostTests, TestHost } from "./helpers/host.ts";
 import type { Entry } from "../core/journal.ts";
 
 const probe = await builtTestPlugin("probe");
 const PID = /^probe-[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const opts = { sanitizeOps: false, sanitizeResources: false };
 
-function test(name: string, fn: (h: TestHost) => Promise<void>, files?: Record<string, string>) {
-  Deno.test({
-    name,
-    ...opts,
-    async fn() {
-      const h = await TestHost.start({ plugins: { probe }, files });
-      try {
-        await fn(h);
-      } finally {
-        await h.close();
-      }
-    },
-  });
-}
+const test = hostTests({ plugins: { probe } });
 
 function entries(h: TestHost, filter: Record<string, unknown>): Promise<Entry[]> {
   return h.result<Entry[]>("core.log", { limit: 1000, ...filter });

@@ -23,13 +23,15 @@ async function built(dir: string, name: string): Promise<string> {
 const notes = await built("examples/notes", "notes");
 const sdkprobe = await built("sdk/tests/plugins/sdkprobe", "sdkprobe");
 const www = await built("examples/www", "www");
+const secrets = await built("examples/secrets", "secrets");
+const consumer = await built("sdk/tests/plugins/consumer", "consumer");
 
 function test(name: string, fn: (h: TestHost) => Promise<void>) {
   Deno.test({
     name,
     ...opts,
     async fn() {
-      const h = await TestHost.start({ plugins: { notes, sdkprobe, www } });
+      const h = await TestHost.start({ plugins: { notes, sdkprobe, www, secrets, consumer } });
       try {
         await fn(h);
       } finally {
@@ -310,4 +312,52 @@ test("www serves /state/www over HTTP with its own TcpListener; control counts a
   assert.match(busy.error!.message, /in use/i);
   await h.result("sdkprobe.client", { path: control, calls: [{ method: "stop" }] });
   await eventually(() => !h.host.table.get(pid), "www to end after stop");
+});
+
+test("secrets: one detached service per world behind /run/secrets, started on demand", async (h) => {
+  assert.deepEqual(await h.result("secrets.names"), []);
+  const service = h.host.table.all().find((p) => p.plugin === "secrets" && p.method === "start");
+  assert.ok(service, "the first call started the service");
+  assert.equal(service.detached, true);
+  await h.result("secrets.set", { name: "b", value: "2" });
+  await h.result("secrets.set", { name: "a", value: "1" });
+  assert.equal(await h.result("secrets.get", { name: "a" }), "1");
+  assert.equal(await h.result("secrets.get", { name: "nothere" }), null);
+  assert.deepEqual(await h.result("secrets.names"), ["a", "b"]);
+  assert.equal(await h.result("secrets.delete", { name: "a" }), true);
+  assert.equal(await h.result("secrets.delete", { name: "a" }), false);
+  const starts = await Promise.all([1, 2, 3].map(() => h.result<string>("secrets.start")));
+  assert.deepEqual(starts, [service.pid, service.pid, service.pid], "start returns the running service");
+  assert.deepEqual(JSON.parse(await Deno.readTextFile(`${h.root}/state/secrets/secrets.json`)), { b: "2" });
+
+  await h.result("core.stop", { pid: service.pid });
+  assert.equal(await h.result("secrets.get", { name: "b" }), "2", "a new service reads the file");
+  const again = h.host.table.all().find((p) => p.plugin === "secrets" && p.method === "start");
+  assert.ok(again && again.pid !== service.pid);
+});
+
+test("import!: typed clients of notes and www (with its endpoint), and x-sausage-imports", async (h) => {
+  assert.equal(await h.result("consumer.note", { text: "milk" }), 1);
+  assert.equal(await h.result("consumer.note", { text: "eggs" }), 2);
+  assert.deepEqual(await h.result("consumer.notes"), ["milk", "eggs"]);
+  assert.equal(await h.result("consumer.serve", { port: freePort() }), 0);
+  await eventually(() => h.host.table.all().every((p) => p.plugin !== "www"), "www to stop");
+
+  const doc = await h.result<Doc>("consumer.rpc.discover");
+  assert.deepEqual(validateOpenRpc(doc), []);
+  const imports = doc["x-sausage-imports"] as Record<string, { methods: MethodDoc[]; endpoints?: Record<string, unknown> }>;
+  assert.deepEqual(Object.keys(imports), ["notes", "www"]);
+  assert.deepEqual(imports.notes.methods.map((m) => m.name), ["add", "list"]);
+  assert.deepEqual(Object.keys(imports.www.endpoints ?? {}), ["control"]);
+});
+
+test("the consumer's imports/*.json are the current rpc.discover of notes and www", async (h) => {
+  for (const name of ["notes", "www"]) {
+    const file = `${ROOT}/sdk/tests/plugins/consumer/imports/${name}.json`;
+    assert.deepEqual(
+      JSON.parse(await Deno.readTextFile(file)),
+      await h.result(`${name}.rpc.discover`),
+      `${file} is out of date: copy the rpc.discover document of ${name} there`,
+    );
+  }
 });

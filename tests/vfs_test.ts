@@ -6,27 +6,13 @@
 
 import { strict as assert } from "node:assert";
 import { builtTestPlugin } from "./helpers/plugins.ts";
-import { eventually, TestHost } from "./helpers/host.ts";
+import { eventually, hostTests, TestHost } from "./helpers/host.ts";
 
 const fsprobe = await builtTestPlugin("fsprobe");
-const opts = { sanitizeOps: false, sanitizeResources: false };
 
 type Op = Record<string, unknown>;
 
-function test(name: string, fn: (h: TestHost) => Promise<void>) {
-  Deno.test({
-    name,
-    ...opts,
-    async fn() {
-      const h = await TestHost.start({ plugins: { fsprobe }, files: { "hello.txt": "hi", "state/a/b.txt": "deep" } });
-      try {
-        await fn(h);
-      } finally {
-        await h.close();
-      }
-    },
-  });
-}
+const test = hostTests({ plugins: { fsprobe }, files: { "hello.txt": "hi", "state/a/b.txt": "deep" } });
 
 async function run(h: TestHost, ...ops: Op[]): Promise<unknown[]> {
   return await h.result<unknown[]>("fsprobe.run", { ops });

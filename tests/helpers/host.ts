@@ -60,3 +60,24 @@ export async function eventually<T>(
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+/**
+ * Makes a `test(name, fn, files?)` that runs `fn` against a fresh host on a
+ * world with `spec` (and `files`, when given), and always closes it.
+ */
+export function hostTests(spec: WorldSpec) {
+  return (name: string, fn: (h: TestHost) => Promise<void>, files?: Record<string, string>) =>
+    Deno.test({
+      name,
+      sanitizeOps: false,
+      sanitizeResources: false,
+      async fn() {
+        const h = await TestHost.start({ ...spec, files: { ...spec.files, ...files } });
+        try {
+          await fn(h);
+        } finally {
+          await h.close();
+        }
+      },
+    });
+}
