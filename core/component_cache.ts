@@ -29,6 +29,7 @@ export async function sha256(bytes: Uint8Array): Promise<string> {
 /** Transpiles components and remembers the results by file hash. */
 export class ComponentCache {
   private byHash = new Map<string, Promise<Compiled>>();
+  private byIdentity = new Map<string, Promise<Compiled>>();
 
   private root: string;
 
@@ -45,6 +46,14 @@ export class ComponentCache {
 
   /** Loads a component file; transpiles it unless its hash is known. */
   async load(path: string): Promise<Compiled> {
+    // A call must not read and hash the whole file: the file's identity
+    // (inode, size, mtime) finds the hash it had when it was last read. An
+    // activation renames a new file into place, a copy by hand changes the
+    // mtime: either way the identity changes.
+    const info = await Deno.stat(path);
+    const identity = `${path}\n${info.ino}\n${info.size}\n${info.mtime?.getTime()}`;
+    const known = this.byIdentity.get(identity);
+    if (known) return known;
     const bytes = await Deno.readFile(path);
     const hash = await sha256(bytes);
     let entry = this.byHash.get(hash);
@@ -53,6 +62,8 @@ export class ComponentCache {
       this.byHash.set(hash, entry);
       entry.catch(() => this.byHash.delete(hash));
     }
+    this.byIdentity.set(identity, entry);
+    entry.catch(() => this.byIdentity.delete(identity));
     return entry;
   }
 

@@ -11,6 +11,23 @@ import type { Caller } from "./caller.ts";
 import type { Sandbox } from "./sandbox_pool.ts";
 import { MemMount } from "../vfs/mem_mount.ts";
 import type { FsServer } from "./fs_server.ts";
+import { NativeRunner } from "./native_process.ts";
+import type { ToSandbox } from "../sandbox/protocol.ts";
+
+/**
+ * What a process runs in: a sandbox subprocess, or a {@link NativeRunner}
+ * for a native method of the host. It takes the messages of the sandbox
+ * protocol (stdin lines, EOF, filesystem replies) and can be killed.
+ */
+export interface ProcessRunner {
+  /** Sends a message; lost silently once the process has ended. */
+  send(msg: ToSandbox): void;
+  /** Ends it at once. */
+  kill(): void;
+}
+
+/** Receives a line of a process's output that is not a JSON-RPC message. */
+export type OutputHandler = (stream: "stdout" | "stderr", line: string) => void;
 
 /** The states of a process, as `ps` shows them. */
 export type ProcessState = "running" | "answered" | "stopping" | "ended";
@@ -57,6 +74,11 @@ export class Process implements Caller {
   readonly self = new MemMount();
   /** Serves its `/proc`, `/self` and `/run`; set by the supervisor. */
   fs: FsServer | null = null;
+  /**
+   * Also receives its text output (stdout lines that are not JSON-RPC, and
+   * stderr lines), beside the journal: set for commands such as a test.
+   */
+  onOutput: OutputHandler | null = null;
   private resolveEnded!: (e: ExitInfo) => void;
 
   constructor(
@@ -70,10 +92,20 @@ export class Process implements Caller {
     /** The id of the caller's request; undefined when nobody waits for the answer. */
     readonly callerId: Id | undefined,
     readonly detached: boolean,
-    /** The sandbox it runs in. */
-    readonly sandbox: Sandbox,
+    /** What it runs in: a sandbox, or a native runner. */
+    readonly runner: ProcessRunner,
   ) {
     this.ended = new Promise((r) => (this.resolveEnded = r));
+  }
+
+  /** The sandbox it runs in; null for a native process. */
+  get sandbox(): Sandbox | null {
+    return this.runner instanceof NativeRunner ? null : this.runner as Sandbox;
+  }
+
+  /** True for a native method of the host (no sandbox). */
+  get native(): boolean {
+    return this.runner instanceof NativeRunner;
   }
 
   /** `console`, `core`, or the pid of the parent. */
@@ -98,7 +130,7 @@ export class Process implements Caller {
 
   /** Writes a message to its stdin. */
   deliver(msg: Message): void {
-    if (!this.gone) this.sandbox.send({ op: "in", line: JSON.stringify(msg) });
+    if (!this.gone) this.runner.send({ op: "in", line: JSON.stringify(msg) });
   }
 
   /** Keeps a journal line in memory. */

@@ -18,6 +18,11 @@ export interface SandboxOptions {
   world: string;
   /** The cache folder with transpiled components (read-only for sandboxes). */
   cache: string;
+  /**
+   * More host folders that sandboxes may read and write: the ones a command
+   * preopens beside `/` (the test runner's package folder). None by default.
+   */
+  folders?: string[];
 }
 
 /** One sandbox subprocess. */
@@ -42,8 +47,8 @@ export class Sandbox {
         "--quiet",
         `--config=${config}`,
         "--no-prompt",
-        `--allow-read=${opts.world},${opts.cache}`,
-        `--allow-write=${opts.world}`,
+        `--allow-read=${[opts.world, opts.cache, ...opts.folders ?? []].join(",")}`,
+        `--allow-write=${[opts.world, ...opts.folders ?? []].join(",")}`,
         "--allow-net",
         "--allow-env=JCO_DEBUG",
         script,

@@ -18,6 +18,7 @@ import { ProcessResources } from "./wasi/resources.ts";
 import { DiskMount } from "../vfs/disk_mount.ts";
 import type { Mount } from "../vfs/mount.ts";
 import { type FsChannel, RemoteMount } from "./remote_mount.ts";
+import type { ExtraPreopen } from "./protocol.ts";
 
 type Glue = {
   instantiate(
@@ -48,6 +49,16 @@ async function load(dir: string): Promise<Loaded> {
 
 const worlds = new Map<string, Mount>();
 
+/** The disk mount of a host folder, made once per sandbox. */
+function diskMount(hostPath: string): Mount {
+  let mount = worlds.get(hostPath);
+  if (!mount) {
+    mount = new DiskMount(hostPath);
+    worlds.set(hostPath, mount);
+  }
+  return mount;
+}
+
 /** The stdio and exit of a running process, as the sandbox sees them. */
 export interface ProcessIo {
   stdin: ByteQueue;
@@ -55,6 +66,16 @@ export interface ProcessIo {
   fs: FsChannel;
   onStdout(line: string): void;
   onStderr(line: string): void;
+}
+
+/** What a command gets beyond a plugin process (all optional). */
+export interface CommandOptions {
+  /** `wasi:cli/environment.get-arguments` (default none). */
+  args?: string[];
+  /** `initial-cwd` (default `/`). */
+  cwd?: string;
+  /** Host folders preopened beside `/`, at their guest paths. */
+  preopens?: ExtraPreopen[];
 }
 
 /** How a process ended. */
@@ -69,6 +90,7 @@ export async function runProcess(
   world: string,
   env: [string, string][],
   io: ProcessIo,
+  command: CommandOptions = {},
 ): Promise<Ended> {
   let entry = loaded.get(dir);
   if (!entry) {
@@ -76,11 +98,8 @@ export async function runProcess(
     loaded.set(dir, entry);
   }
   const { glue, modules } = await entry;
-  let mount = worlds.get(world);
-  if (!mount) {
-    mount = new DiskMount(world);
-    worlds.set(world, mount);
-  }
+  const mount = diskMount(world);
+  const extra = (command.preopens ?? []).map((p) => ({ guestPath: p.guestPath, mount: diskMount(p.hostPath) }));
   const stdout = new LineSink(io.onStdout);
   const stderr = new LineSink(io.onStderr);
   const files = new OpenFiles();
@@ -88,8 +107,8 @@ export async function runProcess(
   const imports = {
     ...cliInterfaces({
       env,
-      args: [],
-      cwd: "/",
+      args: command.args ?? [],
+      cwd: command.cwd ?? "/",
       stdin: new InputStream(io.stdin),
       stdout: new OutputStream(stdout),
       stderr: new OutputStream(stderr),
@@ -98,6 +117,7 @@ export async function runProcess(
     ...randomInterfaces(),
     ...filesystemInterfaces([
       { guestPath: "/", mount },
+      ...extra,
       { guestPath: "/proc", mount: new RemoteMount("proc", false, io.fs) },
       { guestPath: "/self", mount: new RemoteMount("self", true, io.fs) },
       { guestPath: "/run", mount: new RemoteMount("run", true, io.fs) },

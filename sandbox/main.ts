@@ -28,13 +28,13 @@ function handle(msg: ToSandbox): void {
       const queue = new ByteQueue();
       stdin = queue;
       fs = new FsChannel(send);
-      queue.push(encoder.encode(msg.request + "\n"));
+      if (msg.request !== undefined) queue.push(encoder.encode(msg.request + "\n"));
       runProcess(msg.dir, msg.world, msg.env, {
         stdin: queue,
         fs,
         onStdout: (line) => send({ op: "out", line }),
         onStderr: (line) => send({ op: "err", line }),
-      }).then((ended) => {
+      }, { args: msg.args, cwd: msg.cwd, preopens: msg.preopens }).then((ended) => {
         stdin = null;
         fs = null;
         send({ op: "exit", ...ended });

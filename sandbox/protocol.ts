@@ -6,6 +6,14 @@
  * @module
  */
 
+/** A host folder preopened at a guest path, beside `/` (a disk mount, read-write). */
+export interface ExtraPreopen {
+  /** Where the process sees it, an absolute guest path such as `/work/notes`. */
+  guestPath: string;
+  /** The host folder; the sandbox must have been started with read and write access to it. */
+  hostPath: string;
+}
+
 /** Starts a process: a fresh instance of a transpiled component. */
 export interface RunMessage {
   op: "run";
@@ -17,8 +25,14 @@ export interface RunMessage {
   env: [string, string][];
   /** The host folder that is `/` for the process. */
   world: string;
-  /** The first line of stdin: the request. */
-  request: string;
+  /** The first line of stdin: the request. Absent for a command: nothing is written first. */
+  request?: string;
+  /** The arguments of a command (`wasi:cli/environment.get-arguments`); none by default. */
+  args?: string[];
+  /** More preopened folders, beside `/`, `/proc`, `/self` and `/run`. */
+  preopens?: ExtraPreopen[];
+  /** The initial current folder (`initial-cwd`); `/` by default. */
+  cwd?: string;
 }
 
 /** The mounts the core serves to a process, by their preopen name. */

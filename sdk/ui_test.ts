@@ -14,7 +14,9 @@ const UI = decodeURIComponent(new URL("./tests/ui", import.meta.url).pathname);
 
 /** The errors of rustc's output (not cargo's closing "could not compile"). */
 function errorsOf(output: string): string[] {
-  return output.split("\n").filter((l) => /^error(\[E\d+\])?: /.test(l) && !/^error: could not compile/.test(l));
+  return output.split("\n").filter((l) =>
+    /^error(\[E\d+\])?: /.test(l) && !/^error: could not compile/.test(l)
+  );
 }
 
 for (const entry of [...Deno.readDirSync(UI)].sort((a, b) => a.name < b.name ? -1 : 1)) {
@@ -29,7 +31,10 @@ for (const entry of [...Deno.readDirSync(UI)].sort((a, b) => a.name < b.name ? -
     );
     assert.ok(error instanceof BuildError, `${entry.name} built, but must fail: ${error}`);
     for (const line of expected) {
-      assert.ok(error.output.includes(line), `missing ${JSON.stringify(line)} in:\n${error.output}`);
+      assert.ok(
+        error.output.includes(line),
+        `missing ${JSON.stringify(line)} in:\n${error.output}`,
+      );
     }
     const wanted = expected.filter((l) => /^error/.test(l));
     assert.deepEqual(errorsOf(error.output), wanted, `other errors too:\n${error.output}`);

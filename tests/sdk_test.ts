@@ -8,7 +8,8 @@ import { strict as assert } from "node:assert";
 import { BuildError, buildPlugin } from "../core/build/cargo_build.ts";
 import { cacheDir } from "../core/paths.ts";
 import { validateOpenRpc } from "../rpc/openrpc.ts";
-import { eventually, TestHost } from "./helpers/host.ts";
+import { buildTests, listTests, runTest } from "../sdk/_test_binary.ts";
+import { eventually, hostTests } from "./helpers/host.ts";
 
 const ROOT = decodeURIComponent(new URL("..", import.meta.url).pathname).replace(/\/$/, "");
 const opts = { sanitizeOps: false, sanitizeResources: false };
@@ -23,30 +24,21 @@ async function built(dir: string, name: string): Promise<string> {
 const notes = await built("examples/notes", "notes");
 const sdkprobe = await built("sdk/tests/plugins/sdkprobe", "sdkprobe");
 const www = await built("examples/www", "www");
-const secrets = await built("examples/secrets", "secrets");
 const consumer = await built("sdk/tests/plugins/consumer", "consumer");
 
-function test(name: string, fn: (h: TestHost) => Promise<void>) {
-  Deno.test({
-    name,
-    ...opts,
-    async fn() {
-      const h = await TestHost.start({ plugins: { notes, sdkprobe, www, secrets, consumer } });
-      try {
-        await fn(h);
-      } finally {
-        await h.close();
-      }
-    },
-  });
-}
+const test = hostTests({ plugins: { notes, sdkprobe, www, consumer } });
 
 interface MethodDoc {
   name: string;
   summary?: string;
   description?: string;
   paramStructure: string;
-  params: { name: string; required: boolean; description?: string; schema: Record<string, unknown> }[];
+  params: {
+    name: string;
+    required: boolean;
+    description?: string;
+    schema: Record<string, unknown>;
+  }[];
   result: { name: string; schema: Record<string, unknown> };
   "x-sausage-params"?: { name: string; description: string };
 }
@@ -97,7 +89,10 @@ test("rpc.discover describes notes from its doc comments, as valid OpenRPC", asy
     description: "The text of the new note. It can contain newlines.",
     schema: { type: "string" },
   }]);
-  assert.deepEqual(add["x-sausage-params"], { name: "AddParams", description: "The params of `add`." });
+  assert.deepEqual(add["x-sausage-params"], {
+    name: "AddParams",
+    description: "The params of `add`.",
+  });
   assert.deepEqual(add.result, {
     name: "added",
     schema: {
@@ -135,7 +130,11 @@ test("an unknown method is -32601, bad params are -32602 naming the field, metho
   assert.equal(bad.error?.code, -32602);
   assert.match(bad.error!.message, /invalid params of add: missing field `text`/);
   const fail = await h.call("sdkprobe.fail", { code: -32042, message: "asked to fail" });
-  assert.deepEqual(fail.error, { code: -32042, message: "asked to fail", data: { message: "asked to fail" } });
+  assert.deepEqual(fail.error, {
+    code: -32042,
+    message: "asked to fail",
+    data: { message: "asked to fail" },
+  });
 });
 
 test("schemas: integer ranges, string enums with renames, maps, optional fields", async (h) => {
@@ -145,7 +144,12 @@ test("schemas: integer ranges, string enums with renames, maps, optional fields"
   const defs = shapes.params[0].schema.$defs as Record<string, Record<string, unknown>>;
   assert.deepEqual(shapes.params[0].schema.$ref, "#/$defs/Shapes");
   const props = defs.Shapes.properties as Record<string, unknown>;
-  assert.deepEqual(props.port, { type: "integer", minimum: 0, maximum: 65535, description: "A port." });
+  assert.deepEqual(props.port, {
+    type: "integer",
+    minimum: 0,
+    maximum: 65535,
+    description: "A port.",
+  });
   assert.deepEqual(props.kind, { $ref: "#/$defs/Kind", description: "A kind." });
   assert.deepEqual(props.names, {
     type: "object",
@@ -164,12 +168,18 @@ test("schemas: integer ranges, string enums with renames, maps, optional fields"
   const shapesValue = { port: 8080, kind: "large_thing", names: { a: "b" }, ratio: null };
   assert.deepEqual(await h.result("sdkprobe.shapes", { shapes: shapesValue }), shapesValue);
   const relay = doc.methods.find((m) => m.name === "relay")!;
-  assert.deepEqual(relay.params.map((p) => [p.name, p.required]), [["call", true], ["detach", false]]);
+  assert.deepEqual(relay.params.map((p) => [p.name, p.required]), [["call", true], [
+    "detach",
+    false,
+  ]]);
   assert.equal(relay.summary, "Make one call and report its result and its notifications.");
   assert.equal(relay.description, "Errors of the call are reported, not returned.");
   const endpoint = doc["x-sausage-endpoints"].counter;
   assert.deepEqual(endpoint.methods.map((m) => m.name), ["add", "total", "stop"]);
-  assert.equal(doc.info.description, "sdkprobe: each method exercises one part of the SDK runtime, for the\nhost-level tests in `tests/sdk_test.ts`.");
+  assert.equal(
+    doc.info.description,
+    "sdkprobe: each method exercises one part of the SDK runtime, for the\nhost-level tests in `tests/sdk_test.ts`.",
+  );
 });
 
 test("call() makes nested calls; ctx.notify reaches the caller's on_notify", async (h) => {
@@ -177,7 +187,9 @@ test("call() makes nested calls; ctx.notify reaches the caller's on_notify", asy
     call: { method: "sdkprobe.progress", params: { count: 3 } },
   });
   assert.equal(r.result, 3);
-  assert.deepEqual(r.notes, [["progress", { i: 0 }], ["progress", { i: 1 }], ["progress", { i: 2 }]]);
+  assert.deepEqual(r.notes, [["progress", { i: 0 }], ["progress", { i: 1 }], ["progress", {
+    i: 2,
+  }]]);
   const err = await h.result<{ error: { code: number } }>("sdkprobe.relay", {
     call: { method: "nothere.x", params: {} },
   });
@@ -186,7 +198,10 @@ test("call() makes nested calls; ctx.notify reaches the caller's on_notify", asy
   h.notes.length = 0;
   const direct = await h.call("sdkprobe.progress", { count: 2 });
   assert.equal(direct.result, 2);
-  assert.deepEqual(h.notes.map((n) => (n as unknown as { params: { name: string } }).params.name), ["progress", "progress"]);
+  assert.deepEqual(h.notes.map((n) => (n as unknown as { params: { name: string } }).params.name), [
+    "progress",
+    "progress",
+  ]);
 });
 
 test("many calls in flight: answers in any order go to the right call", async (h) => {
@@ -217,7 +232,10 @@ test("background() keeps the process alive after its answer until the task ends"
   assert.equal(r.result, "/state/sdkprobe/later.txt");
   const running = h.host.table.all().filter((p) => p.plugin === "sdkprobe");
   assert.equal(running.length, 1, "the process still runs its background task");
-  await eventually(() => h.host.table.all().every((p) => p.plugin !== "sdkprobe"), "the process to end");
+  await eventually(
+    () => h.host.table.all().every((p) => p.plugin !== "sdkprobe"),
+    "the process to end",
+  );
   assert.equal(await Deno.readTextFile(`${h.root}/state/sdkprobe/later.txt`), "done");
 });
 
@@ -225,9 +243,17 @@ test("lock(path).try_now() does not wait; .keep() holds the lock until the proce
   const path = "/state/sdkprobe/lock";
   const holder = h.result<string>("sdkprobe.keep_lock", { path, hold_ms: 400 });
   const pid = await holder;
-  assert.equal(await h.result("sdkprobe.try_lock", { path }), false, "the lock is kept after the answer");
+  assert.equal(
+    await h.result("sdkprobe.try_lock", { path }),
+    false,
+    "the lock is kept after the answer",
+  );
   await eventually(() => !h.host.table.get(pid), "the holder to end");
-  assert.equal(await h.result("sdkprobe.try_lock", { path }), true, "the core released it at the end");
+  assert.equal(
+    await h.result("sdkprobe.try_lock", { path }),
+    true,
+    "the core released it at the end",
+  );
 });
 
 test("a #[rpc] rule broken in the source is a compile error at the offending token", async () => {
@@ -251,18 +277,30 @@ test("listen() serves an endpoint; connect() checks owner and interface; stop en
     { method: "add", params: { n: 3 } },
     { method: "total", params: {} },
   ];
-  assert.deepEqual(await h.result("sdkprobe.client", { path, interface: "counter", calls }), [2, 5, 5]);
+  assert.deepEqual(await h.result("sdkprobe.client", { path, interface: "counter", calls }), [
+    2,
+    5,
+    5,
+  ]);
   // The state lives in the serving process: a second connection sees it.
   assert.deepEqual(await h.result("sdkprobe.client", { path, calls: [{ method: "total" }] }), [5]);
-  const discover = await h.result<Doc[]>("sdkprobe.client", { path, calls: [{ method: "rpc.discover" }] });
+  const discover = await h.result<Doc[]>("sdkprobe.client", {
+    path,
+    calls: [{ method: "rpc.discover" }],
+  });
   assert.deepEqual(discover[0].methods.map((m) => m.name), ["add", "total", "stop"]);
 
   const wrong = await h.call("sdkprobe.client", { path, interface: "control", calls: [] });
   assert.match(wrong.error!.message, /serves the interface counter, not control/);
   const unknown = await h.call("sdkprobe.client", { path, calls: [{ method: "nope" }] });
-  assert.match(unknown.error!.message, /the endpoint interface counter of sdkprobe has no method nope/);
+  assert.match(
+    unknown.error!.message,
+    /the endpoint interface counter of sdkprobe has no method nope/,
+  );
 
-  assert.deepEqual(await h.result("sdkprobe.client", { path, calls: [{ method: "stop" }] }), [null]);
+  assert.deepEqual(await h.result("sdkprobe.client", { path, calls: [{ method: "stop" }] }), [
+    null,
+  ]);
   await eventually(() => !h.host.table.get(pid), "the server to end after stop");
   const stale = await h.call("sdkprobe.client", { path, calls: [] });
   assert.ok(stale.error, "no endpoint after its owner ended");
@@ -271,12 +309,18 @@ test("listen() serves an endpoint; connect() checks owner and interface; stop en
 test("a singleton endpoint in /run: the file names the owner; a stale file is refused", async (h) => {
   const pid = await h.result<string>("sdkprobe.serve", { path: "/run/probe-counter" });
   assert.deepEqual(
-    await h.result("sdkprobe.client", { path: "/run/probe-counter", calls: [{ method: "add", params: { n: 1 } }] }),
+    await h.result("sdkprobe.client", {
+      path: "/run/probe-counter",
+      calls: [{ method: "add", params: { n: 1 } }],
+    }),
     [1],
   );
   await h.result("core.stop", { pid });
   const stale = await h.call("sdkprobe.client", { path: "/run/probe-counter", calls: [] });
-  assert.match(stale.error!.message, new RegExp(`the endpoint /run/probe-counter is stale: its owner ${pid} has ended`));
+  assert.match(
+    stale.error!.message,
+    new RegExp(`the endpoint /run/probe-counter is stale: its owner ${pid} has ended`),
+  );
 });
 
 /** A TCP port that is free now. */
@@ -287,55 +331,6 @@ function freePort(): number {
   return port;
 }
 
-test("www serves /state/www over HTTP with its own TcpListener; control counts and stops it", async (h) => {
-  await Deno.mkdir(`${h.root}/state/www/docs`, { recursive: true });
-  await Deno.writeTextFile(`${h.root}/state/www/index.html`, "<h1>hi</h1>");
-  await Deno.writeTextFile(`${h.root}/state/www/docs/a b.txt`, "spaced");
-  const port = freePort();
-  const pid = await h.result<string>("www.start", { port });
-  const get = async (path: string) => {
-    const r = await fetch(`http://127.0.0.1:${port}${path}`);
-    return [r.status, r.headers.get("content-type"), await r.text()];
-  };
-  assert.deepEqual(await get("/"), [200, "text/html; charset=utf-8", "<h1>hi</h1>"]);
-  assert.deepEqual(await get("/docs/a%20b.txt"), [200, "text/plain; charset=utf-8", "spaced"]);
-  assert.equal((await get("/missing.txt"))[0], 404);
-  const control = `/proc/${pid}/control`;
-  const stats = await h.result("sdkprobe.client", {
-    path: control,
-    interface: "control",
-    calls: [{ method: "stats" }],
-  });
-  assert.deepEqual(stats, [3]);
-  const busy = await h.call("www.start", { port });
-  assert.ok(busy.error, "a second server on the same port fails");
-  assert.match(busy.error!.message, /in use/i);
-  await h.result("sdkprobe.client", { path: control, calls: [{ method: "stop" }] });
-  await eventually(() => !h.host.table.get(pid), "www to end after stop");
-});
-
-test("secrets: one detached service per world behind /run/secrets, started on demand", async (h) => {
-  assert.deepEqual(await h.result("secrets.names"), []);
-  const service = h.host.table.all().find((p) => p.plugin === "secrets" && p.method === "start");
-  assert.ok(service, "the first call started the service");
-  assert.equal(service.detached, true);
-  await h.result("secrets.set", { name: "b", value: "2" });
-  await h.result("secrets.set", { name: "a", value: "1" });
-  assert.equal(await h.result("secrets.get", { name: "a" }), "1");
-  assert.equal(await h.result("secrets.get", { name: "nothere" }), null);
-  assert.deepEqual(await h.result("secrets.names"), ["a", "b"]);
-  assert.equal(await h.result("secrets.delete", { name: "a" }), true);
-  assert.equal(await h.result("secrets.delete", { name: "a" }), false);
-  const starts = await Promise.all([1, 2, 3].map(() => h.result<string>("secrets.start")));
-  assert.deepEqual(starts, [service.pid, service.pid, service.pid], "start returns the running service");
-  assert.deepEqual(JSON.parse(await Deno.readTextFile(`${h.root}/state/secrets/secrets.json`)), { b: "2" });
-
-  await h.result("core.stop", { pid: service.pid });
-  assert.equal(await h.result("secrets.get", { name: "b" }), "2", "a new service reads the file");
-  const again = h.host.table.all().find((p) => p.plugin === "secrets" && p.method === "start");
-  assert.ok(again && again.pid !== service.pid);
-});
-
 test("import!: typed clients of notes and www (with its endpoint), and x-sausage-imports", async (h) => {
   assert.equal(await h.result("consumer.note", { text: "milk" }), 1);
   assert.equal(await h.result("consumer.note", { text: "eggs" }), 2);
@@ -345,7 +340,10 @@ test("import!: typed clients of notes and www (with its endpoint), and x-sausage
 
   const doc = await h.result<Doc>("consumer.rpc.discover");
   assert.deepEqual(validateOpenRpc(doc), []);
-  const imports = doc["x-sausage-imports"] as Record<string, { methods: MethodDoc[]; endpoints?: Record<string, unknown> }>;
+  const imports = doc["x-sausage-imports"] as Record<
+    string,
+    { methods: MethodDoc[]; endpoints?: Record<string, unknown> }
+  >;
   assert.deepEqual(Object.keys(imports), ["notes", "www"]);
   assert.deepEqual(imports.notes.methods.map((m) => m.name), ["add", "list"]);
   assert.deepEqual(Object.keys(imports.www.endpoints ?? {}), ["control"]);
@@ -360,4 +358,34 @@ test("the consumer's imports/*.json are the current rpc.discover of notes and ww
       `${file} is out of date: copy the rpc.discover document of ${name} there`,
     );
   }
+});
+
+test("an attached server stops at once at EOF on stdin when its caller ends", async (h) => {
+  const r = await h.result<{ result: string }>("sdkprobe.relay", {
+    call: { method: "sdkprobe.serve", params: { path: "/self/counter" } },
+  });
+  const pid = r.result;
+  const started = Date.now();
+  await eventually(() => !h.host.table.get(pid), "the attached server to end with its caller");
+  assert.ok(Date.now() - started < 4000, "it ended at EOF, before the core's kill");
+  const log = await h.result<{ line: string }[]>("core.log", { pid, limit: 100 });
+  assert.ok(log.some((e) => e.line.includes('"event":"exit","status":0')), JSON.stringify(log));
+});
+
+Deno.test({
+  name:
+    "the tests of notes (#[test] and #[sausage_plugin::test]) pass under WASI, one per instance",
+  ...opts,
+  async fn() {
+    const component = await buildTests(`${ROOT}/examples/notes`);
+    const names = await listTests(component);
+    assert.deepEqual(names, [
+      "tests::add_appends_and_counts",
+      "tests::list_is_empty_without_a_file",
+    ]);
+    for (const name of names) {
+      const outcome = await runTest(component, name, { CARGO_PKG_NAME: "notes" });
+      assert.ok(outcome.passed, `${name} failed:\n${outcome.output.join("\n")}`);
+    }
+  },
 });

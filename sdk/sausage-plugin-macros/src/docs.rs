@@ -10,7 +10,12 @@ pub fn doc_text(attrs: &[Attribute]) -> Option<String> {
         if let Ok(Meta::NameValue(nv)) = attr.parse_meta() {
             if let Lit::Str(s) = nv.lit {
                 for line in s.value().split('\n') {
-                    lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_string());
+                    lines.push(
+                        line.strip_prefix(' ')
+                            .unwrap_or(line)
+                            .trim_end()
+                            .to_string(),
+                    );
                 }
             }
         }
@@ -28,15 +33,31 @@ fn unindent(text: &str) -> String {
         .map(|l| l.len() - l.trim_start().len())
         .min()
         .unwrap_or(0);
-    text.lines().map(|l| if l.len() >= indent { &l[indent..] } else { l.trim_start() }).collect::<Vec<_>>().join("\n")
+    text.lines()
+        .map(|l| {
+            if l.len() >= indent {
+                &l[indent..]
+            } else {
+                l.trim_start()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Splits a method's doc into its summary (the first paragraph, on one
 /// line) and its description (the rest, as written).
 pub fn split_summary(doc: &str) -> (String, String) {
     let lines: Vec<&str> = doc.lines().collect();
-    let end = lines.iter().position(|l| l.trim().is_empty()).unwrap_or(lines.len());
-    let summary = lines[..end].iter().map(|l| l.trim()).collect::<Vec<_>>().join(" ");
+    let end = lines
+        .iter()
+        .position(|l| l.trim().is_empty())
+        .unwrap_or(lines.len());
+    let summary = lines[..end]
+        .iter()
+        .map(|l| l.trim())
+        .collect::<Vec<_>>()
+        .join(" ");
     let description = lines[end..].join("\n").trim_matches('\n').to_string();
     (summary, description)
 }
@@ -44,9 +65,13 @@ pub fn split_summary(doc: &str) -> (String, String) {
 /// The crate's doc comment (`//!` at the top of `src/main.rs`, else
 /// `src/lib.rs`), read from the package folder; empty when there is none.
 pub fn crate_docs() -> String {
-    let Ok(dir) = std::env::var("CARGO_MANIFEST_DIR") else { return String::new() };
+    let Ok(dir) = std::env::var("CARGO_MANIFEST_DIR") else {
+        return String::new();
+    };
     for file in ["src/main.rs", "src/lib.rs"] {
-        let Ok(text) = std::fs::read_to_string(format!("{dir}/{file}")) else { continue };
+        let Ok(text) = std::fs::read_to_string(format!("{dir}/{file}")) else {
+            continue;
+        };
         return match syn::parse_file(&text) {
             Ok(parsed) => doc_text(&parsed.attrs).unwrap_or_default(),
             Err(_) => String::new(),

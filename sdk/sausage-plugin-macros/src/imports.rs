@@ -12,7 +12,8 @@ use serde_json::{json, Map, Value};
 
 /// The package folder of the crate being compiled.
 fn manifest_dir() -> Result<String, String> {
-    std::env::var("CARGO_MANIFEST_DIR").map_err(|_| "CARGO_MANIFEST_DIR is not set: build with cargo".to_string())
+    std::env::var("CARGO_MANIFEST_DIR")
+        .map_err(|_| "CARGO_MANIFEST_DIR is not set: build with cargo".to_string())
 }
 
 /// Reads and parses `imports/<name>.json`.
@@ -21,7 +22,8 @@ fn read_import(dir: &str, name: &str) -> Result<(String, Value), String> {
     let text = std::fs::read_to_string(&path).map_err(|e| {
         format!("cannot read imports/{name}.json ({e}): copy /proc/core/plugins/{name}/discover.json there")
     })?;
-    let doc = serde_json::from_str(&text).map_err(|e| format!("imports/{name}.json is not valid JSON: {e}"))?;
+    let doc = serde_json::from_str(&text)
+        .map_err(|e| format!("imports/{name}.json is not valid JSON: {e}"))?;
     Ok((path, doc))
 }
 
@@ -31,7 +33,10 @@ fn read_import(dir: &str, name: &str) -> Result<(String, Value), String> {
 /// the same entry as the generated module's `__IMPORTS`.
 fn imported_interface(doc: &Value) -> Value {
     let mut out = Map::new();
-    out.insert("methods".into(), doc.get("methods").cloned().unwrap_or_else(|| json!([])));
+    out.insert(
+        "methods".into(),
+        doc.get("methods").cloned().unwrap_or_else(|| json!([])),
+    );
     if let Some(Value::Object(endpoints)) = doc.get("x-sausage-endpoints") {
         if !endpoints.is_empty() {
             out.insert("endpoints".into(), Value::Object(endpoints.clone()));
@@ -46,12 +51,19 @@ fn imported_interface(doc: &Value) -> Value {
 /// The body of `__imports()`: `x-sausage-imports` from `imports/*.json`.
 pub fn imports_tokens() -> TokenStream {
     let p = crate::private();
-    let Ok(dir) = manifest_dir() else { return quote! { #p::serde_json::Value::Object(::core::default::Default::default()) } };
+    let Ok(dir) = manifest_dir() else {
+        return quote! { #p::serde_json::Value::Object(::core::default::Default::default()) };
+    };
     let mut names: Vec<String> = std::fs::read_dir(format!("{dir}/imports"))
         .map(|entries| {
             entries
                 .filter_map(|e| e.ok())
-                .filter_map(|e| e.file_name().to_str()?.strip_suffix(".json").map(str::to_string))
+                .filter_map(|e| {
+                    e.file_name()
+                        .to_str()?
+                        .strip_suffix(".json")
+                        .map(str::to_string)
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -78,7 +90,10 @@ pub fn imports_tokens() -> TokenStream {
 pub fn expand(input: TokenStream) -> TokenStream {
     let lit: syn::LitStr = match syn::parse2(input) {
         Ok(l) => l,
-        Err(e) => return syn::Error::new(e.span(), "expected import!(\"<plugin name>\")").to_compile_error(),
+        Err(e) => {
+            return syn::Error::new(e.span(), "expected import!(\"<plugin name>\")")
+                .to_compile_error()
+        }
     };
     let name = lit.value();
     let fail = |msg: String| syn::Error::new_spanned(&lit, msg).to_compile_error();
@@ -94,8 +109,9 @@ pub fn expand(input: TokenStream) -> TokenStream {
 }
 
 fn generate(name: &str, doc: &Value, path: &str) -> Result<TokenStream, String> {
-    let source = sausage_plugin_codegen::generate_client(name, doc)
-        .map_err(|e| format!("cannot generate the client of {name} from imports/{name}.json: {e}"))?;
+    let source = sausage_plugin_codegen::generate_client(name, doc).map_err(|e| {
+        format!("cannot generate the client of {name} from imports/{name}.json: {e}")
+    })?;
     let tokens: TokenStream = source
         .parse()
         .map_err(|e| format!("the generated client of {name} does not parse: {e}"))?;

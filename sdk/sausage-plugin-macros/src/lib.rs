@@ -28,8 +28,11 @@ pub fn rpc(args: TokenStream, item: TokenStream) -> TokenStream {
         Ok(imp) => rpc::expand(args.into(), imp).into(),
         Err(_) => {
             let item = proc_macro2::TokenStream::from(item);
-            let e = syn::Error::new_spanned(&item, "#[rpc] goes on an impl block: `#[rpc] impl MyPlugin { ... }`")
-                .to_compile_error();
+            let e = syn::Error::new_spanned(
+                &item,
+                "#[rpc] goes on an impl block: `#[rpc] impl MyPlugin { ... }`",
+            )
+            .to_compile_error();
             quote! { #item #e }.into()
         }
     }

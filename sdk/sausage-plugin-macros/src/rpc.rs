@@ -48,7 +48,8 @@ impl Parse for RpcArgs {
             }
             let content;
             syn::parenthesized!(content in input);
-            let decls: Punctuated<EndpointDecl, Token![,]> = content.parse_terminated(EndpointDecl::parse)?;
+            let decls: Punctuated<EndpointDecl, Token![,]> =
+                content.parse_terminated(EndpointDecl::parse)?;
             args.endpoints.extend(decls);
             if !input.is_empty() {
                 input.parse::<Token![,]>()?;
@@ -74,13 +75,21 @@ struct Method {
     output: Type,
 }
 
-const RULE: &str = "an #[rpc] method takes `&self`, an optional `ctx: &Ctx`, and at most one params argument";
+const RULE: &str =
+    "an #[rpc] method takes `&self`, an optional `ctx: &Ctx`, and at most one params argument";
 
 /// True for `&Ctx` (or `&path::to::Ctx`).
 fn is_ctx(ty: &Type) -> bool {
     let Type::Reference(r) = ty else { return false };
-    let Type::Path(p) = &*r.elem else { return false };
-    r.mutability.is_none() && p.path.segments.last().map(|s| s.ident == "Ctx").unwrap_or(false)
+    let Type::Path(p) = &*r.elem else {
+        return false;
+    };
+    r.mutability.is_none()
+        && p.path
+            .segments
+            .last()
+            .map(|s| s.ident == "Ctx")
+            .unwrap_or(false)
 }
 
 /// Reads a method; pushes an error for each broken rule.
@@ -100,12 +109,18 @@ fn method(m: &ImplItemMethod, errors: &mut Vec<syn::Error>) -> Option<Method> {
         ));
     }
     if !sig.generics.params.is_empty() {
-        fail(syn::Error::new_spanned(&sig.generics, format!("`{name}` cannot have generic parameters: {RULE}")));
+        fail(syn::Error::new_spanned(
+            &sig.generics,
+            format!("`{name}` cannot have generic parameters: {RULE}"),
+        ));
     }
     let mut inputs = sig.inputs.iter();
     match inputs.next() {
         Some(FnArg::Receiver(r)) if r.reference.is_some() && r.mutability.is_none() => {}
-        Some(other) => fail(syn::Error::new_spanned(other, format!("`{name}` must take `&self` first: {RULE}"))),
+        Some(other) => fail(syn::Error::new_spanned(
+            other,
+            format!("`{name}` must take `&self` first: {RULE}"),
+        )),
         None => fail(syn::Error::new(
             sig.paren_token.span,
             format!("`{name}` must take `&self`: {RULE}"),
@@ -118,14 +133,19 @@ fn method(m: &ImplItemMethod, errors: &mut Vec<syn::Error>) -> Option<Method> {
         let FnArg::Typed(pt) = input else { continue };
         if is_ctx(&pt.ty) {
             if seen_ctx {
-                fail(syn::Error::new_spanned(pt, format!("`{name}` takes `ctx: &Ctx` twice: {RULE}")));
+                fail(syn::Error::new_spanned(
+                    pt,
+                    format!("`{name}` takes `ctx: &Ctx` twice: {RULE}"),
+                ));
             }
             seen_ctx = true;
             args.push(Arg::Ctx);
         } else if let Type::Reference(_) = &*pt.ty {
             fail(syn::Error::new_spanned(
                 &pt.ty,
-                format!("the params argument of `{name}` is taken by value, not by reference: {RULE}"),
+                format!(
+                    "the params argument of `{name}` is taken by value, not by reference: {RULE}"
+                ),
             ));
         } else if seen_params {
             fail(syn::Error::new_spanned(
@@ -153,7 +173,14 @@ fn method(m: &ImplItemMethod, errors: &mut Vec<syn::Error>) -> Option<Method> {
     errors.extend(broken);
     let output = output?;
     let (summary, description) = split_summary(&doc.unwrap_or_default());
-    ok.then_some(Method { ident: name.clone(), is_async: sig.asyncness.is_some(), summary, description, args, output })
+    ok.then_some(Method {
+        ident: name.clone(),
+        is_async: sig.asyncness.is_some(),
+        summary,
+        description,
+        args,
+        output,
+    })
 }
 
 /// Expands `#[rpc(...)]` on `item`.
@@ -168,10 +195,16 @@ pub fn expand(args: TokenStream, item: ItemImpl) -> TokenStream {
     };
     let mut errors = Vec::new();
     if !item.generics.params.is_empty() {
-        errors.push(syn::Error::new_spanned(&item.generics, "an #[rpc] impl cannot have generic parameters"));
+        errors.push(syn::Error::new_spanned(
+            &item.generics,
+            "an #[rpc] impl cannot have generic parameters",
+        ));
     }
     if let Some((_, path, _)) = &item.trait_ {
-        errors.push(syn::Error::new_spanned(path, "#[rpc] goes on an inherent impl (`impl Type { ... }`), not on a trait impl"));
+        errors.push(syn::Error::new_spanned(
+            path,
+            "#[rpc] goes on an inherent impl (`impl Type { ... }`), not on a trait impl",
+        ));
     }
     let mut methods = Vec::new();
     let mut broken = !errors.is_empty();
@@ -286,7 +319,11 @@ fn dispatch_arm(m: &Method) -> TokenStream {
         }
     }
     let call = quote! { Self::#ident(self, #(#call_args),*) };
-    let call = if m.is_async { quote! { #call.await } } else { call };
+    let call = if m.is_async {
+        quote! { #call.await }
+    } else {
+        call
+    };
     quote! {
         #name => #p::Some(#p::Box::pin(async move {
             #parse

@@ -13,8 +13,6 @@ use syn::{Fields, FieldsNamed, Item};
 use crate::docs::doc_text;
 use crate::serde_attrs::{self, ident_name, RenameRule};
 
-
-
 fn private() -> TokenStream {
     crate::private()
 }
@@ -23,7 +21,10 @@ fn private() -> TokenStream {
 pub fn expand(args: TokenStream, item: Item) -> TokenStream {
     let mut errors: Vec<syn::Error> = Vec::new();
     if !args.is_empty() {
-        errors.push(syn::Error::new_spanned(&args, "#[schema] takes no arguments"));
+        errors.push(syn::Error::new_spanned(
+            &args,
+            "#[schema] takes no arguments",
+        ));
     }
     let p = private();
     let derive = quote! {
@@ -34,16 +35,24 @@ pub fn expand(args: TokenStream, item: Item) -> TokenStream {
         Item::Struct(s) => (&s.ident, &s.generics, &s.attrs),
         Item::Enum(e) => (&e.ident, &e.generics, &e.attrs),
         other => {
-            let e = syn::Error::new_spanned(other, "#[schema] goes on a struct or an enum").to_compile_error();
+            let e = syn::Error::new_spanned(other, "#[schema] goes on a struct or an enum")
+                .to_compile_error();
             return quote! { #other #e };
         }
     };
     if !generics.params.is_empty() {
-        let e = syn::Error::new_spanned(generics, "a #[schema] type cannot have generic parameters or lifetimes");
+        let e = syn::Error::new_spanned(
+            generics,
+            "a #[schema] type cannot have generic parameters or lifetimes",
+        );
         let e = e.to_compile_error();
         return quote! { #derive #item #e };
     }
-    let kind = if matches!(item, Item::Struct(_)) { "struct" } else { "enum" };
+    let kind = if matches!(item, Item::Struct(_)) {
+        "struct"
+    } else {
+        "enum"
+    };
     let doc = doc_text(attrs).unwrap_or_else(|| {
         errors.push(syn::Error::new_spanned(
             ident,
@@ -70,7 +79,10 @@ pub fn expand(args: TokenStream, item: Item) -> TokenStream {
             // Stub impls, so that the one error is the only one.
             let e = e.to_compile_error();
             let params = match &item {
-                Item::Struct(syn::ItemStruct { fields: Fields::Named(_), .. }) => quote! {
+                Item::Struct(syn::ItemStruct {
+                    fields: Fields::Named(_),
+                    ..
+                }) => quote! {
                     impl #p::ParamsStruct for #ident {
                         const __NAME: &'static str = "";
                         const __DESCRIPTION: &'static str = "";
@@ -116,10 +128,11 @@ fn field_docs(
         }
         let ident = f.ident.as_ref().expect("a named field");
         let rust_name = ident_name(ident);
-        let name = attrs
-            .rename
-            .clone()
-            .unwrap_or_else(|| rename_all.map(|r| r.field(&rust_name)).unwrap_or_else(|| rust_name.clone()));
+        let name = attrs.rename.clone().unwrap_or_else(|| {
+            rename_all
+                .map(|r| r.field(&rust_name))
+                .unwrap_or_else(|| rust_name.clone())
+        });
         let doc = doc_text(&f.attrs).unwrap_or_else(|| {
             errors.push(syn::Error::new_spanned(
                 ident,
@@ -143,7 +156,11 @@ fn field_docs(
     Ok(out)
 }
 
-fn expand_struct(s: &syn::ItemStruct, doc: &str, errors: &mut Vec<syn::Error>) -> syn::Result<TokenStream> {
+fn expand_struct(
+    s: &syn::ItemStruct,
+    doc: &str,
+    errors: &mut Vec<syn::Error>,
+) -> syn::Result<TokenStream> {
     let p = private();
     let ident = &s.ident;
     let name = ident.to_string();
@@ -154,8 +171,14 @@ fn expand_struct(s: &syn::ItemStruct, doc: &str, errors: &mut Vec<syn::Error>) -
         Fields::Named(named) => {
             let fields = field_docs(named, &name, attrs.rename_all, attrs.default, errors)?;
             if attrs.transparent {
-                let field = named.named.iter().find(|f| !serde_attrs::parse(&f.attrs).map(|a| a.skip).unwrap_or(false));
-                let ty = &field.expect("serde checks that a transparent struct has a field").ty;
+                let field = named.named.iter().find(|f| {
+                    !serde_attrs::parse(&f.attrs)
+                        .map(|a| a.skip)
+                        .unwrap_or(false)
+                });
+                let ty = &field
+                    .expect("serde checks that a transparent struct has a field")
+                    .ty;
                 body = quote! { #p::describe(<#ty as #p::JsonSchema>::json_schema(__g), #doc) };
             } else {
                 let deny = attrs.deny_unknown_fields;
@@ -177,12 +200,10 @@ fn expand_struct(s: &syn::ItemStruct, doc: &str, errors: &mut Vec<syn::Error>) -
             let ty = &unnamed.unnamed[0].ty;
             body = quote! { #p::describe(<#ty as #p::JsonSchema>::json_schema(__g), #doc) };
         }
-        Fields::Unnamed(unnamed) => {
-            return Err(syn::Error::new_spanned(
-                unnamed,
-                "#[schema] cannot describe a tuple struct with more than one field: use named fields",
-            ))
-        }
+        Fields::Unnamed(unnamed) => return Err(syn::Error::new_spanned(
+            unnamed,
+            "#[schema] cannot describe a tuple struct with more than one field: use named fields",
+        )),
         Fields::Unit => {
             body = quote! { #p::describe(<() as #p::JsonSchema>::json_schema(__g), #doc) };
         }
@@ -197,7 +218,11 @@ fn expand_struct(s: &syn::ItemStruct, doc: &str, errors: &mut Vec<syn::Error>) -
     })
 }
 
-fn expand_enum(e: &syn::ItemEnum, doc: &str, errors: &mut Vec<syn::Error>) -> syn::Result<TokenStream> {
+fn expand_enum(
+    e: &syn::ItemEnum,
+    doc: &str,
+    errors: &mut Vec<syn::Error>,
+) -> syn::Result<TokenStream> {
     let p = private();
     let ident = &e.ident;
     let name = ident.to_string();
@@ -207,7 +232,10 @@ fn expand_enum(e: &syn::ItemEnum, doc: &str, errors: &mut Vec<syn::Error>) -> sy
         (Some(tag), Some(content), false) => quote! { #p::EnumRepr::Adjacent(#tag, #content) },
         (Some(tag), None, false) => quote! { #p::EnumRepr::Internal(#tag) },
         (None, Some(_), false) => {
-            return Err(syn::Error::new_spanned(ident, "#[serde(content)] needs #[serde(tag)] too"))
+            return Err(syn::Error::new_spanned(
+                ident,
+                "#[serde(content)] needs #[serde(tag)] too",
+            ))
         }
         (None, None, false) => quote! { #p::EnumRepr::External },
     };
@@ -218,10 +246,12 @@ fn expand_enum(e: &syn::ItemEnum, doc: &str, errors: &mut Vec<syn::Error>) -> sy
             continue;
         }
         let rust_name = ident_name(&v.ident);
-        let vname = vattrs
-            .rename
-            .clone()
-            .unwrap_or_else(|| attrs.rename_all.map(|r| r.variant(&rust_name)).unwrap_or_else(|| rust_name.clone()));
+        let vname = vattrs.rename.clone().unwrap_or_else(|| {
+            attrs
+                .rename_all
+                .map(|r| r.variant(&rust_name))
+                .unwrap_or_else(|| rust_name.clone())
+        });
         let vdoc = doc_text(&v.attrs).unwrap_or_default();
         variants.push(match &v.fields {
             Fields::Unit => quote! { #p::variant_unit(&__repr, #vname, #vdoc) },

@@ -40,7 +40,9 @@ impl RenameRule {
             RenameRule::Upper => name.to_ascii_uppercase(),
             RenameRule::Camel => {
                 let mut c = name.chars();
-                c.next().map(|f| f.to_ascii_lowercase().to_string() + c.as_str()).unwrap_or_default()
+                c.next()
+                    .map(|f| f.to_ascii_lowercase().to_string() + c.as_str())
+                    .unwrap_or_default()
             }
             RenameRule::Snake => {
                 let mut out = String::new();
@@ -54,7 +56,9 @@ impl RenameRule {
             }
             RenameRule::ScreamingSnake => RenameRule::Snake.variant(name).to_ascii_uppercase(),
             RenameRule::Kebab => RenameRule::Snake.variant(name).replace('_', "-"),
-            RenameRule::ScreamingKebab => RenameRule::ScreamingSnake.variant(name).replace('_', "-"),
+            RenameRule::ScreamingKebab => {
+                RenameRule::ScreamingSnake.variant(name).replace('_', "-")
+            }
         }
     }
 
@@ -81,7 +85,9 @@ impl RenameRule {
             RenameRule::Camel => {
                 let pascal = RenameRule::Pascal.field(name);
                 let mut c = pascal.chars();
-                c.next().map(|f| f.to_ascii_lowercase().to_string() + c.as_str()).unwrap_or_default()
+                c.next()
+                    .map(|f| f.to_ascii_lowercase().to_string() + c.as_str())
+                    .unwrap_or_default()
             }
             RenameRule::Kebab => name.replace('_', "-"),
             RenameRule::ScreamingKebab => name.to_ascii_uppercase().replace('_', "-"),
@@ -138,9 +144,16 @@ pub fn parse(attrs: &[Attribute]) -> syn::Result<SerdeAttrs> {
         };
         for nested in list.nested {
             let NestedMeta::Meta(meta) = nested else {
-                return Err(syn::Error::new_spanned(nested, "unexpected literal in #[serde(...)]"));
+                return Err(syn::Error::new_spanned(
+                    nested,
+                    "unexpected literal in #[serde(...)]",
+                ));
             };
-            let name = meta.path().get_ident().map(|i| i.to_string()).unwrap_or_default();
+            let name = meta
+                .path()
+                .get_ident()
+                .map(|i| i.to_string())
+                .unwrap_or_default();
             let string = |meta: &Meta| -> syn::Result<String> {
                 match meta {
                     Meta::NameValue(nv) => match &nv.lit {

@@ -7,7 +7,8 @@ use syn::ItemFn;
 /// Expands `#[sausage_plugin::test]` on `f`.
 pub fn expand(args: TokenStream, f: ItemFn) -> TokenStream {
     if !args.is_empty() {
-        return syn::Error::new_spanned(args, "#[sausage_plugin::test] takes no arguments").to_compile_error();
+        return syn::Error::new_spanned(args, "#[sausage_plugin::test] takes no arguments")
+            .to_compile_error();
     }
     if f.sig.asyncness.is_none() {
         let e = syn::Error::new_spanned(
@@ -18,7 +19,8 @@ pub fn expand(args: TokenStream, f: ItemFn) -> TokenStream {
         return quote! { #f #e };
     }
     if !f.sig.inputs.is_empty() {
-        return syn::Error::new_spanned(&f.sig.inputs, "a test takes no arguments").to_compile_error();
+        return syn::Error::new_spanned(&f.sig.inputs, "a test takes no arguments")
+            .to_compile_error();
     }
     let p = crate::private();
     let attrs = &f.attrs;

@@ -21,7 +21,9 @@ pub struct Ctx {
 impl Ctx {
     /// The context of request `id` on an endpoint connection.
     pub(crate) fn endpoint(peer: Rc<Peer>, id: Value) -> Ctx {
-        Ctx { endpoint: Some((peer, id)) }
+        Ctx {
+            endpoint: Some((peer, id)),
+        }
     }
 
     /// Tells the caller about progress while the call runs (section 4.5): the
@@ -32,7 +34,9 @@ impl Ctx {
     pub fn notify(&self, name: &str, params: impl Serialize) {
         let params = serde_json::to_value(params).unwrap_or(Value::Null);
         let _ = match &self.endpoint {
-            None => crate::stdio::peer().notify("core.notify", json!({"name": name, "params": params})),
+            None => {
+                crate::stdio::peer().notify("core.notify", json!({"name": name, "params": params}))
+            }
             Some((peer, id)) => peer.notify(
                 "core.notify",
                 json!({"call": id, "name": name, "params": params}),

@@ -38,7 +38,10 @@ pub struct ParamsDoc {
 
 /// A method without params.
 pub fn no_params() -> ParamsDoc {
-    ParamsDoc { params: Vec::new(), params_struct: None }
+    ParamsDoc {
+        params: Vec::new(),
+        params_struct: None,
+    }
 }
 
 /// The params of a method that takes `P`: one per field of `P`.
@@ -48,7 +51,8 @@ pub fn params_of<P: ParamsStruct>() -> ParamsDoc {
     let params = fields
         .into_iter()
         .map(|f| {
-            let mut p = json!({"name": f.name, "required": f.required, "schema": g.standalone(f.schema)});
+            let mut p =
+                json!({"name": f.name, "required": f.required, "schema": g.standalone(f.schema)});
             if !f.description.is_empty() {
                 p["description"] = json!(f.description);
             }
@@ -91,7 +95,13 @@ fn snake_case(name: &str) -> String {
 }
 
 /// One OpenRPC method object.
-pub fn method_doc(name: &str, summary: &str, description: &str, params: ParamsDoc, result: Value) -> Value {
+pub fn method_doc(
+    name: &str,
+    summary: &str,
+    description: &str,
+    params: ParamsDoc,
+    result: Value,
+) -> Value {
     let mut m = Map::new();
     m.insert("name".into(), json!(name));
     if !summary.is_empty() {

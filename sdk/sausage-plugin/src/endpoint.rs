@@ -38,7 +38,11 @@ impl EndpointFile {
         let address = parts.next()?.strip_prefix("tcp:")?.to_string();
         let owner = parts.next()?.to_string();
         let interface = parts.next()?.to_string();
-        parts.next().is_none().then_some(EndpointFile { address, owner, interface })
+        parts.next().is_none().then_some(EndpointFile {
+            address,
+            owner,
+            interface,
+        })
     }
 
     /// Reads and parses the endpoint file at `path`.
@@ -69,10 +73,17 @@ impl EndpointFile {
 /// `core.stop`, the end of its caller).
 ///
 /// Only interfaces declared with `#[rpc(endpoints(name = Type))]` compile.
-pub fn listen<L: Listenable>(path: impl AsRef<Path>, value: L) -> LocalBoxFuture<'static, Result<()>> {
+pub fn listen<L: Listenable>(
+    path: impl AsRef<Path>,
+    value: L,
+) -> LocalBoxFuture<'static, Result<()>> {
     // A boxed future of one type, not an `async fn`: a value that is not an
     // endpoint interface is then one compiler error, at the call.
-    Box::pin(listen_rc(path.as_ref().to_path_buf(), value.into_rc(), L::name()))
+    Box::pin(listen_rc(
+        path.as_ref().to_path_buf(),
+        value.into_rc(),
+        L::name(),
+    ))
 }
 
 async fn listen_rc<T: Interface>(path: PathBuf, iface: Rc<T>, name: &'static str) -> Result<()> {
@@ -86,8 +97,9 @@ async fn listen_rc<T: Interface>(path: PathBuf, iface: Rc<T>, name: &'static str
     if let Some(parent) = path.parent() {
         let _ = std::fs::create_dir_all(parent);
     }
-    std::fs::write(&path, file.line())
-        .map_err(|e| Error::from(e).context(format!("cannot write the endpoint file {}", path.display())))?;
+    std::fs::write(&path, file.line()).map_err(|e| {
+        Error::from(e).context(format!("cannot write the endpoint file {}", path.display()))
+    })?;
     spawn(accept_loop(listener, iface, name), false);
     Ok(())
 }
@@ -156,6 +168,7 @@ fn open(stream: TcpStream, name: String) -> Rc<Peer> {
                     return;
                 }
                 if crate::process::exit_requested() {
+                    let _ = write.flush_blocking();
                     crate::process::exit_now();
                 }
             }
@@ -230,7 +243,11 @@ impl EndpointClient {
     }
 
     /// A call of `method` (no plugin prefix) on this connection.
-    pub fn call_typed<P: Serialize + ?Sized, T: DeserializeOwned>(&self, method: &'static str, params: &P) -> Call<T> {
+    pub fn call_typed<P: Serialize + ?Sized, T: DeserializeOwned>(
+        &self,
+        method: &'static str,
+        params: &P,
+    ) -> Call<T> {
         self.0.call_as(method, params)
     }
 }
@@ -255,7 +272,11 @@ async fn open_endpoint(path: &Path, interface: Option<&str>) -> Result<Endpoint>
         }
     }
     let stream = TcpStream::connect(&file.address).await.map_err(|e| {
-        Error::from(e).context(format!("cannot connect to the endpoint {} at {}", path.display(), file.address))
+        Error::from(e).context(format!(
+            "cannot connect to the endpoint {} at {}",
+            path.display(),
+            file.address
+        ))
     })?;
     let peer = open(stream, format!("the endpoint {}", path.display()));
     Ok(Endpoint { peer, file })

@@ -131,14 +131,16 @@ pub use serde_json;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::call::{call_typed, typed_call, Call as TypedCall};
-    pub use crate::discover::{document, method_doc, no_params, params_of, result_of, Info, ParamsDoc};
+    pub use crate::discover::{
+        document, method_doc, no_params, params_of, result_of, Info, ParamsDoc,
+    };
     pub use crate::endpoint::{connect_interface, EndpointClient};
     pub use crate::interface::{
         into_result, parse_params, Endpoint, Interface, LocalBoxFuture, MethodOutput, ParamsStruct,
     };
     pub use crate::schema::{
-        describe, enum_schema, field, nullable, object, variant_newtype, variant_struct, variant_unit,
-        EnumRepr, FieldDoc, JsonSchema, SchemaGen,
+        describe, enum_schema, field, nullable, object, variant_newtype, variant_struct,
+        variant_unit, EnumRepr, FieldDoc, JsonSchema, SchemaGen,
     };
     pub use crate::testing::run_test;
     pub use serde;

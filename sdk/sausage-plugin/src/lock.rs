@@ -25,7 +25,9 @@ pub struct Lock {
 /// let _lock = lock("/state/notes/notes.json").await?; // released on drop
 /// ```
 pub fn lock(path: impl AsRef<Path>) -> Lock {
-    Lock { path: path.as_ref().to_string_lossy().into_owned() }
+    Lock {
+        path: path.as_ref().to_string_lossy().into_owned(),
+    }
 }
 
 #[derive(Deserialize)]
@@ -38,7 +40,9 @@ impl Lock {
     /// or `None` when another process holds it.
     pub async fn try_now(self) -> Result<Option<LockGuard>> {
         let r: Held = typed_call("core.lock", json!({"path": self.path, "wait": false})).await?;
-        Ok(r.held.then(|| LockGuard { path: Some(self.path) }))
+        Ok(r.held.then(|| LockGuard {
+            path: Some(self.path),
+        }))
     }
 }
 
@@ -50,9 +54,14 @@ impl IntoFuture for Lock {
         Box::pin(async move {
             let r: Held = typed_call("core.lock", json!({"path": self.path})).await?;
             if !r.held {
-                return Err(Error::new(format!("core.lock did not grant the lock on {}", self.path)));
+                return Err(Error::new(format!(
+                    "core.lock did not grant the lock on {}",
+                    self.path
+                )));
             }
-            Ok(LockGuard { path: Some(self.path) })
+            Ok(LockGuard {
+                path: Some(self.path),
+            })
         })
     }
 }

@@ -41,12 +41,16 @@ impl TcpListener {
     pub async fn bind(addr: &str) -> io::Result<TcpListener> {
         let addr = parse_addr(addr)?;
         let network = wasi::sockets::instance_network::instance_network();
-        let socket = wasi::sockets::tcp_create_socket::create_tcp_socket(family(&addr)).map_err(to_io)?;
+        let socket =
+            wasi::sockets::tcp_create_socket::create_tcp_socket(family(&addr)).map_err(to_io)?;
         socket.start_bind(&network, to_wasi(addr)).map_err(to_io)?;
         finish(&socket, || socket.finish_bind()).await?;
         socket.start_listen().map_err(to_io)?;
         finish(&socket, || socket.finish_listen()).await?;
-        Ok(TcpListener { socket, _network: network })
+        Ok(TcpListener {
+            socket,
+            _network: network,
+        })
     }
 
     /// The address it listens on (with the port that was chosen for port 0).
@@ -68,6 +72,14 @@ struct Inner {
     socket: TcpSocket,
 }
 
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // Written bytes reach the other side before the socket closes, even
+        // where `flush` and `check-write` do not track the host's queue.
+        let _ = self.output.blocking_flush();
+    }
+}
+
 /// A TCP connection.
 pub struct TcpStream {
     inner: Rc<Inner>,
@@ -75,7 +87,13 @@ pub struct TcpStream {
 
 impl TcpStream {
     fn new(socket: TcpSocket, input: InputStream, output: OutputStream) -> TcpStream {
-        TcpStream { inner: Rc::new(Inner { input, output, socket }) }
+        TcpStream {
+            inner: Rc::new(Inner {
+                input,
+                output,
+                socket,
+            }),
+        }
     }
 
     /// Connects to `addr` (`"127.0.0.1:8080"`, or `"example.com:80"`, which
@@ -83,21 +101,27 @@ impl TcpStream {
     pub async fn connect(addr: &str) -> io::Result<TcpStream> {
         let addr = match parse_addr(addr) {
             Ok(a) => a,
-            Err(_) => addr
-                .to_socket_addrs()?
-                .next()
-                .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("no address for {addr}")))?,
+            Err(_) => addr.to_socket_addrs()?.next().ok_or_else(|| {
+                io::Error::new(io::ErrorKind::NotFound, format!("no address for {addr}"))
+            })?,
         };
         let network = wasi::sockets::instance_network::instance_network();
-        let socket = wasi::sockets::tcp_create_socket::create_tcp_socket(family(&addr)).map_err(to_io)?;
-        socket.start_connect(&network, to_wasi(addr)).map_err(to_io)?;
+        let socket =
+            wasi::sockets::tcp_create_socket::create_tcp_socket(family(&addr)).map_err(to_io)?;
+        socket
+            .start_connect(&network, to_wasi(addr))
+            .map_err(to_io)?;
         let (input, output) = finish(&socket, || socket.finish_connect()).await?;
         Ok(TcpStream::new(socket, input, output))
     }
 
     /// The address of the other side.
     pub fn peer_addr(&self) -> io::Result<SocketAddr> {
-        self.inner.socket.remote_address().map(from_wasi).map_err(to_io)
+        self.inner
+            .socket
+            .remote_address()
+            .map(from_wasi)
+            .map_err(to_io)
     }
 
     /// Reads some bytes into `buf`; `Ok(0)` at the end of the stream.
@@ -112,12 +136,20 @@ impl TcpStream {
 
     /// Shuts down the sending side (the other side reads the end of the stream).
     pub fn shutdown(&self) -> io::Result<()> {
-        self.inner.socket.shutdown(ShutdownType::Send).map_err(to_io)
+        self.inner
+            .socket
+            .shutdown(ShutdownType::Send)
+            .map_err(to_io)
     }
 
     /// Two halves that can be used by different tasks.
     pub fn into_split(self) -> (ReadHalf, WriteHalf) {
-        (ReadHalf { inner: self.inner.clone() }, WriteHalf { inner: self.inner })
+        (
+            ReadHalf {
+                inner: self.inner.clone(),
+            },
+            WriteHalf { inner: self.inner },
+        )
     }
 }
 
@@ -152,12 +184,27 @@ impl WriteHalf {
 
     /// Shuts down the sending side.
     pub fn shutdown(&self) -> io::Result<()> {
-        self.inner.socket.shutdown(ShutdownType::Send).map_err(to_io)
+        self.inner
+            .socket
+            .shutdown(ShutdownType::Send)
+            .map_err(to_io)
     }
 
     /// Shuts down both sides: the reading half sees the end of the stream.
     pub fn shutdown_both(&self) -> io::Result<()> {
-        self.inner.socket.shutdown(ShutdownType::Both).map_err(to_io)
+        self.inner
+            .socket
+            .shutdown(ShutdownType::Both)
+            .map_err(to_io)
+    }
+
+    /// Waits, blocking the whole process, until every written byte is out
+    /// (before the process exits).
+    pub fn flush_blocking(&self) -> io::Result<()> {
+        self.inner
+            .output
+            .blocking_flush()
+            .map_err(|e| io::Error::new(io::ErrorKind::BrokenPipe, format!("{e:?}")))
     }
 }
 
@@ -168,7 +215,10 @@ async fn read_chunk(inner: &Inner, max: usize) -> io::Result<Vec<u8>> {
             Ok(bytes) => return Ok(bytes),
             Err(StreamError::Closed) => return Ok(Vec::new()),
             Err(StreamError::LastOperationFailed(e)) => {
-                return Err(io::Error::new(io::ErrorKind::ConnectionReset, e.to_debug_string()))
+                return Err(io::Error::new(
+                    io::ErrorKind::ConnectionReset,
+                    e.to_debug_string(),
+                ))
             }
         }
     }
@@ -182,8 +232,12 @@ async fn read(inner: &Inner, buf: &mut [u8]) -> io::Result<usize> {
 
 async fn write_all(inner: &Inner, mut bytes: &[u8]) -> io::Result<()> {
     let failed = |e: StreamError| match e {
-        StreamError::Closed => io::Error::new(io::ErrorKind::BrokenPipe, "the connection is closed"),
-        StreamError::LastOperationFailed(e) => io::Error::new(io::ErrorKind::BrokenPipe, e.to_debug_string()),
+        StreamError::Closed => {
+            io::Error::new(io::ErrorKind::BrokenPipe, "the connection is closed")
+        }
+        StreamError::LastOperationFailed(e) => {
+            io::Error::new(io::ErrorKind::BrokenPipe, e.to_debug_string())
+        }
     };
     while !bytes.is_empty() {
         let n = inner.output.check_write().map_err(failed)?.min(CHUNK) as usize;
@@ -204,7 +258,10 @@ async fn write_all(inner: &Inner, mut bytes: &[u8]) -> io::Result<()> {
 }
 
 /// Retries a `finish-*` step until it stops saying `would-block`, waiting on the socket.
-async fn finish<T>(socket: &TcpSocket, mut step: impl FnMut() -> Result<T, ErrorCode>) -> io::Result<T> {
+async fn finish<T>(
+    socket: &TcpSocket,
+    mut step: impl FnMut() -> Result<T, ErrorCode>,
+) -> io::Result<T> {
     loop {
         match step() {
             Err(ErrorCode::WouldBlock) => wait_for(socket.subscribe()).await,
@@ -215,7 +272,10 @@ async fn finish<T>(socket: &TcpSocket, mut step: impl FnMut() -> Result<T, Error
 
 fn parse_addr(addr: &str) -> io::Result<SocketAddr> {
     addr.parse().map_err(|_| {
-        io::Error::new(io::ErrorKind::InvalidInput, format!("not an address with a port: {addr:?}"))
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("not an address with a port: {addr:?}"),
+        )
     })
 }
 
@@ -230,7 +290,10 @@ fn to_wasi(addr: SocketAddr) -> IpSocketAddress {
     match addr {
         SocketAddr::V4(a) => {
             let [a0, a1, a2, a3] = a.ip().octets();
-            IpSocketAddress::Ipv4(Ipv4SocketAddress { port: a.port(), address: (a0, a1, a2, a3) })
+            IpSocketAddress::Ipv4(Ipv4SocketAddress {
+                port: a.port(),
+                address: (a0, a1, a2, a3),
+            })
         }
         SocketAddr::V6(a) => {
             let s = a.ip().segments();
@@ -252,7 +315,10 @@ fn from_wasi(addr: IpSocketAddress) -> SocketAddr {
         }
         IpSocketAddress::Ipv6(a) => {
             let (s0, s1, s2, s3, s4, s5, s6, s7) = a.address;
-            SocketAddr::new(IpAddr::V6(Ipv6Addr::new(s0, s1, s2, s3, s4, s5, s6, s7)), a.port)
+            SocketAddr::new(
+                IpAddr::V6(Ipv6Addr::new(s0, s1, s2, s3, s4, s5, s6, s7)),
+                a.port,
+            )
         }
     }
 }

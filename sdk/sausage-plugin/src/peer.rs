@@ -122,14 +122,30 @@ impl Peer {
     }
 
     /// Sends a request and registers it; returns its id.
-    pub(crate) fn start_call(&self, method: &str, params: Value, on_notify: Option<NotifyFn>) -> Result<u64> {
+    pub(crate) fn start_call(
+        &self,
+        method: &str,
+        params: Value,
+        on_notify: Option<NotifyFn>,
+    ) -> Result<u64> {
         if let Some(reason) = self.closed.borrow().as_ref() {
-            return Err(Error::with_code(Error::INTERNAL_ERROR, format!("cannot call {method}: {reason}")));
+            return Err(Error::with_code(
+                Error::INTERNAL_ERROR,
+                format!("cannot call {method}: {reason}"),
+            ));
         }
         let id = self.next_id.get();
         self.next_id.set(id + 1);
-        self.pending.borrow_mut().insert(id, Pending { outcome: None, waker: None, on_notify });
-        let sent = self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.pending.borrow_mut().insert(
+            id,
+            Pending {
+                outcome: None,
+                waker: None,
+                on_notify,
+            },
+        );
+        let sent =
+            self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         if let Err(e) = sent {
             self.pending.borrow_mut().remove(&id);
             return Err(e);
@@ -141,7 +157,10 @@ impl Peer {
     pub(crate) fn poll_response(&self, id: u64, cx: &mut Context<'_>) -> Poll<Result<Value>> {
         let mut pending = self.pending.borrow_mut();
         let Some(p) = pending.get_mut(&id) else {
-            return Poll::Ready(Err(Error::with_code(Error::INTERNAL_ERROR, "the call was already answered")));
+            return Poll::Ready(Err(Error::with_code(
+                Error::INTERNAL_ERROR,
+                "the call was already answered",
+            )));
         };
         match p.outcome.take() {
             Some(outcome) => {
@@ -191,7 +210,9 @@ impl Peer {
 
     /// Handles one line that came in. Lines that are not JSON-RPC are ignored.
     pub(crate) fn receive(&self, line: &str) {
-        let Ok(msg) = serde_json::from_str::<Value>(line) else { return };
+        let Ok(msg) = serde_json::from_str::<Value>(line) else {
+            return;
+        };
         let Some(obj) = msg.as_object() else { return };
         if let Some(method) = obj.get("method").and_then(Value::as_str) {
             let params = obj.get("params").cloned().unwrap_or_else(|| json!({}));
@@ -210,7 +231,9 @@ impl Peer {
             }
             return;
         }
-        let Some(id) = obj.get("id").and_then(Value::as_u64) else { return };
+        let Some(id) = obj.get("id").and_then(Value::as_u64) else {
+            return;
+        };
         let outcome = match obj.get("error") {
             Some(e) if !e.is_null() => Err(Error::from_json(e)),
             _ => Ok(obj.get("result").cloned().unwrap_or(Value::Null)),
@@ -221,7 +244,9 @@ impl Peer {
     fn complete(&self, id: u64, outcome: Result<Value>) {
         let waker = {
             let mut pending = self.pending.borrow_mut();
-            let Some(p) = pending.get_mut(&id) else { return };
+            let Some(p) = pending.get_mut(&id) else {
+                return;
+            };
             p.outcome = Some(outcome);
             p.waker.take()
         };
@@ -232,10 +257,20 @@ impl Peer {
 
     /// `core.notify {call, name, params}`: to the `on_notify` of call `call`.
     fn route_notification(&self, params: Value) {
-        let Some(id) = params.get("call").and_then(Value::as_u64) else { return };
-        let name = params.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
+        let Some(id) = params.get("call").and_then(Value::as_u64) else {
+            return;
+        };
+        let name = params
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
         let inner = params.get("params").cloned().unwrap_or_else(|| json!({}));
-        let callback = self.pending.borrow_mut().get_mut(&id).and_then(|p| p.on_notify.take());
+        let callback = self
+            .pending
+            .borrow_mut()
+            .get_mut(&id)
+            .and_then(|p| p.on_notify.take());
         if let Some(mut f) = callback {
             f(&name, inner);
             if let Some(p) = self.pending.borrow_mut().get_mut(&id) {
@@ -254,7 +289,10 @@ impl Peer {
         *self.closed.borrow_mut() = Some(reason.clone());
         let ids: Vec<u64> = self.pending.borrow().keys().copied().collect();
         for id in ids {
-            self.complete(id, Err(Error::with_code(Error::INTERNAL_ERROR, reason.clone())));
+            self.complete(
+                id,
+                Err(Error::with_code(Error::INTERNAL_ERROR, reason.clone())),
+            );
         }
         if let Some(w) = self.request_waker.borrow_mut().take() {
             w.wake();

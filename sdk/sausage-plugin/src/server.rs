@@ -21,7 +21,9 @@ pub fn run<T: Interface>(value: T) {
     process::set_serving();
     let stdio = crate::stdio::peer();
     crate::executor::block_on(async {
-        let Some(req) = stdio.next_request().await else { return };
+        let Some(req) = stdio.next_request().await else {
+            return;
+        };
         crate::executor::spawn(reject_more_requests(stdio.clone()), true);
         let id = req.id.clone();
         let outcome = answer(&value, &Ctx::default(), req, None).await;
@@ -42,7 +44,10 @@ async fn reject_more_requests(stdio: Rc<Peer>) {
         if let Some(id) = req.id {
             let e = Error::with_code(
                 Error::METHOD_NOT_FOUND,
-                format!("{} was sent to a process that already has its call", req.method),
+                format!(
+                    "{} was sent to a process that already has its call",
+                    req.method
+                ),
             );
             let _ = stdio.respond(id, Err(e));
         }

@@ -163,8 +163,16 @@ impl Probe {
         let outcome = c.await;
         let notes = notes.borrow().clone();
         Ok(match outcome {
-            Ok(v) => Relayed { result: Some(v), error: None, notes },
-            Err(e) => Relayed { result: None, error: Some(e.to_json()), notes },
+            Ok(v) => Relayed {
+                result: Some(v),
+                error: None,
+                notes,
+            },
+            Err(e) => Relayed {
+                result: None,
+                error: Some(e.to_json()),
+                notes,
+            },
         })
     }
 
@@ -190,7 +198,9 @@ impl Probe {
 
     /// Take a lock if it is free now; hold it for `hold_ms`; answer whether it was held.
     async fn try_lock(&self, LockParams { path, hold_ms }: LockParams) -> Result<bool> {
-        let Some(guard) = lock(&path).try_now().await? else { return Ok(false) };
+        let Some(guard) = lock(&path).try_now().await? else {
+            return Ok(false);
+        };
         sleep(Duration::from_millis(hold_ms)).await;
         drop(guard);
         Ok(true)
@@ -205,7 +215,13 @@ impl Probe {
 
     /// Serve the `counter` endpoint at `path`; answer with this process's pid.
     async fn serve(&self, PathParams { path }: PathParams) -> Result<String> {
-        listen(&path, Counter { total: Cell::new(0) }).await?;
+        listen(
+            &path,
+            Counter {
+                total: Cell::new(0),
+            },
+        )
+        .await?;
         Ok(pid())
     }
 
@@ -215,7 +231,14 @@ impl Probe {
     }
 
     /// Connect to an endpoint and make calls on it, in order; return their results.
-    async fn client(&self, ClientParams { path, interface, calls }: ClientParams) -> Result<Vec<Value>> {
+    async fn client(
+        &self,
+        ClientParams {
+            path,
+            interface,
+            calls,
+        }: ClientParams,
+    ) -> Result<Vec<Value>> {
         let endpoint = match interface {
             Some(i) => connect_as(&path, &i).await?,
             None => connect(&path).await?,

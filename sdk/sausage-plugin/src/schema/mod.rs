@@ -37,10 +37,7 @@
 //! it refers to in `$defs`.
 
 use std::any::TypeId;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
-use std::path::{Path, PathBuf};
-use std::rc::Rc;
-use std::sync::Arc;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::{json, Map, Value};
 
@@ -129,8 +126,10 @@ impl SchemaGen {
         }
         if !needed.is_empty() {
             if let Value::Object(map) = &mut schema {
-                let defs: Map<String, Value> =
-                    needed.into_iter().map(|n| (n.clone(), self.defs[&n].clone())).collect();
+                let defs: Map<String, Value> = needed
+                    .into_iter()
+                    .map(|n| (n.clone(), self.defs[&n].clone()))
+                    .collect();
                 map.insert("$defs".into(), Value::Object(defs));
             }
         }
@@ -177,11 +176,15 @@ pub fn describe(mut schema: Value, description: &str) -> Value {
 
 /// A schema that also allows `null`.
 pub fn nullable(schema: Value) -> Value {
-    let Value::Object(mut map) = schema else { return schema };
+    let Value::Object(mut map) = schema else {
+        return schema;
+    };
     if map.is_empty() {
         return Value::Object(map); // anything, null included
     }
-    let simple = !["enum", "const", "$ref", "oneOf", "anyOf", "allOf"].iter().any(|k| map.contains_key(*k));
+    let simple = !["enum", "const", "$ref", "oneOf", "anyOf", "allOf"]
+        .iter()
+        .any(|k| map.contains_key(*k));
     match map.get_mut("type") {
         Some(Value::String(t)) if simple => {
             let t = std::mem::take(t);
@@ -214,7 +217,12 @@ pub struct FieldDoc {
 
 /// A field of an object schema.
 pub fn field(name: &str, description: &str, optional: bool, schema: Value) -> FieldDoc {
-    FieldDoc { name: name.to_string(), description: description.to_string(), required: !optional, schema }
+    FieldDoc {
+        name: name.to_string(),
+        description: description.to_string(),
+        required: !optional,
+        schema,
+    }
 }
 
 /// `{"type": "object", "description", "properties", "required"}`.
@@ -237,210 +245,11 @@ pub fn object(description: &str, fields: Vec<FieldDoc>, deny_unknown_fields: boo
     describe(schema, description)
 }
 
-/// The schema of an enum from the schemas of its variants: unit variants
-/// only (`{"const": ...}` without descriptions) become `{"type": "string",
-/// "enum": [...]}`; anything else is `oneOf`.
-pub fn enum_schema(description: &str, variants: Vec<Value>) -> Value {
-    let plain_strings: Option<Vec<Value>> = variants
-        .iter()
-        .map(|v| {
-            let map = v.as_object()?;
-            let c = map.get("const").filter(|c| c.is_string())?;
-            (map.len() == 2 && map.get("type") == Some(&json!("string"))).then(|| c.clone())
-        })
-        .collect();
-    let schema = match plain_strings {
-        Some(names) if !names.is_empty() => json!({"type": "string", "enum": names}),
-        _ => json!({"oneOf": variants}),
-    };
-    describe(schema, description)
-}
+mod enums;
+mod std_types;
 
-/// How serde writes an enum (its `tag`, `content` and `untagged` attributes).
-pub enum EnumRepr {
-    /// The default: `"Unit"`, `{"Variant": ...}`.
-    External,
-    /// `#[serde(tag = "t")]`: `{"t": "Variant", ...fields}`.
-    Internal(&'static str),
-    /// `#[serde(tag = "t", content = "c")]`: `{"t": "Variant", "c": ...}`.
-    Adjacent(&'static str, &'static str),
-    /// `#[serde(untagged)]`: the variant's content alone.
-    Untagged,
-}
-
-fn tag_object(tag: &str, name: &str) -> Value {
-    json!({"type": "object", "properties": {tag: {"type": "string", "const": name}}, "required": [tag]})
-}
-
-fn wrapped(name: &str, content: Value) -> Value {
-    json!({"type": "object", "properties": {name: content}, "required": [name], "additionalProperties": false})
-}
-
-/// The schema of a unit variant.
-pub fn variant_unit(repr: &EnumRepr, name: &str, description: &str) -> Value {
-    let schema = match repr {
-        EnumRepr::External => json!({"type": "string", "const": name}),
-        EnumRepr::Internal(tag) | EnumRepr::Adjacent(tag, _) => tag_object(tag, name),
-        EnumRepr::Untagged => json!({"type": "null"}),
-    };
-    describe(schema, description)
-}
-
-/// The schema of a newtype variant (`Variant(T)`) with `content` the schema of `T`.
-pub fn variant_newtype(repr: &EnumRepr, name: &str, description: &str, content: Value) -> Value {
-    let schema = match repr {
-        EnumRepr::External => wrapped(name, content),
-        EnumRepr::Internal(tag) => json!({"allOf": [tag_object(tag, name), content]}),
-        EnumRepr::Adjacent(tag, c) => json!({
-            "type": "object",
-            "properties": {*tag: {"type": "string", "const": name}, *c: content},
-            "required": [tag, c],
-        }),
-        EnumRepr::Untagged => content,
-    };
-    describe(schema, description)
-}
-
-/// The schema of a struct variant (`Variant { fields }`).
-pub fn variant_struct(
-    repr: &EnumRepr,
-    name: &str,
-    description: &str,
-    fields: Vec<FieldDoc>,
-    deny_unknown_fields: bool,
-) -> Value {
-    let schema = match repr {
-        EnumRepr::Internal(tag) => {
-            let mut all = vec![field(tag, "", false, json!({"type": "string", "const": name}))];
-            all.extend(fields);
-            object("", all, deny_unknown_fields)
-        }
-        other => variant_newtype(other, name, "", object("", fields, deny_unknown_fields)),
-    };
-    describe(schema, description)
-}
-
-macro_rules! integers {
-    ($($t:ty),*) => {$(
-        impl JsonSchema for $t {
-            fn json_schema(_: &mut SchemaGen) -> Value {
-                json!({"type": "integer", "minimum": <$t>::MIN, "maximum": <$t>::MAX})
-            }
-        }
-    )*};
-}
-integers!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
-
-macro_rules! simple {
-    ($schema:tt: $($t:ty),*) => {$(
-        impl JsonSchema for $t {
-            fn json_schema(_: &mut SchemaGen) -> Value {
-                json!($schema)
-            }
-        }
-    )*};
-}
-simple!({"type": "number"}: f32, f64);
-simple!({"type": "boolean"}: bool);
-simple!({"type": "string"}: String, str, PathBuf, Path);
-simple!({"type": "string", "minLength": 1, "maxLength": 1}: char);
-simple!({"type": "null"}: ());
-simple!({}: Value);
-simple!({"type": "object"}: Map<String, Value>);
-
-impl<T: JsonSchema> JsonSchema for Option<T> {
-    fn json_schema(g: &mut SchemaGen) -> Value {
-        nullable(T::json_schema(g))
-    }
-    const __OPTIONAL: bool = true;
-}
-
-macro_rules! wrappers {
-    ($($w:ident),*) => {$(
-        impl<T: JsonSchema + ?Sized> JsonSchema for $w<T> {
-            fn json_schema(g: &mut SchemaGen) -> Value {
-                T::json_schema(g)
-            }
-            const __OPTIONAL: bool = T::__OPTIONAL;
-        }
-    )*};
-}
-wrappers!(Box, Rc, Arc);
-
-impl<T: JsonSchema + ?Sized> JsonSchema for &T {
-    fn json_schema(g: &mut SchemaGen) -> Value {
-        T::json_schema(g)
-    }
-    const __OPTIONAL: bool = T::__OPTIONAL;
-}
-
-macro_rules! arrays {
-    ($unique:literal: $($c:ident),*) => {$(
-        impl<T: JsonSchema> JsonSchema for $c<T> {
-            fn json_schema(g: &mut SchemaGen) -> Value {
-                let mut s = json!({"type": "array", "items": T::json_schema(g)});
-                if $unique {
-                    s["uniqueItems"] = json!(true);
-                }
-                s
-            }
-        }
-    )*};
-}
-arrays!(false: Vec, VecDeque);
-arrays!(true: HashSet, BTreeSet);
-
-impl<T: JsonSchema> JsonSchema for [T] {
-    fn json_schema(g: &mut SchemaGen) -> Value {
-        json!({"type": "array", "items": T::json_schema(g)})
-    }
-}
-
-impl<T: JsonSchema, const N: usize> JsonSchema for [T; N] {
-    fn json_schema(g: &mut SchemaGen) -> Value {
-        json!({"type": "array", "items": T::json_schema(g), "minItems": N, "maxItems": N})
-    }
-}
-
-macro_rules! tuples {
-    ($($n:literal: ($($t:ident),+);)*) => {$(
-        impl<$($t: JsonSchema),+> JsonSchema for ($($t,)+) {
-            fn json_schema(g: &mut SchemaGen) -> Value {
-                json!({
-                    "type": "array",
-                    "prefixItems": [$($t::json_schema(g)),+],
-                    "items": false,
-                    "minItems": $n,
-                    "maxItems": $n,
-                })
-            }
-        }
-    )*};
-}
-tuples! {
-    1: (A);
-    2: (A, B);
-    3: (A, B, C);
-    4: (A, B, C, D);
-    5: (A, B, C, D, E);
-    6: (A, B, C, D, E, F);
-}
-
-/// Key types of maps that serialize as JSON object keys.
-#[diagnostic::on_unimplemented(message = "map keys must be strings in a JSON Schema, not `{Self}`")]
-pub trait MapKey {}
-impl MapKey for String {}
-
-macro_rules! maps {
-    ($($m:ident),*) => {$(
-        impl<K: MapKey, V: JsonSchema> JsonSchema for $m<K, V> {
-            fn json_schema(g: &mut SchemaGen) -> Value {
-                json!({"type": "object", "additionalProperties": V::json_schema(g)})
-            }
-        }
-    )*};
-}
-maps!(HashMap, BTreeMap);
+pub use enums::{enum_schema, variant_newtype, variant_struct, variant_unit, EnumRepr};
+pub use std_types::MapKey;
 
 #[cfg(test)]
 mod tests {
@@ -448,10 +257,22 @@ mod tests {
 
     #[test]
     fn primitives_have_ranges() {
-        assert_eq!(schema_for::<u16>(), json!({"type": "integer", "minimum": 0, "maximum": 65535}));
-        assert_eq!(schema_for::<i8>(), json!({"type": "integer", "minimum": -128, "maximum": 127}));
-        assert_eq!(schema_for::<Vec<String>>(), json!({"type": "array", "items": {"type": "string"}}));
-        assert_eq!(schema_for::<Option<bool>>(), json!({"type": ["boolean", "null"]}));
+        assert_eq!(
+            schema_for::<u16>(),
+            json!({"type": "integer", "minimum": 0, "maximum": 65535})
+        );
+        assert_eq!(
+            schema_for::<i8>(),
+            json!({"type": "integer", "minimum": -128, "maximum": 127})
+        );
+        assert_eq!(
+            schema_for::<Vec<String>>(),
+            json!({"type": "array", "items": {"type": "string"}})
+        );
+        assert_eq!(
+            schema_for::<Option<bool>>(),
+            json!({"type": ["boolean", "null"]})
+        );
         assert_eq!(
             schema_for::<BTreeMap<String, f64>>(),
             json!({"type": "object", "additionalProperties": {"type": "number"}})
@@ -464,7 +285,16 @@ mod tests {
         impl JsonSchema for A {
             fn json_schema(g: &mut SchemaGen) -> Value {
                 g.named::<A>("A", |g| {
-                    object("An A.", vec![field("next", "The next.", true, Option::<Box<A>>::json_schema(g))], false)
+                    object(
+                        "An A.",
+                        vec![field(
+                            "next",
+                            "The next.",
+                            true,
+                            Option::<Box<A>>::json_schema(g),
+                        )],
+                        false,
+                    )
                 })
             }
         }
@@ -479,9 +309,24 @@ mod tests {
 
     #[test]
     fn enums_of_unit_variants_are_string_enums() {
-        let s = enum_schema("A color.", vec![json!({"type": "string", "const": "red"}), json!({"type": "string", "const": "blue"})]);
-        assert_eq!(s, json!({"type": "string", "enum": ["red", "blue"], "description": "A color."}));
-        let s = enum_schema("", vec![json!({"type": "string", "const": "red", "description": "Red."})]);
-        assert_eq!(s, json!({"oneOf": [{"type": "string", "const": "red", "description": "Red."}]}));
+        let s = enum_schema(
+            "A color.",
+            vec![
+                json!({"type": "string", "const": "red"}),
+                json!({"type": "string", "const": "blue"}),
+            ],
+        );
+        assert_eq!(
+            s,
+            json!({"type": "string", "enum": ["red", "blue"], "description": "A color."})
+        );
+        let s = enum_schema(
+            "",
+            vec![json!({"type": "string", "const": "red", "description": "Red."})],
+        );
+        assert_eq!(
+            s,
+            json!({"oneOf": [{"type": "string", "const": "red", "description": "Red."}]})
+        );
     }
 }

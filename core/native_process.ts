@@ -1,0 +1,68 @@
+/**
+ * Native processes: methods of the host that run as processes, such as
+ * `cargo.build` (section 11). A native process has a pid, a `/proc/<pid>/`
+ * folder and journal entries like any other process, and `core.stop` and
+ * `core.kill` end it; its body is a TypeScript async function in the host
+ * instead of a component in a sandbox. The supervisor turns its result and
+ * its notifications into the JSON-RPC lines a sandboxed process would write,
+ * so the router handles both kinds alike.
+ *
+ * @module
+ */
+
+import type { JsonObject } from "../rpc/message.ts";
+import type { ToSandbox } from "../sandbox/protocol.ts";
+
+/** What the body of a native process gets. */
+export interface NativeContext {
+  /** Its process id, `<plugin>-<uuidv7>`. */
+  readonly pid: string;
+  /** The params of the call. */
+  readonly params: JsonObject;
+  /**
+   * Aborted by `core.stop` (EOF on stdin) and by `core.kill`: the body
+   * should end its work at once (kill its subprocesses) and throw.
+   */
+  readonly signal: AbortSignal;
+  /** Writes a line on its stderr: the journal and `/proc/<pid>/log`. */
+  log(line: string): void;
+  /** `core.notify` to its caller; dropped once the call has ended. */
+  notify(name: string, params: JsonObject): void;
+}
+
+/**
+ * The body of a native method: resolves with the result of the call, or
+ * throws (an `RpcError` becomes the error response as it is).
+ */
+export type NativeMethod = (ctx: NativeContext) => Promise<unknown>;
+
+/** Why a native body's signal was aborted. */
+export type AbortReason = "stop" | "kill";
+
+/**
+ * What a native process runs in, standing where a sandbox stands for a
+ * sandboxed one: EOF on stdin and a kill abort its signal. Lines written to
+ * its stdin are dropped (a native body makes no calls).
+ */
+export class NativeRunner {
+  private controller = new AbortController();
+
+  /** Aborted by EOF (`core.stop`) or `kill` (`core.kill`), with the {@link AbortReason}. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** Takes a message meant for a sandbox: only EOF matters. */
+  send(msg: ToSandbox): void {
+    if (msg.op === "eof") this.abort("stop");
+  }
+
+  /** Ends the body's work at once. */
+  kill(): void {
+    this.abort("kill");
+  }
+
+  private abort(reason: AbortReason): void {
+    if (!this.controller.signal.aborted) this.controller.abort(reason);
+  }
+}

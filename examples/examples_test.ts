@@ -1,0 +1,89 @@
+/**
+ * The example plugins of section 13 in a real host: `www` (13.2, a server
+ * with an endpoint) and `secrets` (13.3, a singleton). `notes` (13.1) is
+ * tested with the SDK in `tests/sdk_test.ts`.
+ */
+
+import { strict as assert } from "node:assert";
+import { buildPlugin } from "../core/build/cargo_build.ts";
+import { cacheDir } from "../core/paths.ts";
+import { eventually, hostTests } from "../tests/helpers/host.ts";
+
+const ROOT = decodeURIComponent(new URL("..", import.meta.url).pathname).replace(/\/$/, "");
+
+/** Builds the crate at `dir` (relative to the repository) into the cache; cargo skips what is built. */
+async function built(dir: string, name: string): Promise<string> {
+  const out = `${cacheDir()}/sdk-test/${name}.wasm`;
+  await buildPlugin(`${ROOT}/${dir}`, out);
+  return out;
+}
+
+const www = await built("examples/www", "www");
+const secrets = await built("examples/secrets", "secrets");
+// A client of endpoints: `sdkprobe.client {path, interface?, calls}`.
+const sdkprobe = await built("sdk/tests/plugins/sdkprobe", "sdkprobe");
+
+const test = hostTests({ plugins: { www, secrets, sdkprobe } });
+
+/** A TCP port that is free now. */
+function freePort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+test("www serves /state/www over HTTP with its own TcpListener; control counts and stops it", async (h) => {
+  await Deno.mkdir(`${h.root}/state/www/docs`, { recursive: true });
+  await Deno.writeTextFile(`${h.root}/state/www/index.html`, "<h1>hi</h1>");
+  await Deno.writeTextFile(`${h.root}/state/www/docs/a b.txt`, "spaced");
+  const port = freePort();
+  const pid = await h.result<string>("www.start", { port });
+  const get = async (path: string) => {
+    const r = await fetch(`http://127.0.0.1:${port}${path}`);
+    return [r.status, r.headers.get("content-type"), await r.text()];
+  };
+  assert.deepEqual(await get("/"), [200, "text/html; charset=utf-8", "<h1>hi</h1>"]);
+  assert.deepEqual(await get("/docs/a%20b.txt"), [200, "text/plain; charset=utf-8", "spaced"]);
+  assert.equal((await get("/missing.txt"))[0], 404);
+  const control = `/proc/${pid}/control`;
+  const stats = await h.result("sdkprobe.client", {
+    path: control,
+    interface: "control",
+    calls: [{ method: "stats" }],
+  });
+  assert.deepEqual(stats, [3]);
+  const busy = await h.call("www.start", { port });
+  assert.ok(busy.error, "a second server on the same port fails");
+  assert.match(busy.error!.message, /in use/i);
+  await h.result("sdkprobe.client", { path: control, calls: [{ method: "stop" }] });
+  await eventually(() => !h.host.table.get(pid), "www to end after stop");
+});
+
+test("secrets: one detached service per world behind /run/secrets, started on demand", async (h) => {
+  assert.deepEqual(await h.result("secrets.names"), []);
+  const service = h.host.table.all().find((p) => p.plugin === "secrets" && p.method === "start");
+  assert.ok(service, "the first call started the service");
+  assert.equal(service.detached, true);
+  await h.result("secrets.set", { name: "b", value: "2" });
+  await h.result("secrets.set", { name: "a", value: "1" });
+  assert.equal(await h.result("secrets.get", { name: "a" }), "1");
+  assert.equal(await h.result("secrets.get", { name: "nothere" }), null);
+  assert.deepEqual(await h.result("secrets.names"), ["a", "b"]);
+  assert.equal(await h.result("secrets.delete", { name: "a" }), true);
+  assert.equal(await h.result("secrets.delete", { name: "a" }), false);
+  const starts = await Promise.all([1, 2, 3].map(() => h.result<string>("secrets.start")));
+  assert.deepEqual(
+    starts,
+    [service.pid, service.pid, service.pid],
+    "start returns the running service",
+  );
+  assert.deepEqual(JSON.parse(await Deno.readTextFile(`${h.root}/state/secrets/secrets.json`)), {
+    b: "2",
+  });
+
+  await h.result("core.stop", { pid: service.pid });
+  assert.equal(await h.result("secrets.get", { name: "b" }), "2", "a new service reads the file");
+  const again = h.host.table.all().find((p) => p.plugin === "secrets" && p.method === "start");
+  assert.ok(again && again.pid !== service.pid);
+});
