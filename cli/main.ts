@@ -12,6 +12,7 @@ import { printError } from "./output.ts";
 import { ps, PS_USAGE } from "./ps.ts";
 import { run, RUN_USAGE } from "./run.ts";
 import { cat, CAT_USAGE, ls, LS_USAGE } from "./fs_commands.ts";
+import { test, TEST_USAGE } from "./test.ts";
 
 const HELP = `sausage: a host for WebAssembly plugins, a process per JSON-RPC call.
 
@@ -29,11 +30,16 @@ Usage:
       A folder as a process sees it, with /proc and /run of the running host.
   ${CAT_USAGE}
       A file as a process sees it (e.g. /proc/core/PROTOCOL.md, /proc/<pid>/log).
+  ${TEST_USAGE}
+      Run a Rust test binary under WASI, each test in its own instance on an
+      empty temporary world (libtest's output, exit code 101 on a failure).
+      cargo runs it as its runner:
+        CARGO_TARGET_WASM32_WASIP1_RUNNER="/path/to/sausage test" cargo test ...
   sausage help
       This text.
 `;
 
-const COMMANDS: Record<string, (args: string[]) => number | Promise<number>> = { run, call, ps, log, ls, cat };
+const COMMANDS: Record<string, (args: string[]) => number | Promise<number>> = { run, call, ps, log, ls, cat, test };
 
 /** Runs the command line; resolves with the exit code. */
 export async function main(args: string[]): Promise<number> {

@@ -29,6 +29,8 @@ import { GraphKeeper } from "./graph_keeper.ts";
 import { Activator } from "./activation.ts";
 import type { OpenRpcDocument } from "../rpc/openrpc.ts";
 import { ClientSource } from "./client_source.ts";
+import { cargoBuildMethod } from "./cargo_build_method.ts";
+import { DEFAULT_SDK_DIR, syncSdk, worldSdkDir } from "./build/world_sdk.ts";
 
 /** How long a call that the core makes itself (`rpc.discover`, the client generator) may take. */
 const CORE_CALL_TIMEOUT_MS = 10_000;
@@ -43,6 +45,25 @@ export interface HostOptions {
   report?: (line: string) => void;
   /** Fetch every plugin's document at start and watch `plugins/` (default true). */
   watch?: boolean;
+  /**
+   * Sandboxes shared with other hosts (the test runner gives each test a
+   * host of its own on one pool); the host does not close them. By
+   * default the host starts a pool of its own.
+   */
+  pool?: SandboxPool;
+  /** The journal's SQLite file; `:memory:` keeps it in memory. Default `state/core/journal.sqlite`. */
+  journal?: string;
+  /**
+   * When set, no call starts a plugin: each fails with -32001 and this
+   * message for `<plugin>.<method>` (a test has no other plugins).
+   */
+  noPlugins?: (method: string) => string;
+  /**
+   * The SDK that `cargo.build` builds against: copied to the world's
+   * `plugins/cargo/sdk/` at start when that copy is missing or differs.
+   * Default this repository's `sdk/`; null: no copy (a test's empty world).
+   */
+  sdkDir?: string | null;
 }
 
 /** A caller that the host itself uses (boot, one-off calls). */
@@ -102,14 +123,15 @@ export class Host {
   readonly done: Promise<number>;
   private finish!: (code: number) => void;
   private closed = false;
+  private sdkCopy: Promise<string> | null = null;
 
   /** Opens a world (throws a one-line error when it is missing). */
   constructor(path: string, private opts: HostOptions = {}) {
     this.world = new World(path);
-    this.journal = new Journal(this.world.journalPath());
+    this.journal = new Journal(opts.journal ?? this.world.journalPath());
     const cache = opts.cacheDir ?? cacheDir();
     const components = new ComponentCache(cache);
-    this.pool = new SandboxPool({ world: this.world.root, cache }, opts.spares ?? 2);
+    this.pool = opts.pool ?? new SandboxPool({ world: this.world.root, cache }, opts.spares ?? 2);
     this.docs = new PluginDocs(this.world, (plugin) => this.discover(plugin));
     this.graph = new GraphKeeper(this.world, this.docs, this.journal);
     const clients = new ClientSource(this.docs, (wasm, params) => this.callAsCore("codegen", "client", params, wasm));
@@ -128,6 +150,7 @@ export class Host {
       run: this.run,
       source: view,
     });
+    if (opts.noPlugins) this.supervisor.noPlugins = opts.noPlugins;
     this.router = new Router(this.supervisor);
     this.done = new Promise((r) => (this.finish = r));
     for (const [name, m] of coreMethods({
@@ -140,11 +163,33 @@ export class Host {
     this.activator = new Activator(this.world, this.graph, this.journal, (plugin, wasm) => this.discover(plugin, wasm));
     for (const [name, m] of this.activator.methods()) this.router.core.set(name, m);
     this.supervisor.onEnd.push((p) => this.locks.releaseAll(p.pid));
+    this.supervisor.natives.set("cargo.build", cargoBuildMethod({ world: this.world, sdk: () => this.sdk() }));
   }
 
-  /** Starts the spare sandboxes and makes the boot calls (detached). */
+  /**
+   * Brings the world's SDK copy up to date (once per host) and resolves with
+   * its folder; with `sdkDir: null`, the world's folder as it is.
+   */
+  sdk(): Promise<string> {
+    const to = worldSdkDir(this.world.root);
+    const from = this.opts.sdkDir === undefined ? DEFAULT_SDK_DIR : this.opts.sdkDir;
+    if (from === null) return Promise.resolve(to);
+    this.sdkCopy ??= syncSdk(from, to).then((did) => {
+      if (did === "copied") {
+        this.journal.append("core", "core", "core", JSON.stringify({ event: "sdk-copied", from, to: "/plugins/cargo/sdk" }));
+      }
+      return to;
+    });
+    return this.sdkCopy;
+  }
+
+  /** Starts the spare sandboxes, brings the SDK copy up to date and makes the boot calls (detached). */
   async start(): Promise<void> {
-    await this.pool.warm();
+    const sdk = this.sdk().catch((e) => {
+      this.sdkCopy = null; // cargo.build tries again
+      this.opts.report?.(`sausage: the SDK was not copied to plugins/cargo/sdk: ${e instanceof Error ? e.message : e}`);
+    });
+    await Promise.all([this.pool.warm(), sdk]);
     if (this.opts.watch !== false) this.graph.start();
     const boot = new LocalCaller("core");
     for (const call of this.world.bootCalls()) {
@@ -213,7 +258,7 @@ export class Host {
     this.journal.append("core", "core", "core", JSON.stringify({ event: "shutdown", processes: this.table.size }));
     this.graph.close();
     await this.supervisor.stopAll(graceMs);
-    this.pool.close();
+    if (!this.opts.pool) this.pool.close();
     this.journal.close();
   }
 }

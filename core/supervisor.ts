@@ -62,7 +62,7 @@ export interface CommandRequest {
   label: string;
   /** The transpiled component. */
   component: Compiled;
-  /** Its arguments, without the program name. */
+  /** Its arguments, the program name first (what `wasi:cli/environment.get-arguments` returns). */
   args: string[];
   /** Its environment; `SAUSAGE_PID`, `SAUSAGE_PLUGIN` and `SAUSAGE_PARENT` are added. */
   env: [string, string][];

@@ -27,7 +27,7 @@ export interface RunMessage {
   world: string;
   /** The first line of stdin: the request. Absent for a command: nothing is written first. */
   request?: string;
-  /** The arguments of a command (`wasi:cli/environment.get-arguments`); none by default. */
+  /** The arguments of a command, the program name first (`wasi:cli/environment.get-arguments`); none by default. */
   args?: string[];
   /** More preopened folders, beside `/`, `/proc`, `/self` and `/run`. */
   preopens?: ExtraPreopen[];

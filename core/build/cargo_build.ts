@@ -22,6 +22,8 @@ export interface BuildOptions {
    * `[patch.crates-io]`. Defaults to this repository's `sdk/`.
    */
   sdkDir?: string;
+  /** Aborting it ends cargo (and what cargo started) and rejects with a {@link BuildError}. */
+  signal?: AbortSignal;
 }
 
 /** This repository's SDK folder, the default of {@link BuildOptions.sdkDir}. */
@@ -38,6 +40,8 @@ export interface BuildResult {
   toolchain: Toolchain["kind"];
   /** The compiler's warnings, rendered as text, one entry per diagnostic. */
   warnings: string[];
+  /** The same warnings as rustc reported them (`warnings[i]` renders `diagnostics[i]`). */
+  diagnostics: Diagnostic[];
 }
 
 /** cargo's stderr lines that only report progress; left out of a failure's output. */
@@ -52,15 +56,28 @@ const PROGRESS =
 const UNUSED_PATCH =
   /^warning: patch `(wit-bindgen|sausage-plugin|sausage-plugin-macros) v[^`]*` was not used in the crate graph/;
 
+/** A span of a rustc diagnostic: where it points, with the source lines. */
+export interface DiagnosticSpan {
+  file_name: string;
+  line_start: number;
+  is_primary: boolean;
+  /** The source lines, with the columns (1-based) of the highlighted part. */
+  text: { text: string; highlight_start: number; highlight_end: number }[];
+  label: string | null;
+}
+
 /** A rustc diagnostic as cargo's `--message-format json` reports it. */
-interface Diagnostic {
+export interface Diagnostic {
   level: string;
   message: string;
+  /** The lint, e.g. `{code: "dead_code"}`. */
+  code: { code: string } | null;
+  spans: DiagnosticSpan[];
   rendered: string | null;
 }
 
 /** The lines of a byte stream, without their line ends. */
-async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+export async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
   let rest = "";
   for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
     const parts = (rest + chunk).split("\n");
@@ -82,7 +99,7 @@ function dirname(path: string): string {
 }
 
 /** The environment cargo runs with: ours, less variables that would override the toolchain's flags. */
-function cargoEnv(tc: Toolchain): Record<string, string> {
+export function cargoEnv(tc: Toolchain): Record<string, string> {
   const env = Deno.env.toObject();
   for (
     const name of ["RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS", "CARGO_BUILD_TARGET", "CARGO_TARGET_DIR"]
@@ -130,13 +147,8 @@ async function buildOne(
     "json",
     "--manifest-path",
     manifest,
-    ...tc.cargoArgs,
-    ...await sdkPatches(opts.sdkDir ?? DEFAULT_SDK_DIR),
+    ...await crateArgs(tc, dir, opts.sdkDir),
   ];
-  if (tc.kind === "offline-wasip1") {
-    const lockfile = `${tc.targetDir}/lockfiles/${(await sha256Hex(dir)).slice(0, 16)}/Cargo.lock`;
-    args.push("-Zlockfile-path", "--config", `resolver.lockfile-path=${JSON.stringify(lockfile)}`);
-  }
   // Cargo names a path package by its path relative to the workspace, which
   // is "." for every plugin: two plugins with the same name and version in
   // the shared target folder would share one fingerprint, and the second
@@ -156,10 +168,13 @@ async function buildOne(
   });
   let core: Uint8Array;
   const warnings: string[] = [];
+  const diagnostics: Diagnostic[] = [];
   try {
     await lock.lock(true);
-    const built = await runCargo(tc, dir, args, manifest, opts.onProgress);
+    const built = await runCargo(tc, dir, args, manifest, opts.onProgress, opts.signal);
     warnings.push(...built.warnings);
+    diagnostics.push(...built.diagnostics);
+    if (opts.signal?.aborted) throw new BuildError(`cargo build was stopped for ${sourceDir}`, built.output);
     if (!built.success) throw new BuildError(`cargo build failed for ${sourceDir}`, built.output);
     if (!built.executable) {
       throw new BuildError(
@@ -197,7 +212,65 @@ async function buildOne(
     await Deno.remove(tmp).catch(() => {});
     throw e;
   }
-  return { wasm: outWasm, toolchain: tc.kind, warnings };
+  return { wasm: outWasm, toolchain: tc.kind, warnings, diagnostics };
+}
+
+/**
+ * The arguments every cargo command of a plugin crate needs beyond its
+ * subcommand: the toolchain's (`--offline`, `-Zbuild-std`, the vendored
+ * source, the linker), the SDK patches, and on the offline path a lockfile
+ * kept in the cache (one per crate folder).
+ */
+export async function crateArgs(tc: Toolchain, dir: string, sdkDir = DEFAULT_SDK_DIR): Promise<string[]> {
+  const args = [...tc.cargoArgs, ...await sdkPatches(sdkDir)];
+  if (tc.kind === "offline-wasip1") {
+    const lockfile = `${tc.targetDir}/lockfiles/${(await sha256Hex(dir)).slice(0, 16)}/Cargo.lock`;
+    args.push("-Zlockfile-path", "--config", `resolver.lockfile-path=${JSON.stringify(lockfile)}`);
+  }
+  return args;
+}
+
+/**
+ * Spawns a command in a process group of its own where `setsid` exists
+ * (Linux), so that an abort ends it and everything it started (rustc, test
+ * runners, their sandboxes): SIGTERM to the group, SIGKILL 2 s later.
+ */
+export function spawnGroup(
+  cmd: string,
+  options: Deno.CommandOptions,
+  signal?: AbortSignal,
+): Deno.ChildProcess {
+  const setsid = ["/usr/bin/setsid", "/bin/setsid"].find((p) => {
+    try {
+      return Deno.statSync(p).isFile;
+    } catch {
+      return false;
+    }
+  });
+  const child = setsid
+    ? new Deno.Command(setsid, { ...options, args: [cmd, ...options.args ?? []] }).spawn()
+    : new Deno.Command(cmd, options).spawn();
+  if (signal) {
+    let ended = false;
+    const kill = (sig: Deno.Signal) => {
+      if (ended) return;
+      try {
+        Deno.kill(setsid ? -child.pid : child.pid, sig);
+      } catch { /* gone */ }
+    };
+    const onAbort = () => {
+      kill("SIGTERM");
+      const timer = setTimeout(() => kill("SIGKILL"), 2000);
+      child.status.finally(() => clearTimeout(timer));
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    child.status.finally(() => {
+      ended = true;
+      signal.removeEventListener("abort", onAbort);
+    });
+  }
+  return child;
 }
 
 /**
@@ -238,6 +311,7 @@ interface CargoRun {
   /** The crate's own binary (`compiler-artifact` of a `bin` target of `manifest`). */
   executable?: string;
   warnings: string[];
+  diagnostics: Diagnostic[];
   /** Rendered diagnostics, then cargo's own non-progress stderr lines. */
   output: string;
 }
@@ -248,10 +322,11 @@ async function runCargo(
   args: string[],
   manifest: string,
   onProgress?: (line: string) => void,
+  signal?: AbortSignal,
 ): Promise<CargoRun> {
   let child: Deno.ChildProcess;
   try {
-    child = new Deno.Command(tc.cargo, {
+    child = spawnGroup(tc.cargo, {
       args,
       cwd: dir,
       env: cargoEnv(tc),
@@ -259,12 +334,13 @@ async function runCargo(
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
-    }).spawn();
+    }, signal);
   } catch (e) {
     throw new BuildError(`cannot run ${tc.cargo}`, e instanceof Error ? e.message : String(e));
   }
   const rendered: string[] = [];
   const warnings: string[] = [];
+  const diagnostics: Diagnostic[] = [];
   const stdoutOther: string[] = [];
   let executable: string | undefined;
   const readStdout = (async () => {
@@ -280,7 +356,10 @@ async function runCargo(
         const d = msg.message as Diagnostic;
         const text = (d.rendered ?? d.message).trimEnd();
         rendered.push(text);
-        if (d.level === "warning" && !/^\d+ warnings? emitted/.test(d.message)) warnings.push(text);
+        if (d.level === "warning" && !/^\d+ warnings? emitted/.test(d.message)) {
+          warnings.push(text);
+          diagnostics.push(d);
+        }
       } else if (
         msg.reason === "compiler-artifact" && msg.manifest_path === manifest &&
         msg.target?.kind?.includes("bin") && msg.executable
@@ -309,5 +388,5 @@ async function runCargo(
     ...stdoutOther,
     ...stderr.filter((l) => l.trim() && !PROGRESS.test(l)),
   ].join("\n");
-  return { success: status.success, executable, warnings, output };
+  return { success: status.success, executable, warnings, diagnostics, output };
 }

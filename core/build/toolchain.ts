@@ -22,6 +22,7 @@
  */
 
 import { cacheDir } from "../paths.ts";
+import { detectWasiCc, type WasiCc, wasiCcEnv } from "./wasi_cc.ts";
 
 /** A build that could not run or failed; `output` holds what the tools printed. */
 export class BuildError extends Error {
@@ -47,6 +48,8 @@ interface ToolchainBase {
   env: Record<string, string>;
   /** Extra arguments for `cargo build` (unstable flags, `--config` flags). */
   cargoArgs: string[];
+  /** The WASI C compiler handed to build scripts (in `env`), or null when none is installed. */
+  cc: WasiCc | null;
 }
 
 /** A real `wasm32-wasip2` target: cargo produces components directly. */
@@ -83,6 +86,7 @@ export interface OfflineToolchain extends ToolchainBase {
 export type Toolchain = Wasip2Toolchain | OfflineToolchain;
 
 const DEBIAN_RUSTC = "/usr/bin/rustc";
+const DEBIAN_RUSTDOC = "/usr/bin/rustdoc";
 const DEBIAN_CARGO = "/usr/bin/cargo";
 const DEBIAN_REGISTRY = "/usr/share/cargo/registry";
 const WASI_LIBC = "/usr/lib/wasm32-wasi";
@@ -105,14 +109,17 @@ export function detectToolchain(): Promise<Toolchain> {
 
 async function detect(): Promise<Toolchain> {
   const cache = cacheDir();
+  const cc = await detectWasiCc();
+  const ccEnv = cc ? wasiCcEnv(cc) : {};
   if (await hasWasip2Target()) {
     return {
       kind: "wasip2",
       cargo: "cargo",
       target: "wasm32-wasip2",
       targetDir: `${cache}/target/wasip2`,
-      env: {},
+      env: ccEnv,
       cargoArgs: [],
+      cc,
     };
   }
   const found = await findOffline();
@@ -140,7 +147,10 @@ async function detect(): Promise<Toolchain> {
     cargo: DEBIAN_CARGO,
     target: "wasm32-wasip1",
     targetDir: `${cache}/target/offline-wasip1`,
-    env: { RUSTC: found.rustc, RUSTC_BOOTSTRAP: "1" },
+    // RUSTDOC: `cargo test` runs a library's doc tests with rustdoc, which
+    // must be the same version as the rustc that built std.
+    env: { RUSTC: found.rustc, RUSTDOC: found.rustdoc, RUSTC_BOOTSTRAP: "1", ...ccEnv },
+    cc,
     cargoArgs: [
       "--offline",
       "-Zbuild-std=std,panic_abort",
@@ -149,6 +159,8 @@ async function detect(): Promise<Toolchain> {
       ...config("patch.crates-io.wit-bindgen.path", witBindgenDir),
       ...config("target.wasm32-wasip1.linker", found.wasmLd),
       ...config("target.wasm32-wasip1.rustflags", rustflags),
+      // Doc tests are linked by rustdoc, which does not get the rustflags.
+      ...config("target.wasm32-wasip1.rustdocflags", rustflags),
     ],
     ...found,
     wasiLibc,
@@ -200,7 +212,10 @@ async function which(name: string): Promise<string | undefined> {
   return undefined;
 }
 
-type OfflineTools = Pick<OfflineToolchain, "rustc" | "rustcVersion" | "rustSrc" | "wasmLd">;
+type OfflineTools = Pick<OfflineToolchain, "rustc" | "rustcVersion" | "rustSrc" | "wasmLd"> & {
+  /** Debian's rustdoc, the same version as its rustc. */
+  rustdoc: string;
+};
 
 /** The offline path's pieces, or a list of what is missing (one line each). */
 async function findOffline(): Promise<OfflineTools | string> {
@@ -242,7 +257,7 @@ async function findOffline(): Promise<OfflineTools | string> {
     missing.push(`${DEBIAN_REGISTRY}/serde_json-* (librust-serde-json-dev)`);
   }
   if (missing.length) return missing.map((m) => `  missing: ${m}`).join("\n");
-  return { rustc: DEBIAN_RUSTC, rustcVersion: version!, rustSrc, wasmLd: wasmLd! };
+  return { rustc: DEBIAN_RUSTC, rustdoc: DEBIAN_RUSTDOC, rustcVersion: version!, rustSrc, wasmLd: wasmLd! };
 }
 
 async function hasCrate(name: string): Promise<boolean> {

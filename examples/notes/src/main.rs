@@ -67,26 +67,8 @@ mod tests {
 
     #[sausage_plugin::test]
     async fn add_appends_and_counts() {
-        assert_eq!(
-            Notes
-                .add(AddParams {
-                    text: "milk".into()
-                })
-                .await
-                .unwrap()
-                .count,
-            1
-        );
-        assert_eq!(
-            Notes
-                .add(AddParams {
-                    text: "eggs".into()
-                })
-                .await
-                .unwrap()
-                .count,
-            2
-        );
+        assert_eq!(Notes.add(AddParams { text: "milk".into() }).await.unwrap().count, 1);
+        assert_eq!(Notes.add(AddParams { text: "eggs".into() }).await.unwrap().count, 2);
         assert_eq!(Notes.list().unwrap(), ["milk", "eggs"]);
     }
 

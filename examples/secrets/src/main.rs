@@ -73,10 +73,7 @@ impl Plugin {
 
     /// The names of all secrets, sorted (without their values).
     async fn names(&self) -> Result<Vec<String>> {
-        service()
-            .await?
-            .call_as("names", serde_json::json!({}))
-            .await
+        service().await?.call_as("names", serde_json::json!({})).await
     }
 
     /// Delete a secret. Returns whether there was one.
@@ -90,10 +87,7 @@ async fn service() -> Result<Endpoint> {
     if let Ok(endpoint) = connect_as(SERVICE, "secrets").await {
         return Ok(endpoint);
     }
-    let _pid: String = call("secrets.start", serde_json::json!({}))
-        .detach()
-        .returning()
-        .await?;
+    let _pid: String = call("secrets.start", serde_json::json!({})).detach().returning().await?;
     connect_as(SERVICE, "secrets").await
 }
 
@@ -111,9 +105,7 @@ impl Secrets {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => BTreeMap::new(),
             Err(e) => return Err(e.into()),
         };
-        Ok(Secrets {
-            values: RefCell::new(values),
-        })
+        Ok(Secrets { values: RefCell::new(values) })
     }
 
     /// Writes all secrets to the file, in one step.

@@ -16,10 +16,7 @@ pub async fn answer(mut stream: TcpStream, root: &str) -> bool {
         return false;
     };
     let mut parts = head.lines().next().unwrap_or_default().split_whitespace();
-    let (method, target) = (
-        parts.next().unwrap_or_default(),
-        parts.next().unwrap_or_default(),
-    );
+    let (method, target) = (parts.next().unwrap_or_default(), parts.next().unwrap_or_default());
     let response = match method {
         "GET" | "HEAD" => match file_for(root, target) {
             Some(path) => match std::fs::read(&path) {
@@ -90,11 +87,7 @@ fn percent_decode(s: &str) -> Option<String> {
 }
 
 fn content_type(path: &Path) -> &'static str {
-    match path
-        .extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or_default()
-    {
+    match path.extension().and_then(|e| e.to_str()).unwrap_or_default() {
         "html" | "htm" => "text/html; charset=utf-8",
         "css" => "text/css; charset=utf-8",
         "js" => "text/javascript; charset=utf-8",
@@ -117,21 +110,11 @@ struct Response {
 
 impl Response {
     fn new(status: u16, reason: &'static str, content_type: &'static str, body: Vec<u8>) -> Self {
-        Response {
-            status,
-            reason,
-            content_type,
-            body,
-        }
+        Response { status, reason, content_type, body }
     }
 
     fn text(status: u16, reason: &'static str, body: &str) -> Self {
-        Self::new(
-            status,
-            reason,
-            "text/plain; charset=utf-8",
-            body.as_bytes().to_vec(),
-        )
+        Self::new(status, reason, "text/plain; charset=utf-8", body.as_bytes().to_vec())
     }
 
     /// The bytes on the wire; without the body for `HEAD`.

@@ -10,12 +10,7 @@ pub fn doc_text(attrs: &[Attribute]) -> Option<String> {
         if let Ok(Meta::NameValue(nv)) = attr.parse_meta() {
             if let Lit::Str(s) = nv.lit {
                 for line in s.value().split('\n') {
-                    lines.push(
-                        line.strip_prefix(' ')
-                            .unwrap_or(line)
-                            .trim_end()
-                            .to_string(),
-                    );
+                    lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_string());
                 }
             }
         }
@@ -34,13 +29,7 @@ fn unindent(text: &str) -> String {
         .min()
         .unwrap_or(0);
     text.lines()
-        .map(|l| {
-            if l.len() >= indent {
-                &l[indent..]
-            } else {
-                l.trim_start()
-            }
-        })
+        .map(|l| if l.len() >= indent { &l[indent..] } else { l.trim_start() })
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -49,15 +38,8 @@ fn unindent(text: &str) -> String {
 /// line) and its description (the rest, as written).
 pub fn split_summary(doc: &str) -> (String, String) {
     let lines: Vec<&str> = doc.lines().collect();
-    let end = lines
-        .iter()
-        .position(|l| l.trim().is_empty())
-        .unwrap_or(lines.len());
-    let summary = lines[..end]
-        .iter()
-        .map(|l| l.trim())
-        .collect::<Vec<_>>()
-        .join(" ");
+    let end = lines.iter().position(|l| l.trim().is_empty()).unwrap_or(lines.len());
+    let summary = lines[..end].iter().map(|l| l.trim()).collect::<Vec<_>>().join(" ");
     let description = lines[end..].join("\n").trim_matches('\n').to_string();
     (summary, description)
 }

@@ -33,10 +33,7 @@ fn read_import(dir: &str, name: &str) -> Result<(String, Value), String> {
 /// the same entry as the generated module's `__IMPORTS`.
 fn imported_interface(doc: &Value) -> Value {
     let mut out = Map::new();
-    out.insert(
-        "methods".into(),
-        doc.get("methods").cloned().unwrap_or_else(|| json!([])),
-    );
+    out.insert("methods".into(), doc.get("methods").cloned().unwrap_or_else(|| json!([])));
     if let Some(Value::Object(endpoints)) = doc.get("x-sausage-endpoints") {
         if !endpoints.is_empty() {
             out.insert("endpoints".into(), Value::Object(endpoints.clone()));
@@ -58,12 +55,7 @@ pub fn imports_tokens() -> TokenStream {
         .map(|entries| {
             entries
                 .filter_map(|e| e.ok())
-                .filter_map(|e| {
-                    e.file_name()
-                        .to_str()?
-                        .strip_suffix(".json")
-                        .map(str::to_string)
-                })
+                .filter_map(|e| e.file_name().to_str()?.strip_suffix(".json").map(str::to_string))
                 .collect()
         })
         .unwrap_or_default();

@@ -84,12 +84,7 @@ fn is_ctx(ty: &Type) -> bool {
     let Type::Path(p) = &*r.elem else {
         return false;
     };
-    r.mutability.is_none()
-        && p.path
-            .segments
-            .last()
-            .map(|s| s.ident == "Ctx")
-            .unwrap_or(false)
+    r.mutability.is_none() && p.path.segments.last().map(|s| s.ident == "Ctx").unwrap_or(false)
 }
 
 /// Reads a method; pushes an error for each broken rule.
@@ -305,7 +300,7 @@ fn info() -> TokenStream {
 fn dispatch_arm(m: &Method) -> TokenStream {
     let p = crate::private();
     let ident = &m.ident;
-    let name = ident.to_string();
+    let name = crate::serde_attrs::ident_name(ident);
     let mut parse = TokenStream::new();
     let call_args = m.args.iter().map(|a| match a {
         Arg::Ctx => quote! { __ctx },
@@ -334,7 +329,7 @@ fn dispatch_arm(m: &Method) -> TokenStream {
 
 fn method_doc(m: &Method) -> TokenStream {
     let p = crate::private();
-    let name = m.ident.to_string();
+    let name = crate::serde_attrs::ident_name(&m.ident);
     let (summary, description) = (&m.summary, &m.description);
     let params = m
         .args

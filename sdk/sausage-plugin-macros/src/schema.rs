@@ -21,10 +21,7 @@ fn private() -> TokenStream {
 pub fn expand(args: TokenStream, item: Item) -> TokenStream {
     let mut errors: Vec<syn::Error> = Vec::new();
     if !args.is_empty() {
-        errors.push(syn::Error::new_spanned(
-            &args,
-            "#[schema] takes no arguments",
-        ));
+        errors.push(syn::Error::new_spanned(&args, "#[schema] takes no arguments"));
     }
     let p = private();
     let derive = quote! {
@@ -48,11 +45,7 @@ pub fn expand(args: TokenStream, item: Item) -> TokenStream {
         let e = e.to_compile_error();
         return quote! { #derive #item #e };
     }
-    let kind = if matches!(item, Item::Struct(_)) {
-        "struct"
-    } else {
-        "enum"
-    };
+    let kind = if matches!(item, Item::Struct(_)) { "struct" } else { "enum" };
     let doc = doc_text(attrs).unwrap_or_else(|| {
         errors.push(syn::Error::new_spanned(
             ident,
@@ -79,10 +72,7 @@ pub fn expand(args: TokenStream, item: Item) -> TokenStream {
             // Stub impls, so that the one error is the only one.
             let e = e.to_compile_error();
             let params = match &item {
-                Item::Struct(syn::ItemStruct {
-                    fields: Fields::Named(_),
-                    ..
-                }) => quote! {
+                Item::Struct(syn::ItemStruct { fields: Fields::Named(_), .. }) => quote! {
                     impl #p::ParamsStruct for #ident {
                         const __NAME: &'static str = "";
                         const __DESCRIPTION: &'static str = "";
@@ -129,9 +119,7 @@ fn field_docs(
         let ident = f.ident.as_ref().expect("a named field");
         let rust_name = ident_name(ident);
         let name = attrs.rename.clone().unwrap_or_else(|| {
-            rename_all
-                .map(|r| r.field(&rust_name))
-                .unwrap_or_else(|| rust_name.clone())
+            rename_all.map(|r| r.field(&rust_name)).unwrap_or_else(|| rust_name.clone())
         });
         let doc = doc_text(&f.attrs).unwrap_or_else(|| {
             errors.push(syn::Error::new_spanned(
@@ -171,14 +159,11 @@ fn expand_struct(
         Fields::Named(named) => {
             let fields = field_docs(named, &name, attrs.rename_all, attrs.default, errors)?;
             if attrs.transparent {
-                let field = named.named.iter().find(|f| {
-                    !serde_attrs::parse(&f.attrs)
-                        .map(|a| a.skip)
-                        .unwrap_or(false)
-                });
-                let ty = &field
-                    .expect("serde checks that a transparent struct has a field")
-                    .ty;
+                let field = named
+                    .named
+                    .iter()
+                    .find(|f| !serde_attrs::parse(&f.attrs).map(|a| a.skip).unwrap_or(false));
+                let ty = &field.expect("serde checks that a transparent struct has a field").ty;
                 body = quote! { #p::describe(<#ty as #p::JsonSchema>::json_schema(__g), #doc) };
             } else {
                 let deny = attrs.deny_unknown_fields;
@@ -232,10 +217,7 @@ fn expand_enum(
         (Some(tag), Some(content), false) => quote! { #p::EnumRepr::Adjacent(#tag, #content) },
         (Some(tag), None, false) => quote! { #p::EnumRepr::Internal(#tag) },
         (None, Some(_), false) => {
-            return Err(syn::Error::new_spanned(
-                ident,
-                "#[serde(content)] needs #[serde(tag)] too",
-            ))
+            return Err(syn::Error::new_spanned(ident, "#[serde(content)] needs #[serde(tag)] too"))
         }
         (None, None, false) => quote! { #p::EnumRepr::External },
     };
@@ -247,10 +229,7 @@ fn expand_enum(
         }
         let rust_name = ident_name(&v.ident);
         let vname = vattrs.rename.clone().unwrap_or_else(|| {
-            attrs
-                .rename_all
-                .map(|r| r.variant(&rust_name))
-                .unwrap_or_else(|| rust_name.clone())
+            attrs.rename_all.map(|r| r.variant(&rust_name)).unwrap_or_else(|| rust_name.clone())
         });
         let vdoc = doc_text(&v.attrs).unwrap_or_default();
         variants.push(match &v.fields {

@@ -144,16 +144,9 @@ pub fn parse(attrs: &[Attribute]) -> syn::Result<SerdeAttrs> {
         };
         for nested in list.nested {
             let NestedMeta::Meta(meta) = nested else {
-                return Err(syn::Error::new_spanned(
-                    nested,
-                    "unexpected literal in #[serde(...)]",
-                ));
+                return Err(syn::Error::new_spanned(nested, "unexpected literal in #[serde(...)]"));
             };
-            let name = meta
-                .path()
-                .get_ident()
-                .map(|i| i.to_string())
-                .unwrap_or_default();
+            let name = meta.path().get_ident().map(|i| i.to_string()).unwrap_or_default();
             let string = |meta: &Meta| -> syn::Result<String> {
                 match meta {
                     Meta::NameValue(nv) => match &nv.lit {

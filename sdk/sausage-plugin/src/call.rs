@@ -97,10 +97,7 @@ impl<T: DeserializeOwned> Call<T> {
 
     /// The same call, with its result deserialized into `U`.
     pub fn returning<U: DeserializeOwned>(mut self) -> Call<U> {
-        assert!(
-            self.sent.is_none(),
-            "returning() on a call that was already sent"
-        );
+        assert!(self.sent.is_none(), "returning() on a call that was already sent");
         Call {
             peer: self.peer.take(),
             method: std::mem::take(&mut self.method),
@@ -160,10 +157,7 @@ impl<T: DeserializeOwned> Future for Call<T> {
             serde_json::from_value(v).map_err(|e| {
                 Error::with_code(
                     Error::INTERNAL_ERROR,
-                    format!(
-                        "the result of {} does not have the expected type: {e}",
-                        this.method
-                    ),
+                    format!("the result of {} does not have the expected type: {e}", this.method),
                 )
             })
         }))

@@ -21,9 +21,7 @@ pub struct Ctx {
 impl Ctx {
     /// The context of request `id` on an endpoint connection.
     pub(crate) fn endpoint(peer: Rc<Peer>, id: Value) -> Ctx {
-        Ctx {
-            endpoint: Some((peer, id)),
-        }
+        Ctx { endpoint: Some((peer, id)) }
     }
 
     /// Tells the caller about progress while the call runs (section 4.5): the
@@ -37,10 +35,9 @@ impl Ctx {
             None => {
                 crate::stdio::peer().notify("core.notify", json!({"name": name, "params": params}))
             }
-            Some((peer, id)) => peer.notify(
-                "core.notify",
-                json!({"call": id, "name": name, "params": params}),
-            ),
+            Some((peer, id)) => {
+                peer.notify("core.notify", json!({"call": id, "name": name, "params": params}))
+            }
         };
     }
 }

@@ -38,10 +38,7 @@ pub struct ParamsDoc {
 
 /// A method without params.
 pub fn no_params() -> ParamsDoc {
-    ParamsDoc {
-        params: Vec::new(),
-        params_struct: None,
-    }
+    ParamsDoc { params: Vec::new(), params_struct: None }
 }
 
 /// The params of a method that takes `P`: one per field of `P`.

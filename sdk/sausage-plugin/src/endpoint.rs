@@ -38,11 +38,7 @@ impl EndpointFile {
         let address = parts.next()?.strip_prefix("tcp:")?.to_string();
         let owner = parts.next()?.to_string();
         let interface = parts.next()?.to_string();
-        parts.next().is_none().then_some(EndpointFile {
-            address,
-            owner,
-            interface,
-        })
+        parts.next().is_none().then_some(EndpointFile { address, owner, interface })
     }
 
     /// Reads and parses the endpoint file at `path`.
@@ -79,11 +75,7 @@ pub fn listen<L: Listenable>(
 ) -> LocalBoxFuture<'static, Result<()>> {
     // A boxed future of one type, not an `async fn`: a value that is not an
     // endpoint interface is then one compiler error, at the call.
-    Box::pin(listen_rc(
-        path.as_ref().to_path_buf(),
-        value.into_rc(),
-        L::name(),
-    ))
+    Box::pin(listen_rc(path.as_ref().to_path_buf(), value.into_rc(), L::name()))
 }
 
 async fn listen_rc<T: Interface>(path: PathBuf, iface: Rc<T>, name: &'static str) -> Result<()> {

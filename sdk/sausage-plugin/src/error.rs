@@ -41,11 +41,7 @@ impl Error {
 
     /// An error with a code of your own (JSON-RPC reserves -32768 to -32000).
     pub fn with_code(code: i64, message: impl Into<String>) -> Self {
-        Error {
-            code,
-            message: message.into(),
-            data: None,
-        }
+        Error { code, message: message.into(), data: None }
     }
 
     /// Adds `data` (any JSON value) to the error.
@@ -87,19 +83,11 @@ impl Error {
     /// Reads the error object of a JSON-RPC response. Anything else becomes an
     /// internal error that quotes it.
     pub fn from_json(v: &Value) -> Self {
-        match (
-            v.get("code").and_then(Value::as_i64),
-            v.get("message").and_then(Value::as_str),
-        ) {
-            (Some(code), Some(message)) => Error {
-                code,
-                message: message.to_string(),
-                data: v.get("data").cloned(),
-            },
-            _ => Error::with_code(
-                Self::INTERNAL_ERROR,
-                format!("a malformed error object: {v}"),
-            ),
+        match (v.get("code").and_then(Value::as_i64), v.get("message").and_then(Value::as_str)) {
+            (Some(code), Some(message)) => {
+                Error { code, message: message.to_string(), data: v.get("data").cloned() }
+            }
+            _ => Error::with_code(Self::INTERNAL_ERROR, format!("a malformed error object: {v}")),
         }
     }
 }

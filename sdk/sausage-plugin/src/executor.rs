@@ -70,11 +70,7 @@ impl Executor {
     }
 
     fn spawn(&self, future: Task, daemon: bool) {
-        let slot = Slot {
-            future: Some(future),
-            daemon,
-            queued: true,
-        };
+        let slot = Slot { future: Some(future), daemon, queued: true };
         let id = match self.free.borrow_mut().pop() {
             Some(id) => {
                 self.slots.borrow_mut()[id] = Some(slot);
@@ -109,10 +105,7 @@ impl Executor {
             };
             let Some(mut future) = future else { continue };
             let waker = Waker::from(Arc::new(TaskWaker(id)));
-            let done = future
-                .as_mut()
-                .poll(&mut Context::from_waker(&waker))
-                .is_ready();
+            let done = future.as_mut().poll(&mut Context::from_waker(&waker)).is_ready();
             let mut slots = self.slots.borrow_mut();
             if done {
                 if let Some(slot) = slots[id].take() {
@@ -176,10 +169,7 @@ pub(crate) fn spawn(future: impl Future<Output = ()> + 'static, daemon: bool) {
 /// `fn` (it panics when called from inside a task).
 pub fn block_on<F: Future>(future: F) -> F::Output {
     EXECUTOR.with(|ex| {
-        assert!(
-            !ex.running.get(),
-            "block_on was called inside a task of the SDK's executor"
-        );
+        assert!(!ex.running.get(), "block_on was called inside a task of the SDK's executor");
         ex.running.set(true);
     });
     struct Stop;
@@ -254,11 +244,7 @@ where
         if pending {
             Poll::Pending
         } else {
-            Poll::Ready(
-                outs.iter_mut()
-                    .map(|o| o.take().expect("every future is done"))
-                    .collect(),
-            )
+            Poll::Ready(outs.iter_mut().map(|o| o.take().expect("every future is done")).collect())
         }
     })
     .await

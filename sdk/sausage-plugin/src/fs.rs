@@ -23,15 +23,9 @@ pub fn write_atomic(path: impl AsRef<Path>, bytes: impl AsRef<[u8]>) -> Result<(
         _ => PathBuf::from("."),
     };
     std::fs::create_dir_all(&parent)?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let nonce = u64::from_le_bytes(
-        wasi::random::random::get_random_bytes(8)
-            .try_into()
-            .unwrap_or([0; 8]),
-    );
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let nonce =
+        u64::from_le_bytes(wasi::random::random::get_random_bytes(8).try_into().unwrap_or([0; 8]));
     let tmp = parent.join(format!(".{name}.tmp-{nonce:016x}"));
     let written = (|| -> std::io::Result<()> {
         let mut f = std::fs::File::create(&tmp)?;

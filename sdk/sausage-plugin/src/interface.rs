@@ -143,10 +143,7 @@ impl<T: Serialize, E: Into<Error>> MethodOutput for std::result::Result<T, E> {
     fn into_result(self) -> Result<Value> {
         let ok = self.map_err(Into::into)?;
         serde_json::to_value(ok).map_err(|e| {
-            Error::with_code(
-                Error::INTERNAL_ERROR,
-                format!("the result cannot be serialized: {e}"),
-            )
+            Error::with_code(Error::INTERNAL_ERROR, format!("the result cannot be serialized: {e}"))
         })
     }
 }
@@ -159,9 +156,6 @@ pub fn into_result<R: MethodOutput>(r: R) -> Result<Value> {
 /// Reads the params of `method` into its params struct (-32602 when they do not fit).
 pub fn parse_params<P: DeserializeOwned>(method: &str, params: Value) -> Result<P> {
     serde_json::from_value(params).map_err(|e| {
-        Error::with_code(
-            Error::INVALID_PARAMS,
-            format!("invalid params of {method}: {e}"),
-        )
+        Error::with_code(Error::INVALID_PARAMS, format!("invalid params of {method}: {e}"))
     })
 }

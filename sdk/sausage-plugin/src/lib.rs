@@ -38,7 +38,7 @@
 //! | [`call`] | an untyped call; [`Call::detach`], [`Call::on_notify`] |
 //! | [`Ctx`] | an optional argument of a method: [`Ctx::notify`] |
 //! | [`lock`] | a lock guard; [`Lock::try_now`], [`LockGuard::keep`] |
-//! | [`listen`], [`connect`] | endpoints: JSON-RPC over TCP, found through a file |
+//! | [`listen`], [`connect`], [`connect_as`] | endpoints: JSON-RPC over TCP, found through a file; [`Endpoint::call`] |
 //! | [`background`] | runs a task; the process lives while it runs |
 //! | [`import!`] | generates a typed client from `imports/<name>.json` |
 //! | [`state_dir`], [`write_atomic`], [`pid`], [`endpoint_owner`], [`exit_after_response`] | helpers |

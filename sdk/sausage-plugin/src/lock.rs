@@ -25,9 +25,7 @@ pub struct Lock {
 /// let _lock = lock("/state/notes/notes.json").await?; // released on drop
 /// ```
 pub fn lock(path: impl AsRef<Path>) -> Lock {
-    Lock {
-        path: path.as_ref().to_string_lossy().into_owned(),
-    }
+    Lock { path: path.as_ref().to_string_lossy().into_owned() }
 }
 
 #[derive(Deserialize)]
@@ -40,9 +38,7 @@ impl Lock {
     /// or `None` when another process holds it.
     pub async fn try_now(self) -> Result<Option<LockGuard>> {
         let r: Held = typed_call("core.lock", json!({"path": self.path, "wait": false})).await?;
-        Ok(r.held.then(|| LockGuard {
-            path: Some(self.path),
-        }))
+        Ok(r.held.then(|| LockGuard { path: Some(self.path) }))
     }
 }
 
@@ -59,9 +55,7 @@ impl IntoFuture for Lock {
                     self.path
                 )));
             }
-            Ok(LockGuard {
-                path: Some(self.path),
-            })
+            Ok(LockGuard { path: Some(self.path) })
         })
     }
 }

@@ -47,10 +47,7 @@ impl TcpListener {
         finish(&socket, || socket.finish_bind()).await?;
         socket.start_listen().map_err(to_io)?;
         finish(&socket, || socket.finish_listen()).await?;
-        Ok(TcpListener {
-            socket,
-            _network: network,
-        })
+        Ok(TcpListener { socket, _network: network })
     }
 
     /// The address it listens on (with the port that was chosen for port 0).
@@ -87,13 +84,7 @@ pub struct TcpStream {
 
 impl TcpStream {
     fn new(socket: TcpSocket, input: InputStream, output: OutputStream) -> TcpStream {
-        TcpStream {
-            inner: Rc::new(Inner {
-                input,
-                output,
-                socket,
-            }),
-        }
+        TcpStream { inner: Rc::new(Inner { input, output, socket }) }
     }
 
     /// Connects to `addr` (`"127.0.0.1:8080"`, or `"example.com:80"`, which
@@ -108,20 +99,14 @@ impl TcpStream {
         let network = wasi::sockets::instance_network::instance_network();
         let socket =
             wasi::sockets::tcp_create_socket::create_tcp_socket(family(&addr)).map_err(to_io)?;
-        socket
-            .start_connect(&network, to_wasi(addr))
-            .map_err(to_io)?;
+        socket.start_connect(&network, to_wasi(addr)).map_err(to_io)?;
         let (input, output) = finish(&socket, || socket.finish_connect()).await?;
         Ok(TcpStream::new(socket, input, output))
     }
 
     /// The address of the other side.
     pub fn peer_addr(&self) -> io::Result<SocketAddr> {
-        self.inner
-            .socket
-            .remote_address()
-            .map(from_wasi)
-            .map_err(to_io)
+        self.inner.socket.remote_address().map(from_wasi).map_err(to_io)
     }
 
     /// Reads some bytes into `buf`; `Ok(0)` at the end of the stream.
@@ -136,20 +121,12 @@ impl TcpStream {
 
     /// Shuts down the sending side (the other side reads the end of the stream).
     pub fn shutdown(&self) -> io::Result<()> {
-        self.inner
-            .socket
-            .shutdown(ShutdownType::Send)
-            .map_err(to_io)
+        self.inner.socket.shutdown(ShutdownType::Send).map_err(to_io)
     }
 
     /// Two halves that can be used by different tasks.
     pub fn into_split(self) -> (ReadHalf, WriteHalf) {
-        (
-            ReadHalf {
-                inner: self.inner.clone(),
-            },
-            WriteHalf { inner: self.inner },
-        )
+        (ReadHalf { inner: self.inner.clone() }, WriteHalf { inner: self.inner })
     }
 }
 
@@ -184,18 +161,12 @@ impl WriteHalf {
 
     /// Shuts down the sending side.
     pub fn shutdown(&self) -> io::Result<()> {
-        self.inner
-            .socket
-            .shutdown(ShutdownType::Send)
-            .map_err(to_io)
+        self.inner.socket.shutdown(ShutdownType::Send).map_err(to_io)
     }
 
     /// Shuts down both sides: the reading half sees the end of the stream.
     pub fn shutdown_both(&self) -> io::Result<()> {
-        self.inner
-            .socket
-            .shutdown(ShutdownType::Both)
-            .map_err(to_io)
+        self.inner.socket.shutdown(ShutdownType::Both).map_err(to_io)
     }
 
     /// Waits, blocking the whole process, until every written byte is out
@@ -215,10 +186,7 @@ async fn read_chunk(inner: &Inner, max: usize) -> io::Result<Vec<u8>> {
             Ok(bytes) => return Ok(bytes),
             Err(StreamError::Closed) => return Ok(Vec::new()),
             Err(StreamError::LastOperationFailed(e)) => {
-                return Err(io::Error::new(
-                    io::ErrorKind::ConnectionReset,
-                    e.to_debug_string(),
-                ))
+                return Err(io::Error::new(io::ErrorKind::ConnectionReset, e.to_debug_string()))
             }
         }
     }
@@ -272,10 +240,7 @@ async fn finish<T>(
 
 fn parse_addr(addr: &str) -> io::Result<SocketAddr> {
     addr.parse().map_err(|_| {
-        io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("not an address with a port: {addr:?}"),
-        )
+        io::Error::new(io::ErrorKind::InvalidInput, format!("not an address with a port: {addr:?}"))
     })
 }
 
@@ -290,10 +255,7 @@ fn to_wasi(addr: SocketAddr) -> IpSocketAddress {
     match addr {
         SocketAddr::V4(a) => {
             let [a0, a1, a2, a3] = a.ip().octets();
-            IpSocketAddress::Ipv4(Ipv4SocketAddress {
-                port: a.port(),
-                address: (a0, a1, a2, a3),
-            })
+            IpSocketAddress::Ipv4(Ipv4SocketAddress { port: a.port(), address: (a0, a1, a2, a3) })
         }
         SocketAddr::V6(a) => {
             let s = a.ip().segments();
@@ -315,10 +277,7 @@ fn from_wasi(addr: IpSocketAddress) -> SocketAddr {
         }
         IpSocketAddress::Ipv6(a) => {
             let (s0, s1, s2, s3, s4, s5, s6, s7) = a.address;
-            SocketAddr::new(
-                IpAddr::V6(Ipv6Addr::new(s0, s1, s2, s3, s4, s5, s6, s7)),
-                a.port,
-            )
+            SocketAddr::new(IpAddr::V6(Ipv6Addr::new(s0, s1, s2, s3, s4, s5, s6, s7)), a.port)
         }
     }
 }

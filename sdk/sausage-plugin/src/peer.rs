@@ -136,14 +136,7 @@ impl Peer {
         }
         let id = self.next_id.get();
         self.next_id.set(id + 1);
-        self.pending.borrow_mut().insert(
-            id,
-            Pending {
-                outcome: None,
-                waker: None,
-                on_notify,
-            },
-        );
+        self.pending.borrow_mut().insert(id, Pending { outcome: None, waker: None, on_notify });
         let sent =
             self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         if let Err(e) = sent {
@@ -260,17 +253,9 @@ impl Peer {
         let Some(id) = params.get("call").and_then(Value::as_u64) else {
             return;
         };
-        let name = params
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
+        let name = params.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
         let inner = params.get("params").cloned().unwrap_or_else(|| json!({}));
-        let callback = self
-            .pending
-            .borrow_mut()
-            .get_mut(&id)
-            .and_then(|p| p.on_notify.take());
+        let callback = self.pending.borrow_mut().get_mut(&id).and_then(|p| p.on_notify.take());
         if let Some(mut f) = callback {
             f(&name, inner);
             if let Some(p) = self.pending.borrow_mut().get_mut(&id) {
@@ -289,10 +274,7 @@ impl Peer {
         *self.closed.borrow_mut() = Some(reason.clone());
         let ids: Vec<u64> = self.pending.borrow().keys().copied().collect();
         for id in ids {
-            self.complete(
-                id,
-                Err(Error::with_code(Error::INTERNAL_ERROR, reason.clone())),
-            );
+            self.complete(id, Err(Error::with_code(Error::INTERNAL_ERROR, reason.clone())));
         }
         if let Some(w) = self.request_waker.borrow_mut().take() {
             w.wake();

@@ -42,10 +42,7 @@ pub(crate) fn wait() -> bool {
             if list.is_empty() {
                 return false;
             }
-            wasi::io::poll::poll(&list)
-                .into_iter()
-                .map(|i| ids[i as usize])
-                .collect()
+            wasi::io::poll::poll(&list).into_iter().map(|i| ids[i as usize]).collect()
         };
         let mut wakers = Vec::with_capacity(ready.len());
         {
@@ -72,10 +69,7 @@ pub(crate) struct WaitFor {
 
 /// Waits until `pollable` is ready.
 pub(crate) fn wait_for(pollable: Pollable) -> WaitFor {
-    WaitFor {
-        pollable: Some(pollable),
-        slot: None,
-    }
+    WaitFor { pollable: Some(pollable), slot: None }
 }
 
 impl Future for WaitFor {
@@ -84,18 +78,11 @@ impl Future for WaitFor {
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         REACTOR.with(|r| match self.slot {
             None => {
-                let pollable = self
-                    .pollable
-                    .take()
-                    .expect("WaitFor polled after completion");
+                let pollable = self.pollable.take().expect("WaitFor polled after completion");
                 if pollable.ready() {
                     return Poll::Ready(());
                 }
-                let waiting = Waiting {
-                    pollable,
-                    waker: cx.waker().clone(),
-                    ready: false,
-                };
+                let waiting = Waiting { pollable, waker: cx.waker().clone(), ready: false };
                 let id = match r.free.borrow_mut().pop() {
                     Some(id) => {
                         r.slots.borrow_mut()[id] = Some(waiting);

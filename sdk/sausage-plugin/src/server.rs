@@ -44,10 +44,7 @@ async fn reject_more_requests(stdio: Rc<Peer>) {
         if let Some(id) = req.id {
             let e = Error::with_code(
                 Error::METHOD_NOT_FOUND,
-                format!(
-                    "{} was sent to a process that already has its call",
-                    req.method
-                ),
+                format!("{} was sent to a process that already has its call", req.method),
             );
             let _ = stdio.respond(id, Err(e));
         }

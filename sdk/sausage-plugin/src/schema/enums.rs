@@ -79,12 +79,7 @@ pub fn variant_struct(
 ) -> Value {
     let schema = match repr {
         EnumRepr::Internal(tag) => {
-            let mut all = vec![field(
-                tag,
-                "",
-                false,
-                json!({"type": "string", "const": name}),
-            )];
+            let mut all = vec![field(tag, "", false, json!({"type": "string", "const": name}))];
             all.extend(fields);
             object("", all, deny_unknown_fields)
         }

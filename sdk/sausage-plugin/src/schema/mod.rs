@@ -126,10 +126,8 @@ impl SchemaGen {
         }
         if !needed.is_empty() {
             if let Value::Object(map) = &mut schema {
-                let defs: Map<String, Value> = needed
-                    .into_iter()
-                    .map(|n| (n.clone(), self.defs[&n].clone()))
-                    .collect();
+                let defs: Map<String, Value> =
+                    needed.into_iter().map(|n| (n.clone(), self.defs[&n].clone())).collect();
                 map.insert("$defs".into(), Value::Object(defs));
             }
         }
@@ -182,9 +180,8 @@ pub fn nullable(schema: Value) -> Value {
     if map.is_empty() {
         return Value::Object(map); // anything, null included
     }
-    let simple = !["enum", "const", "$ref", "oneOf", "anyOf", "allOf"]
-        .iter()
-        .any(|k| map.contains_key(*k));
+    let simple =
+        !["enum", "const", "$ref", "oneOf", "anyOf", "allOf"].iter().any(|k| map.contains_key(*k));
     match map.get_mut("type") {
         Some(Value::String(t)) if simple => {
             let t = std::mem::take(t);
@@ -257,22 +254,13 @@ mod tests {
 
     #[test]
     fn primitives_have_ranges() {
-        assert_eq!(
-            schema_for::<u16>(),
-            json!({"type": "integer", "minimum": 0, "maximum": 65535})
-        );
-        assert_eq!(
-            schema_for::<i8>(),
-            json!({"type": "integer", "minimum": -128, "maximum": 127})
-        );
+        assert_eq!(schema_for::<u16>(), json!({"type": "integer", "minimum": 0, "maximum": 65535}));
+        assert_eq!(schema_for::<i8>(), json!({"type": "integer", "minimum": -128, "maximum": 127}));
         assert_eq!(
             schema_for::<Vec<String>>(),
             json!({"type": "array", "items": {"type": "string"}})
         );
-        assert_eq!(
-            schema_for::<Option<bool>>(),
-            json!({"type": ["boolean", "null"]})
-        );
+        assert_eq!(schema_for::<Option<bool>>(), json!({"type": ["boolean", "null"]}));
         assert_eq!(
             schema_for::<BTreeMap<String, f64>>(),
             json!({"type": "object", "additionalProperties": {"type": "number"}})
@@ -287,12 +275,7 @@ mod tests {
                 g.named::<A>("A", |g| {
                     object(
                         "An A.",
-                        vec![field(
-                            "next",
-                            "The next.",
-                            true,
-                            Option::<Box<A>>::json_schema(g),
-                        )],
+                        vec![field("next", "The next.", true, Option::<Box<A>>::json_schema(g))],
                         false,
                     )
                 })
@@ -320,10 +303,8 @@ mod tests {
             s,
             json!({"type": "string", "enum": ["red", "blue"], "description": "A color."})
         );
-        let s = enum_schema(
-            "",
-            vec![json!({"type": "string", "const": "red", "description": "Red."})],
-        );
+        let s =
+            enum_schema("", vec![json!({"type": "string", "const": "red", "description": "Red."})]);
         assert_eq!(
             s,
             json!({"oneOf": [{"type": "string", "const": "red", "description": "Red."}]})

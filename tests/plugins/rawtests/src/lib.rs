@@ -6,6 +6,10 @@
 use std::io::{BufRead, Write};
 
 /// Adds two numbers (something to test).
+///
+/// ```
+/// assert_eq!(rawtests::add(1, 1), 2); // a doc test: a plain program, run once
+/// ```
 pub fn add(a: u32, b: u32) -> u32 {
     a + b
 }
@@ -43,6 +47,21 @@ mod pthread_stubs {
         52
     }
 }
+
+/// Under WASI preview 1 a program starts in `/` whatever its host says:
+/// wasi-libc keeps the current folder itself. The runner passes it in
+/// `PWD`; this constructor moves there before any test runs.
+#[cfg(all(test, target_os = "wasi"))]
+#[used]
+#[link_section = ".init_array.00100"]
+static CHDIR_TO_PWD: extern "C" fn() = {
+    extern "C" fn chdir_to_pwd() {
+        if let Some(dir) = std::env::var_os("PWD") {
+            let _ = std::env::set_current_dir(dir);
+        }
+    }
+    chdir_to_pwd
+};
 
 #[cfg(test)]
 mod tests {
@@ -85,6 +104,8 @@ mod tests {
         let text = std::fs::read_to_string(format!("{dir}/testdata/hello.txt")).unwrap();
         assert_eq!(text.trim(), "hello from testdata");
         assert_eq!(std::env::var("PWD").unwrap(), dir, "the package folder is the current folder");
+        assert_eq!(std::env::current_dir().unwrap().to_str(), Some(dir.as_str()));
+        assert_eq!(std::fs::read_to_string("testdata/hello.txt").unwrap(), text);
     }
 
     #[test]

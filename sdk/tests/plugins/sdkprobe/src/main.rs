@@ -163,16 +163,8 @@ impl Probe {
         let outcome = c.await;
         let notes = notes.borrow().clone();
         Ok(match outcome {
-            Ok(v) => Relayed {
-                result: Some(v),
-                error: None,
-                notes,
-            },
-            Err(e) => Relayed {
-                result: None,
-                error: Some(e.to_json()),
-                notes,
-            },
+            Ok(v) => Relayed { result: Some(v), error: None, notes },
+            Err(e) => Relayed { result: None, error: Some(e.to_json()), notes },
         })
     }
 
@@ -215,13 +207,7 @@ impl Probe {
 
     /// Serve the `counter` endpoint at `path`; answer with this process's pid.
     async fn serve(&self, PathParams { path }: PathParams) -> Result<String> {
-        listen(
-            &path,
-            Counter {
-                total: Cell::new(0),
-            },
-        )
-        .await?;
+        listen(&path, Counter { total: Cell::new(0) }).await?;
         Ok(pid())
     }
 
@@ -233,11 +219,7 @@ impl Probe {
     /// Connect to an endpoint and make calls on it, in order; return their results.
     async fn client(
         &self,
-        ClientParams {
-            path,
-            interface,
-            calls,
-        }: ClientParams,
+        ClientParams { path, interface, calls }: ClientParams,
     ) -> Result<Vec<Value>> {
         let endpoint = match interface {
             Some(i) => connect_as(&path, &i).await?,

@@ -1,0 +1,228 @@
+/**
+ * `cargo test` for a plugin's crate under WASI: cargo builds the test
+ * binaries for the plugin target and runs each through `sausage test` (its
+ * runner), which runs every test in its own instance. The same command works
+ * by hand; {@link cargoTestCommand} spells it out:
+ *
+ * ```sh
+ * CARGO_TARGET_WASM32_WASIP1_RUNNER="/path/to/sausage test" \
+ * CARGO_TARGET_WASM32_WASIP2_RUNNER="/path/to/sausage test" \
+ * cargo test --target wasm32-wasip1 <the toolchain's flags>
+ * ```
+ *
+ * On the offline toolchain the flags are those of the build plus
+ * `-Zbuild-std=std,panic_abort,test` (libtest is built from source too), and
+ * `RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1`. A `.cargo/config.toml` cannot
+ * carry them without the vendored source's paths, so they are flags.
+ *
+ * @module
+ */
+
+import { BuildError, cargoEnv, crateArgs, type Diagnostic, lines, spawnGroup } from "./cargo_build.ts";
+import { detectToolchain, type Toolchain } from "./toolchain.ts";
+
+/** Options of {@link cargoTest}. */
+export interface CargoTestOptions {
+  /** The SDK folder that `sausage-plugin = "0.1"` resolves to (default this repository's `sdk/`). */
+  sdkDir?: string;
+  /** cargo's progress lines (`Compiling …`, `Running unittests …`). */
+  onProgress?: (line: string) => void;
+  /** Arguments for the test binaries (after `--`): filters, `--ignored`, … */
+  testArgs?: string[];
+  /** Aborting it ends cargo, the runner and the tests. */
+  signal?: AbortSignal;
+  /** The runner command (default: this checkout's `sausage test`). */
+  runner?: string;
+}
+
+/** What {@link cargoTest} found. */
+export interface CargoTestResult {
+  /** True when every test binary ran and no test failed. */
+  success: boolean;
+  passed: number;
+  failed: number;
+  ignored: number;
+  /** libtest's reports of every test binary, as the runner printed them. */
+  output: string;
+  /** The compiler's warnings of the test build, rendered. */
+  warnings: string[];
+  diagnostics: Diagnostic[];
+}
+
+/** The `sausage` launcher of this checkout. */
+const LAUNCHER = decodeURIComponent(new URL("../../sausage", import.meta.url).pathname);
+
+/**
+ * The runner command for cargo: this checkout's `sausage test`, or, in a
+ * compiled `sausage` binary, the binary itself.
+ */
+export function runnerCommand(): string {
+  try {
+    if (Deno.statSync(LAUNCHER).isFile) return `${LAUNCHER} test`;
+  } catch { /* a compiled binary */ }
+  return `${Deno.execPath()} test`;
+}
+
+/** The environment variables that make `sausage test` cargo's runner for WASI targets. */
+export function runnerEnv(runner = runnerCommand()): Record<string, string> {
+  return { CARGO_TARGET_WASM32_WASIP1_RUNNER: runner, CARGO_TARGET_WASM32_WASIP2_RUNNER: runner };
+}
+
+/** `cargo test` for the crate in `dir`: the program, its arguments and its environment. */
+export async function cargoTestCommand(
+  dir: string,
+  opts: Pick<CargoTestOptions, "sdkDir" | "runner" | "testArgs"> & { extra?: string[] } = {},
+): Promise<{ cargo: string; args: string[]; env: Record<string, string>; toolchain: Toolchain }> {
+  const tc = await detectToolchain();
+  const flags = (await crateArgs(tc, dir, opts.sdkDir)).map((a) =>
+    a.startsWith("-Zbuild-std=") ? "-Zbuild-std=std,panic_abort,test" : a
+  );
+  const args = [
+    "test",
+    "--target",
+    tc.target,
+    "--manifest-path",
+    `${dir}/Cargo.toml`,
+    ...flags,
+    ...opts.extra ?? [],
+  ];
+  if (opts.testArgs?.length) args.push("--", ...opts.testArgs);
+  return { cargo: tc.cargo, args, env: { ...cargoEnv(tc), ...runnerEnv(opts.runner) }, toolchain: tc };
+}
+
+/** A test binary that `cargo test --no-run` built. */
+export interface TestExecutable {
+  /** The target's name (`rawtests`, `integration`). */
+  name: string;
+  /** Its kind (`lib`, `bin`, `test`). */
+  kind: string;
+  /** The `.wasm` file. */
+  path: string;
+}
+
+/** What {@link buildTests} built. */
+export interface BuiltTests {
+  executables: TestExecutable[];
+  warnings: string[];
+  diagnostics: Diagnostic[];
+}
+
+/**
+ * `cargo test --no-run` for the crate in `sourceDir`: builds its test
+ * binaries and resolves with them. Throws a {@link BuildError} whose output
+ * has the compiler's messages when the tests do not compile.
+ */
+export async function buildTests(
+  sourceDir: string,
+  opts: Omit<CargoTestOptions, "testArgs" | "runner"> = {},
+): Promise<BuiltTests> {
+  const dir = await Deno.realPath(sourceDir).catch(() => undefined);
+  if (!dir || !(await Deno.stat(`${dir}/Cargo.toml`).catch(() => undefined))?.isFile) {
+    throw new BuildError(`cargo test failed for ${sourceDir}`, `${sourceDir}/Cargo.toml: not found`);
+  }
+  const build = await cargoTestCommand(dir, { ...opts, extra: ["--no-run", "--message-format", "json"] });
+  const compiled = await run(build.cargo, build.args, build.env, dir, opts);
+  const diagnostics: Diagnostic[] = [];
+  const rendered: string[] = [];
+  const executables: TestExecutable[] = [];
+  for (const line of compiled.stdout) {
+    let msg;
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (msg.reason === "compiler-artifact" && msg.profile?.test && msg.executable) {
+      executables.push({ name: msg.target.name, kind: msg.target.kind[0], path: msg.executable });
+    }
+    if (msg.reason !== "compiler-message") continue;
+    const d = msg.message as Diagnostic;
+    rendered.push((d.rendered ?? d.message).trimEnd());
+    if (d.level === "warning" && !/^\d+ warnings? emitted/.test(d.message)) diagnostics.push(d);
+  }
+  if (opts.signal?.aborted) throw new BuildError(`cargo test was stopped for ${sourceDir}`, "");
+  if (!compiled.success) {
+    throw new BuildError(
+      `the tests of ${sourceDir} do not compile`,
+      [...rendered, ...compiled.stderr.filter((l) => l.trim() && !/^\s*(Compiling|Finished|Blocking)\b/.test(l))]
+        .join("\n"),
+    );
+  }
+  return { executables, warnings: diagnostics.map((d) => (d.rendered ?? d.message).trimEnd()), diagnostics };
+}
+
+/** libtest's summary line of one test binary. */
+const RESULT = /^test result: (ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored;/;
+
+/**
+ * Builds the tests of the crate in `sourceDir` and runs them under WASI (in
+ * two steps: `cargo test --no-run` for the compiler's messages, then
+ * `cargo test --no-fail-fast` with the runner). Throws a {@link BuildError}
+ * whose output has the compiler's messages when the tests do not compile.
+ */
+export async function cargoTest(sourceDir: string, opts: CargoTestOptions = {}): Promise<CargoTestResult> {
+  const { diagnostics } = await buildTests(sourceDir, opts);
+  const dir = await Deno.realPath(sourceDir);
+  const test = await cargoTestCommand(dir, { ...opts, extra: ["--no-fail-fast"] });
+  const ran = await run(test.cargo, test.args, test.env, dir, opts);
+  if (opts.signal?.aborted) throw new BuildError(`cargo test was stopped for ${sourceDir}`, "");
+  let passed = 0, failed = 0, ignored = 0, binaries = 0;
+  for (const line of ran.stdout) {
+    const m = line.match(RESULT);
+    if (!m) continue;
+    binaries++;
+    passed += Number(m[2]);
+    failed += Number(m[3]);
+    ignored += Number(m[4]);
+  }
+  // cargo's own lines that are not progress: a runner that could not start, a binary that crashed.
+  const problems = ran.stderr.filter((l) =>
+    l.trim() && !/^\s*(Compiling|Finished|Blocking|Running|Fresh|Doc-tests)\b/.test(l)
+  );
+  const output = [...ran.stdout, ...(problems.length ? ["", ...problems] : [])].join("\n").trim();
+  return {
+    success: ran.success && failed === 0 && (binaries > 0 || problems.length === 0),
+    passed,
+    failed,
+    ignored,
+    output,
+    warnings: diagnostics.map((d) => (d.rendered ?? d.message).trimEnd()),
+    diagnostics,
+  };
+}
+
+/** Runs cargo; its stdout and stderr lines (stderr also as progress). */
+async function run(
+  cargo: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+  opts: CargoTestOptions,
+): Promise<{ success: boolean; stdout: string[]; stderr: string[] }> {
+  let child: Deno.ChildProcess;
+  try {
+    child = spawnGroup(cargo, { args, cwd, env, clearEnv: true, stdin: "null", stdout: "piped", stderr: "piped" }, opts.signal);
+  } catch (e) {
+    throw new BuildError(`cannot run ${cargo}`, e instanceof Error ? e.message : String(e));
+  }
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const readOut = (async () => {
+    for await (const line of lines(child.stdout)) stdout.push(line);
+  })();
+  const readErr = (async () => {
+    let skipping = false; // cargo's note that one of our patches went unused, with its help lines
+    for await (const line of lines(child.stderr)) {
+      if (/^warning: patch `(wit-bindgen|sausage-plugin|sausage-plugin-macros) v/.test(line)) {
+        skipping = true;
+        continue;
+      }
+      if (skipping && /^(help:|\s+[a-z])/.test(line)) continue;
+      skipping = false;
+      stderr.push(line);
+      if (line.trim()) opts.onProgress?.(line);
+    }
+  })();
+  const [status] = await Promise.all([child.status, readOut, readErr]);
+  return { success: status.success, stdout, stderr };
+}

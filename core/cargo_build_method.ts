@@ -1,0 +1,127 @@
+/**
+ * `cargo.build {"plugin": "notes"}` (section 11): a native method of the
+ * host, run as a process (`cargo-<uuidv7>`, with `/proc/<pid>/` and journal
+ * entries). It runs the tests of `/plugins/<name>/source/` under WASI, builds
+ * the release component, and returns
+ * `{"wasm": "/state/cargo/builds/<n>/<name>.wasm", "tests": {passed, failed, output}, "warnings": [...]}`.
+ * Each line cargo prints is a line of its stderr and a `progress`
+ * notification (`{"line": …}`) to the caller. A failed step is the error
+ * {@link CARGO_BUILD_FAILED} with a one-line message; its `data` has the
+ * step and the compiler's or the tests' output.
+ *
+ * @module
+ */
+
+import { ErrorCode, RpcError } from "../rpc/errors.ts";
+import { BuildError, buildPlugin } from "./build/cargo_build.ts";
+import { cargoTest, type CargoTestResult } from "./build/cargo_test.ts";
+import { detectToolchain } from "./build/toolchain.ts";
+import { importWarnings } from "./build/unused_imports.ts";
+import { isCcFailure, NO_WASI_CC } from "./build/wasi_cc.ts";
+import type { NativeContext, NativeMethod } from "./native_process.ts";
+import { pluginNameProblem, type World } from "./world.ts";
+
+/** The error code of a failed `cargo.build` (JSON-RPC's range for server errors). */
+export const CARGO_BUILD_FAILED = -32000;
+
+/** What `cargo.build` needs from the host. */
+export interface CargoBuildDeps {
+  world: World;
+  /** Resolves with the world's SDK folder once its copy is up to date. */
+  sdk(): Promise<string>;
+}
+
+/** What `cargo.build` returns. */
+export interface CargoBuildResult {
+  /** The new component, as a path in the world: `/state/cargo/builds/<n>/<name>.wasm`. */
+  wasm: string;
+  tests: { passed: number; failed: number; output: string };
+  /** Unused imported methods first (one line each), then the compiler's other warnings. */
+  warnings: string[];
+}
+
+/** The builds folder of a world. */
+function buildsDir(world: World): string {
+  return `${world.root}/state/cargo/builds`;
+}
+
+/** Makes the next numbered build folder (`state/cargo/builds/<n>/`); resolves with `n`. */
+async function newBuild(world: World): Promise<number> {
+  const dir = buildsDir(world);
+  await Deno.mkdir(dir, { recursive: true });
+  let n = 0;
+  for await (const e of Deno.readDir(dir)) if (/^\d+$/.test(e.name)) n = Math.max(n, Number(e.name));
+  for (;;) {
+    try {
+      await Deno.mkdir(`${dir}/${++n}`);
+      return n;
+    } catch (e) {
+      if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+    }
+  }
+}
+
+/** The failure of a step, with the hint about C compilers when it applies. */
+async function failure(message: string, data: Record<string, unknown>, output: string): Promise<RpcError> {
+  const hints: string[] = [];
+  if (isCcFailure(output) && !(await detectToolchain().catch(() => null))?.cc) hints.push(NO_WASI_CC);
+  return new RpcError(CARGO_BUILD_FAILED, message, { ...data, output, ...(hints.length ? { warnings: hints } : {}) });
+}
+
+/** Builds the `cargo.build` method of a world. */
+export function cargoBuildMethod(deps: CargoBuildDeps): NativeMethod {
+  return async (ctx: NativeContext) => {
+    const plugin = ctx.params.plugin;
+    if (typeof plugin !== "string") throw new RpcError(ErrorCode.InvalidParams, `"plugin" must be a string`);
+    const problem = pluginNameProblem(plugin);
+    if (problem) throw new RpcError(ErrorCode.InvalidParams, problem);
+    const source = `${deps.world.pluginDir(plugin)}/source`;
+    if (!(await Deno.stat(`${source}/Cargo.toml`).catch(() => undefined))?.isFile) {
+      throw new RpcError(
+        ErrorCode.InvalidParams,
+        `${plugin} has no source: cargo.build builds /plugins/${plugin}/source/ (no Cargo.toml there)`,
+      );
+    }
+    const sdkDir = await deps.sdk();
+    const progress = (line: string) => {
+      ctx.log(line);
+      ctx.notify("progress", { line });
+    };
+    const started = performance.now();
+
+    let tests: CargoTestResult;
+    try {
+      tests = await cargoTest(source, { sdkDir, onProgress: progress, signal: ctx.signal });
+    } catch (e) {
+      if (!(e instanceof BuildError) || ctx.signal.aborted) throw e;
+      throw await failure(`${plugin} was not built: its tests do not compile`, { step: "test" }, e.output);
+    }
+    const testSummary = { passed: tests.passed, failed: tests.failed, output: tests.output };
+    if (!tests.success) {
+      const message = tests.failed
+        ? `${plugin} was not built: ${tests.failed} of ${tests.passed + tests.failed} tests failed`
+        : `${plugin} was not built: its tests did not run`;
+      throw await failure(message, { step: "test", tests: testSummary }, tests.output);
+    }
+    ctx.log(`tests: ${tests.passed} passed, ${tests.failed} failed, ${tests.ignored} ignored`);
+
+    const n = await newBuild(deps.world);
+    const wasm = `/state/cargo/builds/${n}/${plugin}.wasm`;
+    let warnings: string[];
+    try {
+      const built = await buildPlugin(source, `${deps.world.root}${wasm}`, {
+        sdkDir,
+        onProgress: progress,
+        signal: ctx.signal,
+      });
+      warnings = await importWarnings(built.diagnostics, source);
+    } catch (e) {
+      await Deno.remove(`${buildsDir(deps.world)}/${n}`, { recursive: true }).catch(() => {});
+      if (!(e instanceof BuildError) || ctx.signal.aborted) throw e;
+      throw await failure(`${plugin} was not built: cargo build failed`, { step: "build" }, e.output);
+    }
+    ctx.log(`built ${wasm} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    const result: CargoBuildResult = { wasm, tests: testSummary, warnings };
+    return result;
+  };
+}

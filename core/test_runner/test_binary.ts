@@ -1,0 +1,74 @@
+/**
+ * A test binary as the runner gets it from cargo: a WASI core module
+ * (`wasm32-wasip1`) or a component (`wasm32-wasip2`). A core module becomes a
+ * command component with jco's preview-1 command adapter, kept in the cache
+ * folder under the module's hash, so a binary is adapted once.
+ *
+ * @module
+ */
+
+import { sha256 } from "../component_cache.ts";
+import { cacheDir } from "../paths.ts";
+
+/** The version field of a core module (a component has `0d 00 01 00`). */
+const CORE_VERSION = [0x01, 0x00, 0x00, 0x00];
+
+/** The kind of a `.wasm` file, from its first 8 bytes; throws for anything else. */
+export function wasmKind(bytes: Uint8Array, path: string): "module" | "component" {
+  const magic = bytes[0] === 0x00 && bytes[1] === 0x61 && bytes[2] === 0x73 && bytes[3] === 0x6d;
+  if (!magic || bytes.length < 8) throw new Error(`${path} is not a WebAssembly file`);
+  return CORE_VERSION.every((b, i) => bytes[4 + i] === b) ? "module" : "component";
+}
+
+/**
+ * True when a binary holds libtest's harness (its option text is in the
+ * data): `#[test]` binaries do; doc tests and `harness = false` tests are
+ * plain programs.
+ */
+export function isLibtestHarness(bytes: Uint8Array): boolean {
+  return new TextDecoder("latin1").decode(bytes).includes("--include-ignored");
+}
+
+/** A test binary ready to run. */
+export interface TestBinary {
+  /** A component file: the binary itself, or the adapted module in the cache. */
+  component: string;
+  /** True for a libtest harness (see {@link isLibtestHarness}). */
+  harness: boolean;
+}
+
+/**
+ * Prepares the test binary at `path`: a component is used as it is, a core
+ * module is adapted into `<cache>/test-components/<sha256>.wasm` (made on
+ * first use).
+ */
+export async function testBinary(path: string, cache = cacheDir()): Promise<TestBinary> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await Deno.readFile(path);
+  } catch (e) {
+    throw new Error(`cannot read the test binary ${path}: ${e instanceof Error ? e.message : e}`);
+  }
+  const harness = isLibtestHarness(bytes);
+  if (wasmKind(bytes, path) === "component") return { component: path, harness };
+  const dir = `${cache}/test-components`;
+  const out = `${dir}/${await sha256(bytes)}.wasm`;
+  try {
+    await Deno.stat(out);
+    return { component: out, harness };
+  } catch { /* not adapted yet */ }
+  // Loaded on first use: jco is large.
+  const { componentNew, preview1AdapterCommandPath } = await import("@bytecodealliance/jco");
+  let component: Uint8Array;
+  try {
+    const adapter = await Deno.readFile(preview1AdapterCommandPath());
+    component = await componentNew(bytes, [["wasi_snapshot_preview1", adapter]]);
+  } catch (e) {
+    throw new Error(`${path} is not a WASI command module: ${e instanceof Error ? e.message : e}`);
+  }
+  await Deno.mkdir(dir, { recursive: true });
+  const tmp = `${out}.tmp-${crypto.randomUUID()}`;
+  await Deno.writeFile(tmp, component);
+  await Deno.rename(tmp, out);
+  return { component: out, harness };
+}
