@@ -36,7 +36,7 @@ export class Router {
   /** Answers a request of `caller`; nothing when it was a notification. */
   private answer(caller: Caller, id: Id | undefined, outcome: { result: unknown } | { error: unknown }): void {
     if (id === undefined || caller.gone) return;
-    if ("result" in outcome) caller.deliver({ jsonrpc: "2.0", id, result: outcome.result ?? {} });
+    if ("result" in outcome) caller.deliver({ jsonrpc: "2.0", id, result: outcome.result === undefined ? {} : outcome.result });
     else caller.deliver({ jsonrpc: "2.0", id, error: toErrorObject(outcome.error) });
   }
 
@@ -80,6 +80,8 @@ export class Router {
 
   /** Handles one stdout line of a process. */
   fromProcess(p: Process, line: string): void {
+    // The SDK writes a newline before each message (section 4.1): blank lines carry nothing.
+    if (line.trim() === "") return;
     const parsed = parseLine(line);
     switch (parsed.kind) {
       case "text":

@@ -97,7 +97,32 @@ pub fn expand(input: TokenStream) -> TokenStream {
         Ok(found) => found,
         Err(e) => return fail(e),
     };
-    generate(&name, &doc, &path).unwrap_or_else(fail)
+    match generate(&name, &doc, &path) {
+        Ok(tokens) => respan(tokens, lit.span()),
+        Err(e) => fail(e),
+    }
+}
+
+/// Gives every generated token the span of the `"name"` literal. Tokens
+/// parsed from a string carry the macro's call-site span, which rustc treats
+/// as code from an external macro and exempts from `dead_code`: with the
+/// literal's span, an unused import is a warning on the `import!` line, as
+/// section 13.4 wants.
+fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+    use proc_macro2::{Group, TokenTree};
+    tokens
+        .into_iter()
+        .map(|mut tt| {
+            if let TokenTree::Group(g) = &tt {
+                let mut inner = Group::new(g.delimiter(), respan(g.stream(), span));
+                inner.set_span(span);
+                tt = TokenTree::Group(inner);
+            } else {
+                tt.set_span(span);
+            }
+            tt
+        })
+        .collect()
 }
 
 fn generate(name: &str, doc: &Value, path: &str) -> Result<TokenStream, String> {

@@ -1,0 +1,44 @@
+import { strict as assert } from "node:assert";
+import { sdkHash, syncSdk } from "./world_sdk.ts";
+
+async function tree(files: Record<string, string>): Promise<string> {
+  const root = await Deno.makeTempDir({ prefix: "sausage-sdk-" });
+  for (const [path, text] of Object.entries(files)) {
+    const cut = path.lastIndexOf("/");
+    if (cut > 0) await Deno.mkdir(`${root}/${path.slice(0, cut)}`, { recursive: true });
+    await Deno.writeTextFile(`${root}/${path}`, text);
+  }
+  return root;
+}
+
+Deno.test("syncSdk copies the SDK's files, leaves an equal copy alone and replaces a different one", async () => {
+  const from = await tree({
+    "sausage-plugin/Cargo.toml": "[package]\n",
+    "sausage-plugin/src/lib.rs": "// lib\n",
+    "sausage-plugin/target/debug/big": "build output",
+    ".git-keep": "dot files are not the SDK",
+  });
+  const world = await Deno.makeTempDir({ prefix: "sausage-world-" });
+  const to = `${world}/plugins/cargo/sdk`;
+  try {
+    assert.equal(await syncSdk(from, to), "copied");
+    assert.equal(await Deno.readTextFile(`${to}/sausage-plugin/src/lib.rs`), "// lib\n");
+    await assert.rejects(Deno.stat(`${to}/sausage-plugin/target`), Deno.errors.NotFound);
+    await assert.rejects(Deno.stat(`${to}/.git-keep`), Deno.errors.NotFound);
+    assert.equal(await sdkHash(to), await sdkHash(from));
+
+    const before = (await Deno.stat(`${to}/sausage-plugin/src/lib.rs`)).mtime;
+    assert.equal(await syncSdk(from, to), "unchanged");
+    assert.deepEqual((await Deno.stat(`${to}/sausage-plugin/src/lib.rs`)).mtime, before);
+
+    await Deno.writeTextFile(`${to}/sausage-plugin/src/lib.rs`, "// edited in the world\n");
+    await Deno.writeTextFile(`${to}/stray.rs`, "");
+    assert.equal(await syncSdk(from, to), "copied");
+    assert.equal(await Deno.readTextFile(`${to}/sausage-plugin/src/lib.rs`), "// lib\n");
+    await assert.rejects(Deno.stat(`${to}/stray.rs`), Deno.errors.NotFound);
+    assert.deepEqual([...Deno.readDirSync(`${world}/plugins/cargo`)].map((e) => e.name), ["sdk"]);
+  } finally {
+    await Deno.remove(from, { recursive: true });
+    await Deno.remove(world, { recursive: true });
+  }
+});
