@@ -50,7 +50,9 @@ async function newBuild(world: World): Promise<number> {
   const dir = buildsDir(world);
   await Deno.mkdir(dir, { recursive: true });
   let n = 0;
-  for await (const e of Deno.readDir(dir)) if (/^\d+$/.test(e.name)) n = Math.max(n, Number(e.name));
+  for await (const e of Deno.readDir(dir)) {
+    if (/^\d+$/.test(e.name)) n = Math.max(n, Number(e.name));
+  }
   for (;;) {
     try {
       await Deno.mkdir(`${dir}/${++n}`);
@@ -62,17 +64,29 @@ async function newBuild(world: World): Promise<number> {
 }
 
 /** The failure of a step, with the hint about C compilers when it applies. */
-async function failure(message: string, data: Record<string, unknown>, output: string): Promise<RpcError> {
+async function failure(
+  message: string,
+  data: Record<string, unknown>,
+  output: string,
+): Promise<RpcError> {
   const hints: string[] = [];
-  if (isCcFailure(output) && !(await detectToolchain().catch(() => null))?.cc) hints.push(NO_WASI_CC);
-  return new RpcError(CARGO_BUILD_FAILED, message, { ...data, output, ...(hints.length ? { warnings: hints } : {}) });
+  if (isCcFailure(output) && !(await detectToolchain().catch(() => null))?.cc) {
+    hints.push(NO_WASI_CC);
+  }
+  return new RpcError(CARGO_BUILD_FAILED, message, {
+    ...data,
+    output,
+    ...(hints.length ? { warnings: hints } : {}),
+  });
 }
 
 /** Builds the `cargo.build` method of a world. */
 export function cargoBuildMethod(deps: CargoBuildDeps): NativeMethod {
   return async (ctx: NativeContext) => {
     const plugin = ctx.params.plugin;
-    if (typeof plugin !== "string") throw new RpcError(ErrorCode.InvalidParams, `"plugin" must be a string`);
+    if (typeof plugin !== "string") {
+      throw new RpcError(ErrorCode.InvalidParams, `"plugin" must be a string`);
+    }
     const problem = pluginNameProblem(plugin);
     if (problem) throw new RpcError(ErrorCode.InvalidParams, problem);
     const source = `${deps.world.pluginDir(plugin)}/source`;
@@ -94,7 +108,11 @@ export function cargoBuildMethod(deps: CargoBuildDeps): NativeMethod {
       tests = await cargoTest(source, { sdkDir, onProgress: progress, signal: ctx.signal });
     } catch (e) {
       if (!(e instanceof BuildError) || ctx.signal.aborted) throw e;
-      throw await failure(`${plugin} was not built: its tests do not compile`, { step: "test" }, e.output);
+      throw await failure(
+        `${plugin} was not built: its tests do not compile`,
+        { step: "test" },
+        e.output,
+      );
     }
     const testSummary = { passed: tests.passed, failed: tests.failed, output: tests.output };
     if (!tests.success) {
@@ -118,7 +136,11 @@ export function cargoBuildMethod(deps: CargoBuildDeps): NativeMethod {
     } catch (e) {
       await Deno.remove(`${buildsDir(deps.world)}/${n}`, { recursive: true }).catch(() => {});
       if (!(e instanceof BuildError) || ctx.signal.aborted) throw e;
-      throw await failure(`${plugin} was not built: cargo build failed`, { step: "build" }, e.output);
+      throw await failure(
+        `${plugin} was not built: cargo build failed`,
+        { step: "build" },
+        e.output,
+      );
     }
     ctx.log(`built ${wasm} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     const result: CargoBuildResult = { wasm, tests: testSummary, warnings };

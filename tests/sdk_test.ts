@@ -24,7 +24,7 @@ async function built(dir: string, name: string): Promise<string> {
 const notes = await built("examples/notes", "notes");
 const sdkprobe = await built("sdk/tests/plugins/sdkprobe", "sdkprobe");
 const www = await built("examples/www", "www");
-const consumer = await built("sdk/tests/plugins/consumer", "consumer");
+const consumer = await built("examples/consumer", "consumer");
 
 const test = hostTests({ plugins: { notes, sdkprobe, www, consumer } });
 
@@ -351,7 +351,7 @@ test("import!: typed clients of notes and www (with its endpoint), and x-sausage
 
 test("the consumer's imports/*.json are the current rpc.discover of notes and www", async (h) => {
   for (const name of ["notes", "www"]) {
-    const file = `${ROOT}/sdk/tests/plugins/consumer/imports/${name}.json`;
+    const file = `${ROOT}/examples/consumer/imports/${name}.json`;
     assert.deepEqual(
       JSON.parse(await Deno.readTextFile(file)),
       await h.result(`${name}.rpc.discover`),
@@ -393,7 +393,7 @@ Deno.test({
 Deno.test({ name: "an imported method that the plugin does not use is a compiler warning on its import! line", sanitizeOps: false, sanitizeResources: false }, async () => {
   const dir = await Deno.makeTempDir({ prefix: "consumer-" });
   for (const sub of ["src", "imports"]) await Deno.mkdir(`${dir}/${sub}`);
-  const src = `${ROOT}/sdk/tests/plugins/consumer`;
+  const src = `${ROOT}/examples/consumer`;
   for (const f of ["Cargo.toml", "imports/notes.json", "imports/www.json"]) await Deno.copyFile(`${src}/${f}`, `${dir}/${f}`);
   const main = await Deno.readTextFile(`${src}/src/main.rs`);
   assert.ok(main.includes("notes::list().await"));

@@ -18,7 +18,14 @@
  * @module
  */
 
-import { BuildError, cargoEnv, crateArgs, type Diagnostic, lines, spawnGroup } from "./cargo_build.ts";
+import {
+  BuildError,
+  cargoEnv,
+  crateArgs,
+  type Diagnostic,
+  lines,
+  spawnGroup,
+} from "./cargo_build.ts";
 import { detectToolchain, type Toolchain } from "./toolchain.ts";
 
 /** Options of {@link cargoTest}. */
@@ -87,7 +94,12 @@ export async function cargoTestCommand(
     ...opts.extra ?? [],
   ];
   if (opts.testArgs?.length) args.push("--", ...opts.testArgs);
-  return { cargo: tc.cargo, args, env: { ...cargoEnv(tc), ...runnerEnv(opts.runner) }, toolchain: tc };
+  return {
+    cargo: tc.cargo,
+    args,
+    env: { ...cargoEnv(tc), ...runnerEnv(opts.runner) },
+    toolchain: tc,
+  };
 }
 
 /** A test binary that `cargo test --no-run` built. */
@@ -118,9 +130,15 @@ export async function buildTests(
 ): Promise<BuiltTests> {
   const dir = await Deno.realPath(sourceDir).catch(() => undefined);
   if (!dir || !(await Deno.stat(`${dir}/Cargo.toml`).catch(() => undefined))?.isFile) {
-    throw new BuildError(`cargo test failed for ${sourceDir}`, `${sourceDir}/Cargo.toml: not found`);
+    throw new BuildError(
+      `cargo test failed for ${sourceDir}`,
+      `${sourceDir}/Cargo.toml: not found`,
+    );
   }
-  const build = await cargoTestCommand(dir, { ...opts, extra: ["--no-run", "--message-format", "json"] });
+  const build = await cargoTestCommand(dir, {
+    ...opts,
+    extra: ["--no-run", "--message-format", "json"],
+  });
   const compiled = await run(build.cargo, build.args, build.env, dir, opts);
   const diagnostics: Diagnostic[] = [];
   const rendered: string[] = [];
@@ -144,11 +162,20 @@ export async function buildTests(
   if (!compiled.success) {
     throw new BuildError(
       `the tests of ${sourceDir} do not compile`,
-      [...rendered, ...compiled.stderr.filter((l) => l.trim() && !/^\s*(Compiling|Finished|Blocking)\b/.test(l))]
+      [
+        ...rendered,
+        ...compiled.stderr.filter((l) =>
+          l.trim() && !/^\s*(Compiling|Finished|Blocking)\b/.test(l)
+        ),
+      ]
         .join("\n"),
     );
   }
-  return { executables, warnings: diagnostics.map((d) => (d.rendered ?? d.message).trimEnd()), diagnostics };
+  return {
+    executables,
+    warnings: diagnostics.map((d) => (d.rendered ?? d.message).trimEnd()),
+    diagnostics,
+  };
 }
 
 /** libtest's summary line of one test binary. */
@@ -160,7 +187,10 @@ const RESULT = /^test result: (ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ig
  * `cargo test --no-fail-fast` with the runner). Throws a {@link BuildError}
  * whose output has the compiler's messages when the tests do not compile.
  */
-export async function cargoTest(sourceDir: string, opts: CargoTestOptions = {}): Promise<CargoTestResult> {
+export async function cargoTest(
+  sourceDir: string,
+  opts: CargoTestOptions = {},
+): Promise<CargoTestResult> {
   const { diagnostics } = await buildTests(sourceDir, opts);
   const dir = await Deno.realPath(sourceDir);
   const test = await cargoTestCommand(dir, { ...opts, extra: ["--no-fail-fast"] });
@@ -201,7 +231,15 @@ async function run(
 ): Promise<{ success: boolean; stdout: string[]; stderr: string[] }> {
   let child: Deno.ChildProcess;
   try {
-    child = spawnGroup(cargo, { args, cwd, env, clearEnv: true, stdin: "null", stdout: "piped", stderr: "piped" }, opts.signal);
+    child = spawnGroup(cargo, {
+      args,
+      cwd,
+      env,
+      clearEnv: true,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }, opts.signal);
   } catch (e) {
     throw new BuildError(`cannot run ${cargo}`, e instanceof Error ? e.message : String(e));
   }

@@ -21,16 +21,25 @@ interface Provider {
 
 /** Reads `imports/<name>.json` of the crate (null when it is missing or not JSON). */
 async function readProvider(sourceDir: string, name: string): Promise<Provider | null> {
-  let doc: { methods?: { name?: unknown }[]; "x-sausage-endpoints"?: Record<string, { methods?: { name?: unknown }[] }> };
+  let doc: {
+    methods?: { name?: unknown }[];
+    "x-sausage-endpoints"?: Record<string, { methods?: { name?: unknown }[] }>;
+  };
   try {
     doc = JSON.parse(await Deno.readTextFile(`${sourceDir}/imports/${name}.json`));
   } catch {
     return null;
   }
   const names = (list: { name?: unknown }[] | undefined) =>
-    new Set((Array.isArray(list) ? list : []).map((m) => m?.name).filter((n): n is string => typeof n === "string"));
+    new Set(
+      (Array.isArray(list) ? list : []).map((m) => m?.name).filter((n): n is string =>
+        typeof n === "string"
+      ),
+    );
   const endpoints = new Map<string, Set<string>>();
-  for (const [e, iface] of Object.entries(doc?.["x-sausage-endpoints"] ?? {})) endpoints.set(e, names(iface?.methods));
+  for (const [e, iface] of Object.entries(doc?.["x-sausage-endpoints"] ?? {})) {
+    endpoints.set(e, names(iface?.methods));
+  }
   return { methods: names(doc?.methods), endpoints };
 }
 
@@ -60,7 +69,10 @@ function names(message: string): string[] {
  *
  * @param sourceDir the crate (its `imports/` folder says which name is a method and which an endpoint's)
  */
-export async function importWarnings(diagnostics: Diagnostic[], sourceDir: string): Promise<string[]> {
+export async function importWarnings(
+  diagnostics: Diagnostic[],
+  sourceDir: string,
+): Promise<string[]> {
   const out: string[] = [];
   const advice = new Set<string>();
   const providers = new Map<string, Provider | null>();
@@ -107,7 +119,9 @@ export async function importWarnings(diagnostics: Diagnostic[], sourceDir: strin
     }
   }
   // An unused endpoint makes its methods unused too: name the endpoint only.
-  const unusedEndpoints = [...advice].flatMap((a) => a.match(/^the endpoint ([^ ]+) is imported/)?.[1] ?? []);
+  const unusedEndpoints = [...advice].flatMap((a) =>
+    a.match(/^the endpoint ([^ ]+) is imported/)?.[1] ?? []
+  );
   const kept = [...advice].filter((a) => !unusedEndpoints.some((e) => a.startsWith(`${e}.`)));
   return [...kept, ...out];
 }

@@ -41,7 +41,9 @@ function candidates(name: string): string[] {
   const found: string[] = [];
   const dirs = [...(Deno.env.get("PATH") ?? "").split(":").filter(Boolean), "/opt/wasi-sdk/bin"];
   try {
-    for (const e of Deno.readDirSync("/usr/lib")) if (/^llvm-\d+$/.test(e.name)) dirs.push(`/usr/lib/${e.name}/bin`);
+    for (const e of Deno.readDirSync("/usr/lib")) {
+      if (/^llvm-\d+$/.test(e.name)) dirs.push(`/usr/lib/${e.name}/bin`);
+    }
   } catch { /* no /usr/lib */ }
   for (const dir of dirs) {
     let names: string[];
@@ -51,7 +53,9 @@ function candidates(name: string): string[] {
       continue;
     }
     for (const n of names) {
-      if ((n === name || new RegExp(`^${name}-\\d+$`).test(n)) && isFile(`${dir}/${n}`)) found.push(`${dir}/${n}`);
+      if ((n === name || new RegExp(`^${name}-\\d+$`).test(n)) && isFile(`${dir}/${n}`)) {
+        found.push(`${dir}/${n}`);
+      }
     }
   }
   const version = (p: string) => Number(p.match(/-(\d+)$/)?.[1] ?? p.match(/llvm-(\d+)/)?.[1] ?? 0);
@@ -62,7 +66,10 @@ function candidates(name: string): string[] {
 async function compiles(clang: string, cflags: string): Promise<boolean> {
   const dir = await Deno.makeTempDir({ prefix: "sausage-cc-" });
   try {
-    await Deno.writeTextFile(`${dir}/probe.c`, "#include <stdio.h>\nint probe(void) { return printf(\"\"); }\n");
+    await Deno.writeTextFile(
+      `${dir}/probe.c`,
+      '#include <stdio.h>\nint probe(void) { return printf(""); }\n',
+    );
     const r = await new Deno.Command(clang, {
       args: [...cflags.split(" "), "-c", `${dir}/probe.c`, "-o", `${dir}/probe.o`],
       stdout: "null",
@@ -89,7 +96,8 @@ export function detectWasiCc(): Promise<WasiCc | null> {
         if (await compiles(cc, cflags)) {
           // The archiver of the same LLVM when there is one.
           const v = cc.match(/-(\d+)$/)?.[1] ?? cc.match(/llvm-(\d+)/)?.[1];
-          const ar = ars.find((a) => v && (a.endsWith(`-${v}`) || a.includes(`llvm-${v}/`))) ?? ars[0];
+          const ar = ars.find((a) => v && (a.endsWith(`-${v}`) || a.includes(`llvm-${v}/`))) ??
+            ars[0];
           return { cc, ar, cflags };
         }
       }

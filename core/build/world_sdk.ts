@@ -18,9 +18,13 @@ export function worldSdkDir(worldRoot: string): string {
   return `${worldRoot}/${WORLD_SDK}`;
 }
 
-/** Build output, lockfiles of scratch builds and dot entries are not part of the SDK. */
+/**
+ * Not part of the SDK: build output, dot entries, and the repository's
+ * TypeScript test harness (`ui_test.ts` imports the host's code by relative
+ * path, and would be found by `deno test` in a world inside the repository).
+ */
 function skipped(name: string): boolean {
-  return name.startsWith(".") || name === "target" || name === "node_modules";
+  return name.startsWith(".") || name === "target" || name === "node_modules" || name.endsWith(".ts");
 }
 
 /** The files under `root`, relative and sorted (none when it does not exist). */
@@ -50,7 +54,9 @@ async function sha256Hex(bytes: Uint8Array): Promise<string> {
 /** A hash of the SDK files under `root`: their paths and contents. */
 export async function sdkHash(root: string): Promise<string> {
   const parts: string[] = [];
-  for (const rel of await files(root)) parts.push(`${rel}\n${await sha256Hex(await Deno.readFile(`${root}/${rel}`))}`);
+  for (const rel of await files(root)) {
+    parts.push(`${rel}\n${await sha256Hex(await Deno.readFile(`${root}/${rel}`))}`);
+  }
   return await sha256Hex(new TextEncoder().encode(parts.join("\n")));
 }
 

@@ -17,6 +17,7 @@ Deno.test("syncSdk copies the SDK's files, leaves an equal copy alone and replac
     "sausage-plugin/src/lib.rs": "// lib\n",
     "sausage-plugin/target/debug/big": "build output",
     ".git-keep": "dot files are not the SDK",
+    "ui_test.ts": "// the repository's test harness, not the SDK",
   });
   const world = await Deno.makeTempDir({ prefix: "sausage-world-" });
   const to = `${world}/plugins/cargo/sdk`;
@@ -25,6 +26,7 @@ Deno.test("syncSdk copies the SDK's files, leaves an equal copy alone and replac
     assert.equal(await Deno.readTextFile(`${to}/sausage-plugin/src/lib.rs`), "// lib\n");
     await assert.rejects(Deno.stat(`${to}/sausage-plugin/target`), Deno.errors.NotFound);
     await assert.rejects(Deno.stat(`${to}/.git-keep`), Deno.errors.NotFound);
+    await assert.rejects(Deno.stat(`${to}/ui_test.ts`), Deno.errors.NotFound);
     assert.equal(await sdkHash(to), await sdkHash(from));
 
     const before = (await Deno.stat(`${to}/sausage-plugin/src/lib.rs`)).mtime;

@@ -6,6 +6,18 @@
  */
 
 export { parseTestArgs, selected, type TestArgs, TestArgsError } from "./test_args.ts";
-export { isLibtestHarness, testBinary, type TestBinary, wasmKind } from "./test_binary.ts";
-export { listText, Report, resultLine, type TestOutcome, testOutput, type TestTotals } from "./test_output.ts";
-export { EXIT_TESTS_FAILED, noPluginsMessage, runTests, type RunTestsOptions } from "./test_runner.ts";
+export { isLibtestHarness, type TestBinary, testBinary, wasmKind } from "./test_binary.ts";
+export {
+  listText,
+  Report,
+  resultLine,
+  type TestOutcome,
+  testOutput,
+  type TestTotals,
+} from "./test_output.ts";
+export {
+  EXIT_TESTS_FAILED,
+  noPluginsMessage,
+  runTests,
+  type RunTestsOptions,
+} from "./test_runner.ts";

@@ -102,7 +102,9 @@ export function parseTestArgs(args: string[]): TestArgs {
       }
       case "--test-threads": {
         const n = Number(take(a));
-        if (!Number.isInteger(n) || n < 1) throw new TestArgsError("--test-threads must be a positive integer");
+        if (!Number.isInteger(n) || n < 1) {
+          throw new TestArgsError("--test-threads must be a positive integer");
+        }
         out.threads = n;
         break;
       }

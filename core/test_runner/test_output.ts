@@ -68,7 +68,9 @@ export function testOutput(name: string, lines: OutputLine[]): string[] {
     for (let i = end - 1; i >= start; i--) {
       if (!isOut(i)) continue;
       const l = out[i].line;
-      if (i > start && (l === "" || l === "failures:" || l === "successes:" || l === `    ${name}`)) {
+      if (
+        i > start && (l === "" || l === "failures:" || l === "successes:" || l === `    ${name}`)
+      ) {
         drop.add(i);
         continue;
       }
@@ -154,7 +156,9 @@ export class Report {
 /** libtest's `test result: ok. 5 passed; 0 failed; …` line. */
 export function resultLine(t: TestTotals): string {
   return `test result: ${t.failed ? "FAILED" : "ok"}. ${t.passed} passed; ${t.failed} failed; ` +
-    `${t.ignored} ignored; 0 measured; ${t.filteredOut} filtered out; finished in ${t.seconds.toFixed(2)}s`;
+    `${t.ignored} ignored; 0 measured; ${t.filteredOut} filtered out; finished in ${
+      t.seconds.toFixed(2)
+    }s`;
 }
 
 /** The test list as `--list` prints it (`name: test`, then the count unless terse). */

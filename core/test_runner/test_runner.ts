@@ -13,7 +13,7 @@
  * @module
  */
 
-import { ComponentCache, type Compiled } from "../component_cache.ts";
+import { type Compiled, ComponentCache } from "../component_cache.ts";
 import { Host, LocalCaller } from "../host.ts";
 import { cacheDir } from "../paths.ts";
 import type { ExitInfo } from "../process.ts";
@@ -95,7 +95,9 @@ class Instances {
     const lines: OutputLine[] = [];
     try {
       const dir = this.opts.packageDir;
-      const env = Object.entries(this.opts.env).filter(([k]) => k.startsWith("CARGO_") || k.startsWith("RUST_"));
+      const env = Object.entries(this.opts.env).filter(([k]) =>
+        k.startsWith("CARGO_") || k.startsWith("RUST_")
+      );
       const p = await host.supervisor.spawnCommand({
         name: this.name,
         label,
@@ -140,7 +142,9 @@ function outcome(name: string, ran: Ran): TestOutcome {
   const output = testOutput(name, ran.lines);
   const { exit } = ran;
   if (exit.status === 0 && !exit.trap) return { name, result: "ok", output };
-  const verdict = ran.lines.some((l) => l.stream === "stdout" && /(^|\.\.\. )(.*)FAILED$/.test(l.line));
+  const verdict = ran.lines.some((l) =>
+    l.stream === "stdout" && /(^|\.\.\. )(.*)FAILED$/.test(l.line)
+  );
   const note = exit.status === "killed"
     ? `note: the test's instance was killed${exit.trap ? ` (${exit.trap})` : ""}`
     : exit.trap
@@ -166,9 +170,14 @@ export async function runTests(opts: RunTestsOptions): Promise<number> {
   const component = await new ComponentCache(cache).load(binary.component);
   const envThreads = Number(opts.env.RUST_TEST_THREADS);
   const threads = args?.threads ??
-    (Number.isInteger(envThreads) && envThreads > 0 ? envThreads : navigator.hardwareConcurrency || 1);
+    (Number.isInteger(envThreads) && envThreads > 0
+      ? envThreads
+      : navigator.hardwareConcurrency || 1);
   const tmp = await Deno.makeTempDir({ prefix: "sausage-test-" });
-  const pool = new SandboxPool({ world: tmp, cache, folders: [opts.packageDir] }, args ? threads : 1);
+  const pool = new SandboxPool(
+    { world: tmp, cache, folders: [opts.packageDir] },
+    args ? threads : 1,
+  );
   try {
     pool.warm();
     const instances = new Instances(component, pool, tmp, opts, processName(opts.env), cache);
@@ -177,8 +186,12 @@ export async function runTests(opts: RunTestsOptions): Promise<number> {
         if (stream === "stdout") opts.write(line + "\n");
         else opts.writeErr(line + "\n");
       });
-      if (ran.exit.trap || ran.exit.status === "killed") opts.writeErr(`sausage test: ${describe(ran.exit)}\n`);
-      return typeof ran.exit.status === "number" && !ran.exit.trap ? ran.exit.status : EXIT_TESTS_FAILED;
+      if (ran.exit.trap || ran.exit.status === "killed") {
+        opts.writeErr(`sausage test: ${describe(ran.exit)}\n`);
+      }
+      return typeof ran.exit.status === "number" && !ran.exit.trap
+        ? ran.exit.status
+        : EXIT_TESTS_FAILED;
     }
     const [all, ignored] = await Promise.all([instances.list([]), instances.list(["--ignored"])]);
     if (!all.ok || !ignored.ok) {
@@ -193,7 +206,9 @@ export async function runTests(opts: RunTestsOptions): Promise<number> {
     const isIgnored = new Set(ignored.names);
     const chosen = all.names.filter((n) => selected(n, args));
     const mode = args.ignored;
-    const toRun = chosen.filter((n) => mode === "include" || (mode === "only") === isIgnored.has(n));
+    const toRun = chosen.filter((n) =>
+      mode === "include" || (mode === "only") === isIgnored.has(n)
+    );
     if (args.list) {
       opts.write(listText(mode === "only" ? toRun : chosen, args.format));
       return 0;

@@ -1,0 +1,67 @@
+/**
+ * The README's main command on a fresh copy of `examples/world`: the host
+ * builds every plugin from source, boots `www` on its port, serves a page
+ * from `state/www/`, and answers `notes.add`.
+ */
+
+import { strict as assert } from "node:assert";
+import { eventually } from "./helpers/host.ts";
+
+const ROOT = decodeURIComponent(new URL("..", import.meta.url).pathname).replace(/\/$/, "");
+
+function freePort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+async function sausage(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = await new Deno.Command(`${ROOT}/sausage`, { args, stdout: "piped", stderr: "piped" }).output();
+  return { code: out.code, stdout: new TextDecoder().decode(out.stdout), stderr: new TextDecoder().decode(out.stderr) };
+}
+
+Deno.test({ name: "sausage run examples/world builds, boots www, serves state/www and answers notes.add", sanitizeOps: false, sanitizeResources: false }, async () => {
+  const world = await Deno.makeTempDir({ prefix: "example-world-" });
+  // A copy as a fresh clone has it: sources (symlinks followed), no plugin.wasm, no state but the page.
+  const cp = await new Deno.Command("cp", { args: ["-rL", `${ROOT}/examples/world/.`, world] }).output();
+  assert.equal(cp.code, 0);
+  for await (const e of Deno.readDir(`${world}/plugins`)) await Deno.remove(`${world}/plugins/${e.name}/plugin.wasm`).catch(() => {});
+  await Deno.remove(`${world}/state/core`, { recursive: true }).catch(() => {});
+  const port = freePort();
+  await Deno.writeTextFile(`${world}/config/boot.json`, JSON.stringify([{ method: "www.start", params: { port } }]));
+
+  const host = new Deno.Command(`${ROOT}/sausage`, { args: ["run", world], stdout: "null", stderr: "piped" }).spawn();
+  const stderr = host.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  let log = "";
+  (async () => {
+    for (;;) {
+      const { value, done } = await stderr.read();
+      if (done) break;
+      log += value;
+    }
+  })();
+  try {
+    const page = await eventually(async () => {
+      try {
+        const r = await fetch(`http://127.0.0.1:${port}/`);
+        return r.ok && await r.text();
+      } catch {
+        return false;
+      }
+    }, "the page from www", 600_000);
+    assert.equal(page, await Deno.readTextFile(`${ROOT}/examples/world/state/www/index.html`));
+    for (const name of ["notes", "www", "secrets", "consumer"]) {
+      assert.match(log, new RegExp(`building ${name} \\(\\d/\\d\\) from plugins/${name}/source`), "progress is shown");
+    }
+    const added = await sausage("call", world, "notes.add", '{"text":"milk"}');
+    assert.equal(added.code, 0, added.stderr);
+    assert.deepEqual(JSON.parse(added.stdout), { count: 1 });
+    const via = await sausage("call", world, "consumer.notes");
+    assert.deepEqual(JSON.parse(via.stdout), ["milk"]);
+  } finally {
+    host.kill("SIGTERM");
+    await host.status;
+  }
+  await Deno.remove(world, { recursive: true });
+});
