@@ -9,6 +9,12 @@
  * {@link CARGO_BUILD_FAILED} with a one-line message; its `data` has the
  * step and the compiler's or the tests' output.
  *
+ * Limit: every build shares one cargo target folder (std is built once),
+ * and cargo names test binaries by package name and version, not by folder.
+ * Two crates with the same package name whose tests run at the same moment
+ * (two worlds building their `notes` at once) can run each other's test
+ * binary; the release components are kept apart by `buildPlugin`'s lock.
+ *
  * @module
  */
 
@@ -63,7 +69,13 @@ async function newBuild(world: World): Promise<number> {
   }
 }
 
-/** The failure of a step, with the hint about C compilers when it applies. */
+/** What libtest needs on the offline toolchain and a crate without the SDK lacks. */
+const NO_PTHREAD_STUBS =
+  "the test binary needs pthread_join and pthread_detach, which the offline toolchain's wasi-libc " +
+  'lacks: depend on sausage-plugin (it has them), or add two #[no_mangle] extern "C" stubs ' +
+  "that return 52 (ENOSYS); tests run one per instance, so they never run";
+
+/** The failure of a step, with hints about C compilers and pthread stubs when they apply. */
 async function failure(
   message: string,
   data: Record<string, unknown>,
@@ -73,6 +85,7 @@ async function failure(
   if (isCcFailure(output) && !(await detectToolchain().catch(() => null))?.cc) {
     hints.push(NO_WASI_CC);
   }
+  if (/undefined symbol: pthread_(join|detach)/.test(output)) hints.push(NO_PTHREAD_STUBS);
   return new RpcError(CARGO_BUILD_FAILED, message, {
     ...data,
     output,

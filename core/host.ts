@@ -52,7 +52,7 @@ export interface HostOptions {
    */
   pool?: SandboxPool;
   /** The journal's SQLite file; `:memory:` keeps it in memory. Default `state/core/journal.sqlite`. */
-  journal?: string;
+  journalPath?: string;
   /**
    * When set, no call starts a plugin: each fails with -32001 and this
    * message for `<plugin>.<method>` (a test has no other plugins).
@@ -128,7 +128,7 @@ export class Host {
   /** Opens a world (throws a one-line error when it is missing). */
   constructor(path: string, private opts: HostOptions = {}) {
     this.world = new World(path);
-    this.journal = new Journal(opts.journal ?? this.world.journalPath());
+    this.journal = new Journal(opts.journalPath ?? this.world.journalPath());
     const cache = opts.cacheDir ?? cacheDir();
     const components = new ComponentCache(cache);
     this.pool = opts.pool ?? new SandboxPool({ world: this.world.root, cache }, opts.spares ?? 2);

@@ -56,15 +56,19 @@ function uniqueName(prefix: string): string {
   return `${prefix}_${crypto.randomUUID().slice(0, 8)}`;
 }
 
-function hostTest(name: string, fn: (h: TestHost) => Promise<void>, ignore = false) {
+function hostTest(
+  name: string,
+  fn: (h: TestHost, t: Deno.TestContext) => Promise<void>,
+  ignore = false,
+) {
   Deno.test({
     name,
     ignore,
     ...opts,
-    async fn() {
+    async fn(t) {
       const h = await TestHost.start({});
       try {
-        await fn(h);
+        await fn(h, t);
       } finally {
         await h.close();
       }
@@ -81,9 +85,9 @@ function progressLines(h: TestHost, call: unknown): string[] {
     .map((p) => p.params.line);
 }
 
-hostTest(
-  "cargo.build tests and builds a plugin as a process, with progress, against the world's SDK copy",
-  async (h) => {
+// Two steps in one world: the SDK copy of a world is compiled once per world.
+hostTest("cargo.build against the world's SDK copy", async (h, t) => {
+  await t.step("it tests and builds a plugin as a process, with progress", async () => {
     assert.ok(
       Deno.statSync(`${h.root}/plugins/cargo/sdk/sausage-plugin/Cargo.toml`).isFile,
       "the host copies the SDK",
@@ -136,13 +140,41 @@ hostTest(
 
     const second = await h.result<{ wasm: string }>("cargo.build", { plugin: "notes" });
     assert.equal(second.wasm, "/state/cargo/builds/2/notes.wasm");
-  },
-);
+  });
+
+  await t.step("unused imported methods are warnings that say what to remove", async () => {
+    await copyDir(CONSUMER, `${h.root}/plugins/consumer/source`);
+    const main = `${h.root}/plugins/consumer/source/src/main.rs`;
+    const text = await Deno.readTextFile(main);
+    await Deno.writeTextFile(
+      main,
+      text.replace(/ {4}\/\/\/ All notes, through the typed client\.\n[\s\S]*?\n {4}\}\n/, ""),
+    );
+    const r = await h.call("cargo.build", { plugin: "consumer" });
+    assert.equal(r.error, undefined, JSON.stringify(r.error));
+    const { warnings } = r.result as { warnings: string[] };
+    assert.deepEqual(warnings, [
+      "notes.list is imported but not used: remove it from imports/notes.json",
+    ]);
+  });
+});
 
 hostTest(
   "a failing test fails cargo.build with one line, the test output in data, and no build",
   async (h) => {
-    await copyDir(RAWTESTS, `${h.root}/plugins/rawtests/source`);
+    const source = `${h.root}/plugins/rawtests/source`;
+    await copyDir(RAWTESTS, source);
+    // Crates of one package name share their test binaries' file names in
+    // the shared target folder: this copy gets a package name of its own
+    // (its library keeps the name rawtests), so that the runner's tests of
+    // tests/plugins/rawtests, which may run meanwhile, keep their binaries
+    // (the limit in core/cargo_build_method.ts).
+    const toml = await Deno.readTextFile(`${source}/Cargo.toml`);
+    await Deno.writeTextFile(
+      `${source}/Cargo.toml`,
+      toml.replace('name = "rawtests"', 'name = "rawtests-in-a-world"') +
+        '\n[lib]\nname = "rawtests"\npath = "src/lib.rs"\n',
+    );
     const r = await h.call("cargo.build", { plugin: "rawtests" });
     assert.equal(r.error?.code, -32000);
     assert.equal(r.error!.message, "rawtests was not built: 3 of 11 tests failed");
@@ -158,7 +190,7 @@ hostTest(
 );
 
 hostTest("code that does not compile fails cargo.build with the compiler's output", async (h) => {
-  const name = uniqueName("sausage_broken");
+  const name = "sausage_cargo_build_broken";
   await writeSource(h, "broken", {
     "Cargo.toml": `[package]\nname = "${name}"\nversion = "0.1.0"\nedition = "2021"\n`,
     "src/main.rs": "fn main() {\n    let x = ;\n}\n",
@@ -170,6 +202,23 @@ hostTest("code that does not compile fails cargo.build with the compiler's outpu
   assert.equal(data.step, "test");
   assert.match(data.output, /error: expected expression, found `;`/);
   assert.match(data.output, /src\/main\.rs:2:13/);
+  assert.equal(
+    (data as { warnings?: string[] }).warnings,
+    undefined,
+    "no hint that does not apply",
+  );
+
+  // A crate without the SDK and without pthread stubs: the hint says what to add.
+  await writeSource(h, "nostubs", {
+    "Cargo.toml":
+      `[package]\nname = "sausage_cargo_build_nostubs"\nversion = "0.1.0"\nedition = "2021"\n`,
+    "src/main.rs": "fn main() {}\n\n#[test]\nfn t() {}\n",
+  });
+  const linked = await h.call("cargo.build", { plugin: "nostubs" });
+  assert.equal(linked.error?.code, -32000);
+  const hints = (linked.error!.data as { warnings: string[] }).warnings;
+  assert.equal(hints.length, 1, JSON.stringify(linked.error));
+  assert.match(hints[0], /needs pthread_join and pthread_detach/);
 });
 
 hostTest("cargo.build checks its params, and cargo has no other methods", async (h) => {
@@ -239,7 +288,7 @@ hostTest(
   async (h) => {
     await writeSource(h, "twice", {
       "Cargo.toml":
-        `[package]\nname = "${uniqueName("sausage_cc")}"\nversion = "0.1.0"\nedition = "2021"\n\n` +
+        `[package]\nname = "sausage_cargo_build_cc"\nversion = "0.1.0"\nedition = "2021"\n\n` +
         `[build-dependencies]\ncc = "1"\n`,
       "build.rs": `fn main() {\n    cc::Build::new().file("c/twice.c").compile("twice");\n}\n`,
       "c/twice.c": '#include <string.h>\nint twice(int x) { return (int) strlen("") + 2 * x; }\n',
@@ -254,23 +303,4 @@ hostTest(
     assert.equal(result.tests.passed, 1);
   },
   !cc || !ccCrate,
-);
-
-hostTest(
-  "unused imported methods are warnings that say what to remove",
-  async (h) => {
-    await copyDir(CONSUMER, `${h.root}/plugins/consumer/source`);
-    const main = `${h.root}/plugins/consumer/source/src/main.rs`;
-    const text = await Deno.readTextFile(main);
-    await Deno.writeTextFile(
-      main,
-      text.replace(/ {4}\/\/\/ All notes, through the typed client\.\n[\s\S]*?\n {4}\}\n/, ""),
-    );
-    const r = await h.call("cargo.build", { plugin: "consumer" });
-    assert.equal(r.error, undefined, JSON.stringify(r.error));
-    const { warnings } = r.result as { warnings: string[] };
-    assert.deepEqual(warnings, [
-      "notes.list is imported but not used: remove it from imports/notes.json",
-    ]);
-  },
 );

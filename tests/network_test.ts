@@ -422,7 +422,13 @@ test("endpoints: a client connects through an endpoint file, and a stale file or
 
   // The owner ends; a new listener takes over its port: the stale file must not lead there.
   await h.result("core.stop", { pid: server.pid });
-  const squatter = Deno.listen({ hostname: "127.0.0.1", port: server.port });
+  const squatter = await eventually(() => {
+    try {
+      return Deno.listen({ hostname: "127.0.0.1", port: server.port });
+    } catch {
+      return false; // the old connections still linger on the port
+    }
+  }, "the old port to be free");
   let accepted = 0;
   (async () => {
     for await (const c of squatter) (accepted++, c.close());

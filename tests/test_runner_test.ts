@@ -5,7 +5,7 @@
  */
 
 import { strict as assert } from "node:assert";
-import { buildTests, cargoTest } from "../core/build/cargo_test.ts";
+import { buildTests, cargoTest, cargoTestCommand } from "../core/build/cargo_test.ts";
 import { parseTestArgs, runTests, testOutput } from "../core/test_runner/mod.ts";
 
 const RAWTESTS = decodeURIComponent(new URL("./plugins/rawtests", import.meta.url).pathname);
@@ -232,6 +232,17 @@ Deno.test({
   name: "cargo test with sausage test as the runner: every binary, doc tests included",
   ...opts,
   async fn() {
+    // The contract: cargo's runner variables name `sausage test`; the
+    // offline toolchain builds libtest from source too.
+    const cmd = await cargoTestCommand(RAWTESTS);
+    assert.equal(cmd.env.CARGO_TARGET_WASM32_WASIP1_RUNNER, `${LAUNCHER} test`);
+    assert.equal(cmd.env.CARGO_TARGET_WASM32_WASIP2_RUNNER, `${LAUNCHER} test`);
+    assert.deepEqual(cmd.args.slice(0, 3), ["test", "--target", cmd.toolchain.target]);
+    if (cmd.toolchain.kind === "offline-wasip1") {
+      assert.ok(cmd.args.includes("-Zbuild-std=std,panic_abort,test"), cmd.args.join(" "));
+      assert.equal(cmd.env.RUSTDOC, "/usr/bin/rustdoc");
+    }
+
     const progress: string[] = [];
     const passing = await cargoTest(RAWTESTS, {
       testArgs: ["interferes", "add"],

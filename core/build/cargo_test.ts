@@ -1,31 +1,44 @@
 /**
  * `cargo test` for a plugin's crate under WASI: cargo builds the test
  * binaries for the plugin target and runs each through `sausage test` (its
- * runner), which runs every test in its own instance. The same command works
- * by hand; {@link cargoTestCommand} spells it out:
+ * runner), which runs every test in its own instance. {@link cargoTest}
+ * runs it (for `cargo.build` and the tests); {@link cargoTestCommand} gives
+ * the exact command. With a real `wasm32-wasip2` target (rustup) it is:
  *
  * ```sh
- * CARGO_TARGET_WASM32_WASIP1_RUNNER="/path/to/sausage test" \
- * CARGO_TARGET_WASM32_WASIP2_RUNNER="/path/to/sausage test" \
- * cargo test --target wasm32-wasip1 <the toolchain's flags>
+ * CARGO_TARGET_WASM32_WASIP2_RUNNER="/path/to/sausage test" cargo test --target wasm32-wasip2
  * ```
  *
- * On the offline toolchain the flags are those of the build plus
- * `-Zbuild-std=std,panic_abort,test` (libtest is built from source too), and
- * `RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1`. A `.cargo/config.toml` cannot
- * carry them without the vendored source's paths, so they are flags.
+ * On the offline toolchain (Debian's rustc, `toolchain.ts`) cargo needs the
+ * build's flags, with libtest built from source too; a `.cargo/config.toml`
+ * cannot carry them without the vendored source's paths, so they are flags:
+ *
+ * ```sh
+ * C=~/.cache/sausage
+ * RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc RUSTC_BOOTSTRAP=1 \
+ * CARGO_TARGET_DIR=$C/target/offline-wasip1 \
+ * CARGO_TARGET_WASM32_WASIP1_RUNNER="/path/to/sausage test" \
+ * /usr/bin/cargo test --target wasm32-wasip1 --offline -Zbuild-std=std,panic_abort,test \
+ *   --config 'source.crates-io.replace-with="sausage-vendor"' \
+ *   --config "source.sausage-vendor.directory=\"$C/toolchain/vendor\"" \
+ *   --config "patch.crates-io.wit-bindgen.path=\"$C/toolchain/wit-bindgen-0.45.1\"" \
+ *   --config 'target.wasm32-wasip1.linker="/usr/bin/wasm-ld"' \
+ *   --config 'target.wasm32-wasip1.rustflags=["-C", "link-self-contained=no", "-L", "/usr/lib/wasm32-wasi", "-C", "link-arg=/usr/lib/wasm32-wasi/crt1-command.o"]' \
+ *   --config 'target.wasm32-wasip1.rustdocflags=[the same]' \
+ *   --config 'patch.crates-io.sausage-plugin.path="<sdk>/sausage-plugin"' \
+ *   --config 'patch.crates-io.sausage-plugin-macros.path="<sdk>/sausage-plugin-macros"'
+ * ```
+ *
+ * (the host also keeps a lockfile per crate in the cache, and sets `CC_…` /
+ * `AR_…` when a WASI clang is installed). Test binaries on this toolchain
+ * need `pthread_join` / `pthread_detach` stubs, which the SDK provides.
+ * Doc tests run too: each is a plain program, run once by the runner.
  *
  * @module
  */
 
-import {
-  BuildError,
-  cargoEnv,
-  crateArgs,
-  type Diagnostic,
-  lines,
-  spawnGroup,
-} from "./cargo_build.ts";
+import { BuildError, cargoEnv, crateArgs, type Diagnostic, lines } from "./cargo_build.ts";
+import { spawnGroup } from "./process_group.ts";
 import { detectToolchain, type Toolchain } from "./toolchain.ts";
 
 /** Options of {@link cargoTest}. */

@@ -4,6 +4,11 @@
  * command component with jco's preview-1 command adapter, kept in the cache
  * folder under the module's hash, so a binary is adapted once.
  *
+ * Test binaries change with every build and are large (a debug build is
+ * about 14 MB), so the runner keeps what it makes of them in folders of its
+ * own under the cache (`test-components/`, `test-runner/`) and prunes them:
+ * see {@link pruneTestCache}.
+ *
  * @module
  */
 
@@ -27,6 +32,49 @@ export function wasmKind(bytes: Uint8Array, path: string): "module" | "component
  */
 export function isLibtestHarness(bytes: Uint8Array): boolean {
   return new TextDecoder("latin1").decode(bytes).includes("--include-ignored");
+}
+
+/** Where the runner keeps the transpiled test components (a `ComponentCache` root). */
+export function testTranspileCache(cache = cacheDir()): string {
+  return `${cache}/test-runner`;
+}
+
+/** How many adapted and transpiled test binaries are kept at least. */
+const KEEP = 24;
+/** Entries younger than this are never pruned (another runner may be using them). */
+const KEEP_MS = 60 * 60 * 1000;
+
+/**
+ * Removes the oldest adapted test components and transpiled test
+ * components beyond the newest {@link KEEP}, unless used within the hour.
+ */
+export async function pruneTestCache(cache = cacheDir()): Promise<void> {
+  const folders = [`${cache}/test-components`];
+  try {
+    for await (const e of Deno.readDir(testTranspileCache(cache))) {
+      if (e.isDirectory && e.name.startsWith("jco-")) {
+        folders.push(`${testTranspileCache(cache)}/${e.name}`);
+      }
+    }
+  } catch { /* nothing transpiled yet */ }
+  for (const folder of folders) {
+    const entries: { path: string; mtime: number }[] = [];
+    try {
+      for await (const e of Deno.readDir(folder)) {
+        if (e.name.includes(".tmp-")) continue;
+        const path = `${folder}/${e.name}`;
+        const mtime = (await Deno.stat(path).catch(() => null))?.mtime?.getTime() ?? 0;
+        entries.push({ path, mtime });
+      }
+    } catch {
+      continue;
+    }
+    entries.sort((a, b) => b.mtime - a.mtime);
+    const old = Date.now() - KEEP_MS;
+    for (const { path, mtime } of entries.slice(KEEP)) {
+      if (mtime < old) await Deno.remove(path, { recursive: true }).catch(() => {});
+    }
+  }
 }
 
 /** A test binary ready to run. */
@@ -55,6 +103,7 @@ export async function testBinary(path: string, cache = cacheDir()): Promise<Test
   const out = `${dir}/${await sha256(bytes)}.wasm`;
   try {
     await Deno.stat(out);
+    await Deno.utime(out, new Date(), new Date()).catch(() => {}); // used now: pruned last
     return { component: out, harness };
   } catch { /* not adapted yet */ }
   // Loaded on first use: jco is large.

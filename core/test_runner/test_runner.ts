@@ -19,7 +19,7 @@ import { cacheDir } from "../paths.ts";
 import type { ExitInfo } from "../process.ts";
 import { SandboxPool } from "../sandbox_pool.ts";
 import { parseTestArgs, selected } from "./test_args.ts";
-import { testBinary } from "./test_binary.ts";
+import { pruneTestCache, testBinary, testTranspileCache } from "./test_binary.ts";
 import { listText, type OutputLine, Report, type TestOutcome, testOutput } from "./test_output.ts";
 
 /** What {@link runTests} needs. */
@@ -47,6 +47,9 @@ export const EXIT_TESTS_FAILED = 101;
 export function noPluginsMessage(method: string): string {
   return `tests have no other plugins: ${method} cannot be called from a test`;
 }
+
+/** When libtest says that a test has been running for a while. */
+const SLOW_MS = 60_000;
 
 /** How long a stopped test instance may take to end. */
 const GRACE_MS = 200;
@@ -85,7 +88,7 @@ class Instances {
     await Deno.mkdir(world);
     const host = new Host(world, {
       pool: this.pool,
-      journal: ":memory:",
+      journalPath: ":memory:",
       watch: false,
       cacheDir: this.cache,
       noPlugins: noPluginsMessage,
@@ -167,7 +170,8 @@ export async function runTests(opts: RunTestsOptions): Promise<number> {
   const started = performance.now();
   const binary = await testBinary(opts.binary, cache);
   const args = binary.harness ? parseTestArgs(opts.args) : null;
-  const component = await new ComponentCache(cache).load(binary.component);
+  const component = await new ComponentCache(testTranspileCache(cache)).load(binary.component);
+  await Deno.utime(component.dir, new Date(), new Date()).catch(() => {}); // used now: pruned last
   const envThreads = Number(opts.env.RUST_TEST_THREADS);
   const threads = args?.threads ??
     (Number.isInteger(envThreads) && envThreads > 0
@@ -222,7 +226,12 @@ export async function runTests(opts: RunTestsOptions): Promise<number> {
       for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
         const argv = [name, "--exact", "--nocapture", "--test-threads=1"];
         if (isIgnored.has(name)) argv.push("--include-ignored");
-        const o = outcome(name, await instances.run(argv, name));
+        // As libtest does, say so once when a test runs for a minute.
+        const slow = setTimeout(
+          () => opts.write(`test ${name} has been running for over 60 seconds\n`),
+          SLOW_MS,
+        );
+        const o = outcome(name, await instances.run(argv, name).finally(() => clearTimeout(slow)));
         if (args.nocapture) opts.write(o.output.map((l) => l + "\n").join(""));
         report.add(o);
       }
@@ -234,6 +243,7 @@ export async function runTests(opts: RunTestsOptions): Promise<number> {
   } finally {
     pool.close();
     await Deno.remove(tmp, { recursive: true }).catch(() => {});
+    await pruneTestCache(cache).catch(() => {});
   }
 }
 

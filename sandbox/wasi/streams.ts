@@ -36,6 +36,8 @@ export interface ByteSink {
   write(bytes: Uint8Array): void;
   /** Resolves when written bytes have reached their destination. */
   flush?(): Promise<void> | void;
+  /** True while written bytes are still on their way (a socket's queue). */
+  readonly busy?: boolean;
   /** Called when the guest drops the stream. */
   close?(): void;
 }
@@ -105,22 +107,39 @@ export class InputStream {
 /** How many bytes a guest may write in one go. */
 const WRITE_BUDGET = 1n << 20n;
 
-/** `wasi:io/streams.output-stream`. */
+/**
+ * `wasi:io/streams.output-stream`. A `flush` started by the guest is in
+ * progress until the sink has written everything: meanwhile `check-write`
+ * answers 0 and the stream's pollable is not ready, as WASI asks, so a guest
+ * that flushes and polls knows when its bytes are out.
+ */
 export class OutputStream {
   private closed = false;
+  private flushing: Promise<void> | null = null;
+  private failure: unknown = null;
 
   /** Wraps a byte sink. */
   constructor(private sink: ByteSink) {}
 
-  /** How many bytes may be written now. */
-  checkWrite(): bigint {
+  private check(): void {
+    if (this.failure) {
+      const e = this.failure;
+      this.failure = null;
+      this.closed = true;
+      throw failed(e);
+    }
     if (this.closed) throw CLOSED;
-    return WRITE_BUDGET;
+  }
+
+  /** How many bytes may be written now: none while a flush is in progress. */
+  checkWrite(): bigint {
+    this.check();
+    return this.flushing ? 0n : WRITE_BUDGET;
   }
 
   /** Writes bytes (at most what `checkWrite` allowed). */
   write(contents: Uint8Array): void {
-    if (this.closed) throw CLOSED;
+    this.check();
     try {
       this.sink.write(contents);
     } catch (e) {
@@ -135,20 +154,26 @@ export class OutputStream {
     await this.blockingFlush();
   }
 
-  /** Starts a flush. */
+  /** Starts a flush; `check-write` and the pollable tell when it is done. */
   flush(): void {
-    if (this.closed) throw CLOSED;
+    this.check();
+    if (this.flushing || !this.sink.flush) return;
+    const done = Promise.resolve(this.sink.flush()).catch((e) => void (this.failure = e));
+    if (this.sink.busy === false) return void done; // nothing in flight: done at once
+    this.flushing = done.finally(() => (this.flushing = null));
   }
 
   /** Waits until every written byte is out. */
   async blockingFlush(): Promise<void> {
-    if (this.closed) throw CLOSED;
+    this.check();
     try {
+      await this.flushing;
       await this.sink.flush?.();
     } catch (e) {
       this.closed = true;
       throw failed(e);
     }
+    this.check();
   }
 
   /** Writes `len` zero bytes. */
@@ -175,9 +200,9 @@ export class OutputStream {
     return BigInt(bytes.length);
   }
 
-  /** A pollable that is ready when the stream can take bytes (always, here). */
+  /** A pollable that is ready when the stream can take bytes: when no flush is in progress. */
   subscribe(): Pollable {
-    return new Pollable(() => true, () => Promise.resolve());
+    return new Pollable(() => this.flushing === null, () => this.flushing ?? Promise.resolve());
   }
 
   /** Called by the glue when the guest drops the stream. */

@@ -56,6 +56,9 @@ type State =
   | { kind: "connected"; connection: Connection }
   | { kind: "closed" };
 
+/** How long a connection of an ended process stays half-open for the peer to read its last bytes. */
+const LINGER_MS = 200;
+
 function closeQuietly(c: { close(): void }): void {
   try {
     c.close();
@@ -299,10 +302,21 @@ export class TcpSocket extends TcpSocketOptions {
       case "connecting":
         if (s.result && "conn" in s.result) closeQuietly(s.result.conn);
         break;
-      case "connected":
-        s.connection.reader.stop();
-        closeQuietly(s.connection.conn);
+      case "connected": {
+        // The process ended (it did not crash: a kill ends the whole sandbox).
+        // Bytes it wrote last are still queued: write them, send FIN, and
+        // close a moment later, so the peer reads the answer rather than a
+        // reset caused by input the process never read.
+        const { conn, reader, writer } = s.connection;
+        reader.stop();
+        writer.flush().catch(() => {}).finally(() => {
+          try {
+            conn.closeWrite();
+          } catch { /* already closed */ }
+          setTimeout(() => closeQuietly(conn), LINGER_MS);
+        });
         break;
+      }
     }
     this.changed.notify();
   }

@@ -159,7 +159,9 @@ fn open(stream: TcpStream, name: String) -> Rc<Peer> {
                 if write.write_all(&bytes).await.is_err() {
                     return;
                 }
-                if crate::process::exit_requested() {
+                // Exit once every queued answer is out: the answer that asked for
+                // the exit may have been queued while an earlier one was written.
+                if crate::process::exit_requested() && outbox.is_empty() {
                     let _ = write.flush_blocking();
                     crate::process::exit_now();
                 }

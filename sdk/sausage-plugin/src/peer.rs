@@ -53,6 +53,11 @@ impl Outbox {
         }
     }
 
+    /// True when nothing waits to be written.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.buf.borrow().is_empty()
+    }
+
     /// Ends the stream once the bytes written so far are out.
     pub(crate) fn close(&self) {
         self.closed.set(true);
@@ -272,7 +277,15 @@ impl Peer {
             return;
         }
         *self.closed.borrow_mut() = Some(reason.clone());
-        let ids: Vec<u64> = self.pending.borrow().keys().copied().collect();
+        // Calls whose answer arrived before the end keep it: only those still
+        // waiting fail.
+        let ids: Vec<u64> = self
+            .pending
+            .borrow()
+            .iter()
+            .filter(|(_, p)| p.outcome.is_none())
+            .map(|(id, _)| *id)
+            .collect();
         for id in ids {
             self.complete(id, Err(Error::with_code(Error::INTERNAL_ERROR, reason.clone())));
         }
