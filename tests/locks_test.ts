@@ -17,7 +17,8 @@ function waiters(h: TestHost, path: string, n: number) {
 }
 
 test("waiters get the lock in FIFO order", async (h) => {
-  const first = h.call("probe.locked", { path: "/state/x", tag: "first", log: "/order", hold_ms: 300 });
+  // The first holder keeps the lock long enough for three waiters to queue, even on a loaded machine.
+  const first = h.call("probe.locked", { path: "/state/x", tag: "first", log: "/order", hold_ms: 2000 });
   await eventually(() => h.host.locks.snapshot().locks.length === 1, "the first holder");
   const rest: Promise<unknown>[] = [];
   for (const [i, tag] of ["a", "b", "c"].entries()) {

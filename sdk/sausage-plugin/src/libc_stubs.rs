@@ -19,4 +19,6 @@ mod stubs {
     pub extern "C" fn pthread_detach(_thread: usize) -> i32 {
         ENOSYS
     }
+
 }
+
