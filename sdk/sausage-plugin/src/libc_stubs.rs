@@ -19,6 +19,5 @@ mod stubs {
     pub extern "C" fn pthread_detach(_thread: usize) -> i32 {
         ENOSYS
     }
-
 }
 
