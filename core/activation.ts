@@ -129,7 +129,7 @@ export class Activator {
     for (const s of staged) {
       const current = `${s.dir}/plugin.wasm`;
       const prev = `${s.dir}/plugin.prev.wasm`;
-      this.graph.expect(s.hash);
+      this.graph.expect(s.plugin, s.hash);
       const hadCurrent = await Deno.stat(current).then(() => true, () => false);
       if (how === "revert") {
         // The current version becomes plugin.prev.wasm; the previous one becomes current.

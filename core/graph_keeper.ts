@@ -23,8 +23,8 @@ function emptyDocument(name: string): OpenRpcDocument {
 
 /** Keeps the documents and the graph of a world up to date. */
 export class GraphKeeper {
+  /** The hash of each plugin's file as the core last knew it (installed or seen). */
   private hashes = new Map<string, string>();
-  private expected = new Set<string>();
   private watcher: Deno.FsWatcher | null = null;
   private timer: ReturnType<typeof setTimeout> | undefined;
 
@@ -63,9 +63,9 @@ export class GraphKeeper {
     return { json: g, dot: graphToDot(g) };
   }
 
-  /** Tells the keeper that the core itself is installing this file (no "copied by hand" entry). */
-  expect(hash: string): void {
-    this.expected.add(hash);
+  /** Tells the keeper that the core itself installs this file for `plugin` (no "copied by hand" entry). */
+  expect(plugin: string, hash: string): void {
+    this.hashes.set(plugin, hash);
   }
 
   /** Fetches every document in the background and starts watching `plugins/`. */
@@ -94,7 +94,8 @@ export class GraphKeeper {
     let g: Graph;
     try {
       g = await this.graph();
-    } catch {
+    } catch (e) {
+      this.journal.append("core", "core", "core", JSON.stringify({ event: "graph-failed", error: String(e) }));
       return;
     }
     const changed: string[] = [];
@@ -102,10 +103,7 @@ export class GraphKeeper {
       if (p.hash === null) continue;
       const before = this.hashes.get(p.name);
       this.hashes.set(p.name, p.hash);
-      if (before !== undefined && before !== p.hash) {
-        if (this.expected.delete(p.hash)) continue;
-        changed.push(p.name);
-      }
+      if (before !== p.hash) changed.push(p.name);
     }
     if (!report) return;
     for (const name of changed) {
