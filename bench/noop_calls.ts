@@ -34,11 +34,15 @@ async function caller(name: string, n: number, times: number[]): Promise<void> {
 async function round(label: string, callers: number, total: number): Promise<void> {
   const times: number[] = [];
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: callers }, (_, i) => caller(`c${i}`, Math.ceil(total / callers), times)));
+  await Promise.all(
+    Array.from({ length: callers }, (_, i) => caller(`c${i}`, Math.ceil(total / callers), times)),
+  );
   const secs = (performance.now() - t0) / 1000;
   times.sort((a, b) => a - b);
   console.log(
-    `${label}: ${times.length} calls, p50 ${percentile(times, 0.5)} ms, p90 ${percentile(times, 0.9)} ms, ` +
+    `${label}: ${times.length} calls, p50 ${percentile(times, 0.5)} ms, p90 ${
+      percentile(times, 0.9)
+    } ms, ` +
       `p99 ${percentile(times, 0.99)} ms, ${(times.length / secs).toFixed(0)} calls/s`,
   );
 }

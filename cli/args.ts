@@ -34,7 +34,9 @@ export function parseArgs(args: string[], booleans: string[], values: string[]):
       break;
     }
     if (a.startsWith("-") && a.length > 1 && !/^-\d/.test(a)) {
-      const [name, inline] = a.includes("=") ? [a.slice(0, a.indexOf("=")), a.slice(a.indexOf("=") + 1)] : [a, undefined];
+      const [name, inline] = a.includes("=")
+        ? [a.slice(0, a.indexOf("=")), a.slice(a.indexOf("=") + 1)]
+        : [a, undefined];
       if (booleans.includes(name)) flags.set(name, true);
       else if (values.includes(name)) {
         const v = inline ?? args[++i];

@@ -58,7 +58,11 @@ export class HostClient {
       }
     } catch { /* closed */ }
     for (const w of this.waiting.values()) {
-      w({ jsonrpc: "2.0", id: null, error: { code: -32603, message: "the host closed the connection" } });
+      w({
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32603, message: "the host closed the connection" },
+      });
     }
     this.waiting.clear();
   }

@@ -50,8 +50,11 @@ async function withFs<T>(
 }
 
 function explain(path: string, e: unknown): Error {
-  const code = (e as { code?: string; data?: { code?: string } }).data?.code ?? (e as { code?: string }).code;
-  return new Error(`${path}: ${code && ERRORS[code] ? ERRORS[code] : (e as Error).message ?? code}`);
+  const code = (e as { code?: string; data?: { code?: string } }).data?.code ??
+    (e as { code?: string }).code;
+  return new Error(
+    `${path}: ${code && ERRORS[code] ? ERRORS[code] : (e as Error).message ?? code}`,
+  );
 }
 
 async function remoteCall(c: HostClient, method: string, path: string): Promise<unknown> {

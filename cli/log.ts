@@ -29,7 +29,9 @@ export function log(args: string[]): number {
   const n = flags.get("-n");
   if (n !== undefined) {
     const v = Number(n);
-    if (!Number.isInteger(v) || v < 1) throw new UsageError(`-n needs a positive whole number, not "${n}"`);
+    if (!Number.isInteger(v) || v < 1) {
+      throw new UsageError(`-n needs a positive whole number, not "${n}"`);
+    }
     filter.limit = v;
   }
   const who = positional[1];

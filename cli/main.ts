@@ -39,7 +39,15 @@ Usage:
       This text.
 `;
 
-const COMMANDS: Record<string, (args: string[]) => number | Promise<number>> = { run, call, ps, log, ls, cat, test };
+const COMMANDS: Record<string, (args: string[]) => number | Promise<number>> = {
+  run,
+  call,
+  ps,
+  log,
+  ls,
+  cat,
+  test,
+};
 
 /** Runs the command line; resolves with the exit code. */
 export async function main(args: string[]): Promise<number> {

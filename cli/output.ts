@@ -17,5 +17,7 @@ export function printError(message: string): void {
 /** Pads the columns of rows into a plain-text table. */
 export function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  return [header, ...rows].map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join("  ")).join("\n");
+  return [header, ...rows].map((r) =>
+    r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join("  ")
+  ).join("\n");
 }

@@ -33,7 +33,9 @@ export async function run(args: string[]): Promise<number> {
   Deno.addSignalListener("SIGINT", stop);
   Deno.addSignalListener("SIGTERM", stop);
   await host.start();
-  console.error(`sausage: running ${world.root} (${world.pluginNames().length} plugins); Ctrl-C stops it`);
+  console.error(
+    `sausage: running ${world.root} (${world.pluginNames().length} plugins); Ctrl-C stops it`,
+  );
   const code = await host.done;
   console.error(code === 75 ? "sausage: core.exit: stopping" : "sausage: stopping");
   Deno.removeSignalListener("SIGINT", stop);

@@ -42,7 +42,11 @@ export class Activator {
 
   /** A guest path of the world (`/state/cargo/builds/7/notes.wasm`) as a host path inside it. */
   private hostPath(path: string): string {
-    if (!path.startsWith("/")) throw invalid(`"wasm" must be an absolute path in the world, like /state/cargo/builds/1/notes.wasm`);
+    if (!path.startsWith("/")) {
+      throw invalid(
+        `"wasm" must be an absolute path in the world, like /state/cargo/builds/1/notes.wasm`,
+      );
+    }
     let rel: string;
     try {
       rel = resolveGuestPath("", path.slice(1));
@@ -56,7 +60,9 @@ export class Activator {
     } catch {
       throw invalid(`${path} does not exist`);
     }
-    if (real !== this.world.root && !real.startsWith(this.world.root + "/")) throw invalid(`${path} leaves the world`);
+    if (real !== this.world.root && !real.startsWith(this.world.root + "/")) {
+      throw invalid(`${path} leaves the world`);
+    }
     return real;
   }
 
@@ -73,7 +79,7 @@ export class Activator {
       if (params.plugins.length === 0) throw invalid(`"plugins" is empty`);
       const list = params.plugins.map((p, i) => one(p, `plugins[${i}]`));
       const names = new Set(list.map((c) => c.plugin));
-      if (names.size !== list.length) throw invalid("a plugin appears twice in \"plugins\"");
+      if (names.size !== list.length) throw invalid('a plugin appears twice in "plugins"');
       return list;
     }
     return [one(params, "core.activate")];
@@ -82,7 +88,9 @@ export class Activator {
   /** `core.activate`: checks, then installs; resolves with the new documents by plugin. */
   async activate(params: JsonObject): Promise<Record<string, OpenRpcDocument>> {
     const list = this.candidates(params);
-    if (params.force !== undefined && typeof params.force !== "boolean") throw invalid(`"force" must be a boolean`);
+    if (params.force !== undefined && typeof params.force !== "boolean") {
+      throw invalid(`"force" must be a boolean`);
+    }
     return await this.install(list, params.force === true, "activate");
   }
 
@@ -94,12 +102,22 @@ export class Activator {
     try {
       Deno.statSync(prev);
     } catch {
-      throw invalid(`${params.plugin} has no previous version (no plugins/${params.plugin}/plugin.prev.wasm)`);
+      throw invalid(
+        `${params.plugin} has no previous version (no plugins/${params.plugin}/plugin.prev.wasm)`,
+      );
     }
-    return await this.install([{ plugin: params.plugin, file: prev }], params.force === true, "revert");
+    return await this.install(
+      [{ plugin: params.plugin, file: prev }],
+      params.force === true,
+      "revert",
+    );
   }
 
-  private async install(list: Candidate[], force: boolean, how: "activate" | "revert"): Promise<Record<string, OpenRpcDocument>> {
+  private async install(
+    list: Candidate[],
+    force: boolean,
+    how: "activate" | "revert",
+  ): Promise<Record<string, OpenRpcDocument>> {
     const fresh = new Map<string, OpenRpcDocument>();
     await Promise.all(list.map(async (c) => {
       try {
@@ -107,7 +125,9 @@ export class Activator {
       } catch (e) {
         throw new RpcError(
           ErrorCode.ActivationRejected,
-          `${c.plugin} was not activated: its rpc.discover failed: ${e instanceof Error ? e.message : e}`,
+          `${c.plugin} was not activated: its rpc.discover failed: ${
+            e instanceof Error ? e.message : e
+          }`,
           { plugins: list.map((x) => x.plugin), problems: [] },
         );
       }
@@ -138,7 +158,12 @@ export class Activator {
         await Deno.rename(current, prev);
       }
       await Deno.rename(s.tmp, current);
-      this.journal.append("core", "core", "core", JSON.stringify({ event: how, plugin: s.plugin, hash: s.hash, force }));
+      this.journal.append(
+        "core",
+        "core",
+        "core",
+        JSON.stringify({ event: how, plugin: s.plugin, hash: s.hash, force }),
+      );
     }
     return Object.fromEntries(fresh);
   }

@@ -86,12 +86,16 @@ export class ComponentCache {
         ...{ typescript: false }, // not in jco's .d.ts, read by transpile()
       }) as unknown as { files: [string, Uint8Array][] });
     } catch (e) {
-      throw new Error(`${path} is not a WASI command component: ${e instanceof Error ? e.message : e}`);
+      throw new Error(
+        `${path} is not a WASI command component: ${e instanceof Error ? e.message : e}`,
+      );
     }
     const tmp = `${dir}.tmp-${crypto.randomUUID()}`;
     await Deno.mkdir(tmp, { recursive: true });
     for (const [name, data] of Object.entries(files)) {
-      const [file, content] = Array.isArray(data) ? data as [string, Uint8Array] : [name, data as Uint8Array];
+      const [file, content] = Array.isArray(data)
+        ? data as [string, Uint8Array]
+        : [name, data as Uint8Array];
       await Deno.writeFile(`${tmp}/${file}`, content);
     }
     try {

@@ -73,9 +73,14 @@ export class ControlServer {
       for await (const line of readLines(conn.readable)) {
         const parsed = parseLine(line);
         if (parsed.kind === "request") this.handle(caller, parsed.msg, out);
-        else if (parsed.kind === "invalid") out.send({ jsonrpc: "2.0", id: parsed.id, error: parsed.error });
-        else if (parsed.kind === "text") {
-          out.send({ jsonrpc: "2.0", id: null, error: { code: ErrorCode.ParseError, message: "not a JSON-RPC message" } });
+        else if (parsed.kind === "invalid") {
+          out.send({ jsonrpc: "2.0", id: parsed.id, error: parsed.error });
+        } else if (parsed.kind === "text") {
+          out.send({
+            jsonrpc: "2.0",
+            id: null,
+            error: { code: ErrorCode.ParseError, message: "not a JSON-RPC message" },
+          });
         }
       }
     } catch { /* connection reset */ }
@@ -99,14 +104,22 @@ export class ControlServer {
           out.send({
             jsonrpc: "2.0",
             id: req.id ?? null,
-            error: { code: ErrorCode.InvalidParams, message: `${path}: ${e instanceof FsError ? e.code : e}`, data: { code: (e as FsError).code } },
+            error: {
+              code: ErrorCode.InvalidParams,
+              message: `${path}: ${e instanceof FsError ? e.code : e}`,
+              data: { code: (e as FsError).code },
+            },
           });
         if (req.method === "$/cat") this.host.fs.read(path).then((b) => reply(toBase64(b)), fail);
         else this.host.fs.list(path).then((l) => reply({ ...l, stat: statToWire(l.stat) }), fail);
         return;
       }
       default:
-        out.send({ jsonrpc: "2.0", id: req.id ?? null, error: { code: ErrorCode.MethodNotFound, message: `unknown host query ${req.method}` } });
+        out.send({
+          jsonrpc: "2.0",
+          id: req.id ?? null,
+          error: { code: ErrorCode.MethodNotFound, message: `unknown host query ${req.method}` },
+        });
     }
   }
 

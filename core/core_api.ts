@@ -19,11 +19,17 @@ import type { Supervisor } from "./supervisor.ts";
 /** A required string param, or -32602. */
 export function stringParam(params: JsonObject, name: string): string {
   const v = params[name];
-  if (typeof v !== "string") throw new RpcError(ErrorCode.InvalidParams, `"${name}" must be a string`);
+  if (typeof v !== "string") {
+    throw new RpcError(ErrorCode.InvalidParams, `"${name}" must be a string`);
+  }
   return v;
 }
 
-function optional<T>(params: JsonObject, name: string, type: "string" | "number" | "boolean"): T | undefined {
+function optional<T>(
+  params: JsonObject,
+  name: string,
+  type: "string" | "number" | "boolean",
+): T | undefined {
   const v = params[name];
   if (v === undefined || v === null) return undefined;
   // deno-lint-ignore valid-typeof
@@ -48,7 +54,9 @@ export function coreMethods(deps: CoreApiDeps): Map<string, CoreMethod> {
   const process = (params: JsonObject): Process => {
     const pid = stringParam(params, "pid");
     const p = deps.table.get(pid);
-    if (!p) throw new RpcError(ErrorCode.InvalidParams, `no such process: ${pid} (it may have ended)`);
+    if (!p) {
+      throw new RpcError(ErrorCode.InvalidParams, `no such process: ${pid} (it may have ended)`);
+    }
     return p;
   };
 
@@ -60,11 +68,23 @@ export function coreMethods(deps: CoreApiDeps): Map<string, CoreMethod> {
     if (!isObject(inner)) throw new RpcError(ErrorCode.InvalidParams, `"params" must be an object`);
     const detach = optional<boolean>(params, "detach", "boolean") ?? false;
     const { target, name } = splitMethod(method);
-    if (target === "core") throw new RpcError(ErrorCode.InvalidParams, "core.call calls plugins; call core methods directly");
+    if (target === "core") {
+      throw new RpcError(
+        ErrorCode.InvalidParams,
+        "core.call calls plugins; call core methods directly",
+      );
+    }
     if (id === undefined) {
       // Sent as a notification, core.call starts a detached process and forgets it.
       return deps.supervisor
-        .spawn({ plugin: target, method: name, params: inner, caller, callerId: undefined, detached: true })
+        .spawn({
+          plugin: target,
+          method: name,
+          params: inner,
+          caller,
+          callerId: undefined,
+          detached: true,
+        })
         .then(() => ({}));
     }
     return new Promise((resolve, reject) => {
@@ -76,12 +96,20 @@ export function coreMethods(deps: CoreApiDeps): Map<string, CoreMethod> {
         },
         deliver(msg) {
           if ("method" in msg) return caller.deliver(msg);
-          if ("error" in msg && msg.error) reject(new RpcError(msg.error.code, msg.error.message, msg.error.data));
-          else resolve(msg.result);
+          if ("error" in msg && msg.error) {
+            reject(new RpcError(msg.error.code, msg.error.message, msg.error.data));
+          } else resolve(msg.result);
         },
       };
       deps.supervisor
-        .spawn({ plugin: target, method: name, params: inner, caller: relay, callerId: id, detached: detach })
+        .spawn({
+          plugin: target,
+          method: name,
+          params: inner,
+          caller: relay,
+          callerId: id,
+          detached: detach,
+        })
         .catch(reject);
     });
   });
@@ -107,7 +135,10 @@ export function coreMethods(deps: CoreApiDeps): Map<string, CoreMethod> {
       const v = params[k];
       if (v === undefined || v === null) continue;
       if (typeof v !== "string" && typeof v !== "number") {
-        throw new RpcError(ErrorCode.InvalidParams, `"${k}" must be an ISO time, epoch milliseconds or an entry id`);
+        throw new RpcError(
+          ErrorCode.InvalidParams,
+          `"${k}" must be an ISO time, epoch milliseconds or an entry id`,
+        );
       }
       f[k] = v;
     }

@@ -64,7 +64,12 @@ export class FsServer {
       case "readlink":
         return await mount.readlink(a[0] as string);
       case "setTimes":
-        return await mount.setTimes(a[0] as string, a[1] as number | null, a[2] as number | null, a[3] as boolean) ?? null;
+        return await mount.setTimes(
+          a[0] as string,
+          a[1] as number | null,
+          a[2] as number | null,
+          a[3] as boolean,
+        ) ?? null;
       case "h.read":
         return toBase64(await this.file(a[0]).read(a[1] as number, a[2] as number));
       case "h.write":

@@ -18,7 +18,11 @@ const SETTLE_MS = 150;
 
 /** A plugin without a usable document still appears, with no methods. */
 function emptyDocument(name: string): OpenRpcDocument {
-  return { openrpc: "1.2.6", info: { title: name, version: "0" }, methods: [] } as unknown as OpenRpcDocument;
+  return {
+    openrpc: "1.2.6",
+    info: { title: name, version: "0" },
+    methods: [],
+  } as unknown as OpenRpcDocument;
 }
 
 /** Keeps the documents and the graph of a world up to date. */
@@ -34,20 +38,22 @@ export class GraphKeeper {
   async snapshot(): Promise<{ docs: Map<string, OpenRpcDocument>; hashes: Map<string, string> }> {
     const docs = new Map<string, OpenRpcDocument>();
     const hashes = new Map<string, string>();
-    await Promise.all(this.world.pluginNames().map(async (name) => {
-      let hash: string;
-      try {
-        hash = await this.docs.hash(name);
-      } catch {
-        return; // no plugin.wasm: not a plugin (yet)
-      }
-      hashes.set(name, hash);
-      try {
-        docs.set(name, await this.docs.get(name) as OpenRpcDocument);
-      } catch {
-        docs.set(name, emptyDocument(name));
-      }
-    }));
+    await Promise.all(
+      this.world.pluginNames().map(async (name) => {
+        let hash: string;
+        try {
+          hash = await this.docs.hash(name);
+        } catch {
+          return; // no plugin.wasm: not a plugin (yet)
+        }
+        hashes.set(name, hash);
+        try {
+          docs.set(name, await this.docs.get(name) as OpenRpcDocument);
+        } catch {
+          docs.set(name, emptyDocument(name));
+        }
+      }),
+    );
     return { docs, hashes };
   }
 
@@ -75,7 +81,12 @@ export class GraphKeeper {
       Deno.mkdirSync(`${this.world.root}/plugins`, { recursive: true });
       this.watcher = Deno.watchFs(`${this.world.root}/plugins`, { recursive: true });
     } catch (e) {
-      this.journal.append("core", "core", "core", JSON.stringify({ event: "watch-failed", error: String(e) }));
+      this.journal.append(
+        "core",
+        "core",
+        "core",
+        JSON.stringify({ event: "watch-failed", error: String(e) }),
+      );
       return;
     }
     (async () => {
@@ -95,7 +106,12 @@ export class GraphKeeper {
     try {
       g = await this.graph();
     } catch (e) {
-      this.journal.append("core", "core", "core", JSON.stringify({ event: "graph-failed", error: String(e) }));
+      this.journal.append(
+        "core",
+        "core",
+        "core",
+        JSON.stringify({ event: "graph-failed", error: String(e) }),
+      );
       return;
     }
     const changed: string[] = [];
@@ -107,10 +123,20 @@ export class GraphKeeper {
     }
     if (!report) return;
     for (const name of changed) {
-      this.journal.append("core", "core", "core", JSON.stringify({ event: "plugin-changed", plugin: name, checked: false }));
+      this.journal.append(
+        "core",
+        "core",
+        "core",
+        JSON.stringify({ event: "plugin-changed", plugin: name, checked: false }),
+      );
       for (const imp of g.imports) {
         if ((imp.consumer === name || imp.provider === name) && imp.status !== "ok") {
-          this.journal.append("core", "core", "core", JSON.stringify({ event: "broken-import", ...imp }));
+          this.journal.append(
+            "core",
+            "core",
+            "core",
+            JSON.stringify({ event: "broken-import", ...imp }),
+          );
         }
       }
     }

@@ -134,7 +134,10 @@ export class Host {
     this.pool = opts.pool ?? new SandboxPool({ world: this.world.root, cache }, opts.spares ?? 2);
     this.docs = new PluginDocs(this.world, (plugin) => this.discover(plugin));
     this.graph = new GraphKeeper(this.world, this.docs, this.journal);
-    const clients = new ClientSource(this.docs, (wasm, params) => this.callAsCore("codegen", "client", params, wasm));
+    const clients = new ClientSource(
+      this.docs,
+      (wasm, params) => this.callAsCore("codegen", "client", params, wasm),
+    );
     const view = this.view = new ProcView({
       world: this.world,
       table: this.table,
@@ -144,7 +147,11 @@ export class Host {
       client: (plugin) => clients.client(plugin),
     });
     this.proc = new ProcMount(view);
-    this.fs = new HostFs({ "/": new DiskMount(this.world.root), "/proc": this.proc, "/run": this.run });
+    this.fs = new HostFs({
+      "/": new DiskMount(this.world.root),
+      "/proc": this.proc,
+      "/run": this.run,
+    });
     this.supervisor = new Supervisor(this.world, this.journal, this.table, this.pool, components, {
       proc: this.proc,
       run: this.run,
@@ -153,17 +160,27 @@ export class Host {
     if (opts.noPlugins) this.supervisor.noPlugins = opts.noPlugins;
     this.router = new Router(this.supervisor);
     this.done = new Promise((r) => (this.finish = r));
-    for (const [name, m] of coreMethods({
-      supervisor: this.supervisor,
-      table: this.table,
-      journal: this.journal,
-      exit: (code) => this.finish(code),
-    })) this.router.core.set(name, m);
+    for (
+      const [name, m] of coreMethods({
+        supervisor: this.supervisor,
+        table: this.table,
+        journal: this.journal,
+        exit: (code) => this.finish(code),
+      })
+    ) this.router.core.set(name, m);
     for (const [name, m] of lockMethods(this.locks)) this.router.core.set(name, m);
-    this.activator = new Activator(this.world, this.graph, this.journal, (plugin, wasm) => this.discover(plugin, wasm));
+    this.activator = new Activator(
+      this.world,
+      this.graph,
+      this.journal,
+      (plugin, wasm) => this.discover(plugin, wasm),
+    );
     for (const [name, m] of this.activator.methods()) this.router.core.set(name, m);
     this.supervisor.onEnd.push((p) => this.locks.releaseAll(p.pid));
-    this.supervisor.natives.set("cargo.build", cargoBuildMethod({ world: this.world, sdk: () => this.sdk() }));
+    this.supervisor.natives.set(
+      "cargo.build",
+      cargoBuildMethod({ world: this.world, sdk: () => this.sdk() }),
+    );
   }
 
   /**
@@ -176,7 +193,12 @@ export class Host {
     if (from === null) return Promise.resolve(to);
     this.sdkCopy ??= syncSdk(from, to).then((did) => {
       if (did === "copied") {
-        this.journal.append("core", "core", "core", JSON.stringify({ event: "sdk-copied", from, to: "/plugins/cargo/sdk" }));
+        this.journal.append(
+          "core",
+          "core",
+          "core",
+          JSON.stringify({ event: "sdk-copied", from, to: "/plugins/cargo/sdk" }),
+        );
       }
       return to;
     });
@@ -187,16 +209,31 @@ export class Host {
   async start(): Promise<void> {
     const sdk = this.sdk().catch((e) => {
       this.sdkCopy = null; // cargo.build tries again
-      this.opts.report?.(`sausage: the SDK was not copied to plugins/cargo/sdk: ${e instanceof Error ? e.message : e}`);
+      this.opts.report?.(
+        `sausage: the SDK was not copied to plugins/cargo/sdk: ${
+          e instanceof Error ? e.message : e
+        }`,
+      );
     });
     await Promise.all([this.pool.warm(), sdk]);
     if (this.opts.watch !== false) this.graph.start();
     const boot = new LocalCaller("core");
     for (const call of this.world.bootCalls()) {
       this.journal.append("core", "core", "core", JSON.stringify({ event: "boot", ...call }));
-      boot.call(this.router, "core.call", { method: call.method, params: call.params, detach: true }).then((res) => {
-        const outcome = "error" in res && res.error ? { error: res.error } : { result: (res as { result: unknown }).result };
-        this.journal.append("core", "core", "core", JSON.stringify({ event: "boot-result", method: call.method, ...outcome }));
+      boot.call(this.router, "core.call", {
+        method: call.method,
+        params: call.params,
+        detach: true,
+      }).then((res) => {
+        const outcome = "error" in res && res.error
+          ? { error: res.error }
+          : { result: (res as { result: unknown }).result };
+        this.journal.append(
+          "core",
+          "core",
+          "core",
+          JSON.stringify({ event: "boot-result", method: call.method, ...outcome }),
+        );
         this.opts.report?.(
           "error" in outcome
             ? `boot: ${call.method} failed: ${outcome.error!.message}`
@@ -216,7 +253,12 @@ export class Host {
    * plugin; rejects with the error message, or after `CORE_CALL_TIMEOUT_MS`
    * (a plugin that never answers must not hang an activation or a read of /proc).
    */
-  private callAsCore(plugin: string, method: string, params: Record<string, unknown>, wasm?: string): Promise<unknown> {
+  private callAsCore(
+    plugin: string,
+    method: string,
+    params: Record<string, unknown>,
+    wasm?: string,
+  ): Promise<unknown> {
     return new Promise((resolve, reject) => {
       const caller = new LocalCaller("core");
       const relay = {
@@ -233,7 +275,11 @@ export class Host {
         .spawn({ plugin, method, params, caller: relay, callerId: method, detached: false, wasm })
         .then((p) => {
           const timer = setTimeout(() => {
-            reject(new Error(`${plugin}.${method} did not answer within ${CORE_CALL_TIMEOUT_MS / 1000} s`));
+            reject(
+              new Error(
+                `${plugin}.${method} did not answer within ${CORE_CALL_TIMEOUT_MS / 1000} s`,
+              ),
+            );
             this.supervisor.kill(p);
           }, CORE_CALL_TIMEOUT_MS);
           p.ended.then(() => clearTimeout(timer));
@@ -255,7 +301,12 @@ export class Host {
   async shutdown(graceMs = STOP_GRACE_MS): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.journal.append("core", "core", "core", JSON.stringify({ event: "shutdown", processes: this.table.size }));
+    this.journal.append(
+      "core",
+      "core",
+      "core",
+      JSON.stringify({ event: "shutdown", processes: this.table.size }),
+    );
     this.graph.close();
     await this.supervisor.stopAll(graceMs);
     if (!this.opts.pool) this.pool.close();

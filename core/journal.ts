@@ -104,7 +104,9 @@ export class Journal {
   /** Opens (and creates) the journal file. */
   constructor(path: string) {
     this.db = new DatabaseSync(path);
-    this.db.exec("PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
+    this.db.exec(
+      "PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;",
+    );
     this.db.exec(SCHEMA);
     this.insert = this.db.prepare(
       "INSERT INTO journal (id, time, pid, plugin, stream, line) VALUES (?, ?, ?, ?, ?, ?)",

@@ -36,7 +36,12 @@ interface Lock {
 
 /** What `/proc/core/locks.json` shows. */
 export interface LocksSnapshot {
-  locks: { path: string; owner: string; since: string; waiters: { pid: string; since: string }[] }[];
+  locks: {
+    path: string;
+    owner: string;
+    since: string;
+    waiters: { pid: string; since: string }[];
+  }[];
 }
 
 /** The held locks and their queues. */
@@ -51,7 +56,7 @@ export class LockTable {
       held.since = Date.now();
     } else this.locks.set(path, { owner: pid, since: Date.now(), waiters: [] });
     let set = this.byOwner.get(pid);
-    if (!set) this.byOwner.set(pid, (set = new Set()));
+    if (!set) this.byOwner.set(pid, set = new Set());
     set.add(path);
   }
 
@@ -93,7 +98,9 @@ export class LockTable {
 
   /** Releases every lock of `pid` and removes it from every queue (the process ended). */
   releaseAll(pid: string): void {
-    for (const lock of this.locks.values()) lock.waiters = lock.waiters.filter((w) => w.pid !== pid);
+    for (const lock of this.locks.values()) {
+      lock.waiters = lock.waiters.filter((w) => w.pid !== pid);
+    }
     const held = this.byOwner.get(pid);
     this.byOwner.delete(pid);
     for (const path of held ?? []) {
@@ -118,13 +125,18 @@ export class LockTable {
 
 function owner(caller: Caller): string {
   if (!("pid" in caller)) {
-    throw new RpcError(ErrorCode.InvalidRequest, "locks belong to processes: call core.lock from a plugin");
+    throw new RpcError(
+      ErrorCode.InvalidRequest,
+      "locks belong to processes: call core.lock from a plugin",
+    );
   }
   return caller.name;
 }
 
 function pathParam(params: Record<string, unknown>): string {
-  if (typeof params.path !== "string") throw new RpcError(ErrorCode.InvalidParams, `"path" must be a string`);
+  if (typeof params.path !== "string") {
+    throw new RpcError(ErrorCode.InvalidParams, `"path" must be a string`);
+  }
   return params.path;
 }
 

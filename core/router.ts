@@ -13,13 +13,20 @@ import type { Process } from "./process.ts";
 import type { Supervisor } from "./supervisor.ts";
 
 /** A core method: params in, result out (or an `RpcError` thrown). */
-export type CoreMethod = (caller: Caller, params: JsonObject, id: Id | undefined) => unknown | Promise<unknown>;
+export type CoreMethod = (
+  caller: Caller,
+  params: JsonObject,
+  id: Id | undefined,
+) => unknown | Promise<unknown>;
 
 /** Splits a method name at the first dot. */
 export function splitMethod(method: string): { target: string; name: string } {
   const dot = method.indexOf(".");
   if (dot <= 0 || dot === method.length - 1) {
-    throw new RpcError(ErrorCode.MethodNotFound, `method names have the form <plugin>.<method>: "${method}"`);
+    throw new RpcError(
+      ErrorCode.MethodNotFound,
+      `method names have the form <plugin>.<method>: "${method}"`,
+    );
   }
   return { target: method.slice(0, dot), name: method.slice(dot + 1) };
 }
@@ -34,10 +41,19 @@ export class Router {
   }
 
   /** Answers a request of `caller`; nothing when it was a notification. */
-  private answer(caller: Caller, id: Id | undefined, outcome: { result: unknown } | { error: unknown }): void {
+  private answer(
+    caller: Caller,
+    id: Id | undefined,
+    outcome: { result: unknown } | { error: unknown },
+  ): void {
     if (id === undefined || caller.gone) return;
-    if ("result" in outcome) caller.deliver({ jsonrpc: "2.0", id, result: outcome.result === undefined ? {} : outcome.result });
-    else caller.deliver({ jsonrpc: "2.0", id, error: toErrorObject(outcome.error) });
+    if ("result" in outcome) {
+      caller.deliver({
+        jsonrpc: "2.0",
+        id,
+        result: outcome.result === undefined ? {} : outcome.result,
+      });
+    } else caller.deliver({ jsonrpc: "2.0", id, error: toErrorObject(outcome.error) });
   }
 
   /** Handles a request or notification from any caller. */
@@ -50,7 +66,14 @@ export class Router {
     }
     if (target === "core") return this.callCore(caller, name, req);
     this.supervisor
-      .spawn({ plugin: target, method: name, params: req.params, caller, callerId: req.id, detached: false })
+      .spawn({
+        plugin: target,
+        method: name,
+        params: req.params,
+        caller,
+        callerId: req.id,
+        detached: false,
+      })
       .catch((e) => this.answer(caller, req.id, { error: e }));
   }
 
@@ -59,12 +82,18 @@ export class Router {
     const method = this.core.get(name);
     if (!method) {
       return this.answer(caller, req.id, {
-        error: new RpcError(ErrorCode.MethodNotFound, `the core has no method ${name} (see /proc/core/PROTOCOL.md)`),
+        error: new RpcError(
+          ErrorCode.MethodNotFound,
+          `the core has no method ${name} (see /proc/core/PROTOCOL.md)`,
+        ),
       });
     }
     Promise.resolve()
       .then(() => method(caller, req.params, req.id))
-      .then((result) => this.answer(caller, req.id, { result }), (error) => this.answer(caller, req.id, { error }));
+      .then(
+        (result) => this.answer(caller, req.id, { result }),
+        (error) => this.answer(caller, req.id, { error }),
+      );
   }
 
   /** `core.notify` from a process: forwarded to its caller while the call runs, else dropped. */
@@ -99,7 +128,13 @@ export class Router {
         const msg = parsed.msg;
         if (msg.id !== p.pid || p.answered) {
           this.supervisor.log(p, "stdout", line);
-          this.supervisor.log(p, "core", msg.id === p.pid ? "a second answer was dropped" : `a response to an unknown id was dropped`);
+          this.supervisor.log(
+            p,
+            "core",
+            msg.id === p.pid
+              ? "a second answer was dropped"
+              : `a response to an unknown id was dropped`,
+          );
           return;
         }
         p.answered = true;

@@ -10,7 +10,7 @@
 import { ErrorCode, RpcError, toErrorObject } from "../rpc/errors.ts";
 import type { Id, JsonObject } from "../rpc/message.ts";
 import type { Caller } from "./caller.ts";
-import type { ComponentCache, Compiled } from "./component_cache.ts";
+import type { Compiled, ComponentCache } from "./component_cache.ts";
 import type { Journal } from "./journal.ts";
 import { type ExitInfo, type OutputHandler, Process } from "./process.ts";
 import type { ProcessTable } from "./process_table.ts";
@@ -124,7 +124,16 @@ export class Supervisor {
     const compiled = await this.cache.load(wasm);
     const sandbox = await this.pool.acquire();
     const pid = `${req.plugin}-${uuidv7()}`;
-    const p = new Process(pid, req.plugin, req.method, req.params, req.caller, req.callerId, req.detached, sandbox);
+    const p = new Process(
+      pid,
+      req.plugin,
+      req.method,
+      req.params,
+      req.caller,
+      req.callerId,
+      req.detached,
+      sandbox,
+    );
     this.attach(p, sandbox);
     this.run(p, sandbox, {
       op: "run",
@@ -145,10 +154,22 @@ export class Supervisor {
   async spawnCommand(req: CommandRequest): Promise<Process> {
     const sandbox = await this.pool.acquire();
     const pid = `${req.name}-${uuidv7()}`;
-    const p = new Process(pid, req.name, req.label, { args: req.args }, req.caller, undefined, false, sandbox);
+    const p = new Process(
+      pid,
+      req.name,
+      req.label,
+      { args: req.args },
+      req.caller,
+      undefined,
+      false,
+      sandbox,
+    );
     p.onOutput = req.onOutput ?? null;
     this.attach(p, sandbox);
-    const own = [["SAUSAGE_PID", pid], ["SAUSAGE_PLUGIN", req.name], ["SAUSAGE_PARENT", p.parent]] as [string, string][];
+    const own = [["SAUSAGE_PID", pid], ["SAUSAGE_PLUGIN", req.name], [
+      "SAUSAGE_PARENT",
+      p.parent,
+    ]] as [string, string][];
     this.run(p, sandbox, {
       op: "run",
       pid,
@@ -180,7 +201,13 @@ export class Supervisor {
       self: new ProcessDir(this.mounts.source, p.pid, true),
     });
     this.table.add(p);
-    this.event(p, { event: "start", method: p.method, params: p.params, parent: p.parent, detached: p.detached });
+    this.event(p, {
+      event: "start",
+      method: p.method,
+      params: p.params,
+      parent: p.parent,
+      detached: p.detached,
+    });
     sandbox.onMessage = (msg) => this.onSandbox(p, msg);
     sandbox.exited.then(() => {
       if (!p.gone) this.ended(p, { status: "killed", trap: "the sandbox died" });
@@ -197,10 +224,25 @@ export class Supervisor {
   private spawnNative(req: SpawnRequest, body: NativeMethod): Process {
     const runner = new NativeRunner();
     const pid = `${req.plugin}-${uuidv7()}`;
-    const p = new Process(pid, req.plugin, req.method, req.params, req.caller, req.callerId, req.detached, runner);
+    const p = new Process(
+      pid,
+      req.plugin,
+      req.method,
+      req.params,
+      req.caller,
+      req.callerId,
+      req.detached,
+      runner,
+    );
     this.attach(p, null);
     this.table.add(p);
-    this.event(p, { event: "start", method: req.method, params: req.params, parent: p.parent, detached: req.detached });
+    this.event(p, {
+      event: "start",
+      method: req.method,
+      params: req.params,
+      parent: p.parent,
+      detached: req.detached,
+    });
     const write = (msg: Record<string, unknown>) => {
       if (!p.gone) this.onStdout(p, JSON.stringify({ jsonrpc: "2.0", ...msg }));
     };
@@ -211,7 +253,8 @@ export class Supervisor {
       log: (line: string) => {
         if (!p.gone) this.log(p, "stderr", line);
       },
-      notify: (name: string, params: JsonObject) => write({ method: "core.notify", params: { name, params } }),
+      notify: (name: string, params: JsonObject) =>
+        write({ method: "core.notify", params: { name, params } }),
     };
     Promise.resolve().then(() => body(ctx)).then(
       (result) => {
@@ -220,7 +263,9 @@ export class Supervisor {
       },
       (error) => {
         if (runner.signal.aborted) return this.ended(p, { status: 1 }); // stopped: no answer
-        if (!(error instanceof RpcError)) this.log(p, "stderr", `internal error: ${error?.stack ?? error}`);
+        if (!(error instanceof RpcError)) {
+          this.log(p, "stderr", `internal error: ${error?.stack ?? error}`);
+        }
         write({ id: pid, error: toErrorObject(error) });
         this.ended(p, { status: 0 });
       },
@@ -291,7 +336,11 @@ export class Supervisor {
     if (!p.detached) p.caller.children.delete(p);
     if (p.callerWaits) {
       p.answered = true;
-      const how = exit.status === "killed" ? "was killed" : exit.trap ? `trapped (${exit.trap})` : `exited with status ${exit.status}`;
+      const how = exit.status === "killed"
+        ? "was killed"
+        : exit.trap
+        ? `trapped (${exit.trap})`
+        : `exited with status ${exit.status}`;
       p.caller.deliver({
         jsonrpc: "2.0",
         id: p.callerId!,

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { RpcError, ErrorCode } from "../rpc/errors.ts";
+import { ErrorCode, RpcError } from "../rpc/errors.ts";
 
 const NAME = /^[a-z0-9_-]+$/;
 
@@ -63,7 +63,10 @@ export class World {
     try {
       Deno.statSync(path);
     } catch {
-      throw new RpcError(ErrorCode.NoSuchPlugin, `no such plugin: ${name} (no plugins/${name}/plugin.wasm)`);
+      throw new RpcError(
+        ErrorCode.NoSuchPlugin,
+        `no such plugin: ${name} (no plugins/${name}/plugin.wasm)`,
+      );
     }
     return path;
   }
@@ -94,9 +97,13 @@ export class World {
     } catch (e) {
       throw new Error(`config/boot.json is not valid JSON: ${(e as Error).message}`);
     }
-    if (!Array.isArray(calls)) throw new Error("config/boot.json must be a list of {method, params}");
+    if (!Array.isArray(calls)) {
+      throw new Error("config/boot.json must be a list of {method, params}");
+    }
     return calls.map((c, i) => {
-      if (typeof c?.method !== "string") throw new Error(`config/boot.json entry ${i} has no "method"`);
+      if (typeof c?.method !== "string") {
+        throw new Error(`config/boot.json entry ${i} has no "method"`);
+      }
       const params = c.params ?? {};
       if (typeof params !== "object" || Array.isArray(params)) {
         throw new Error(`config/boot.json entry ${i}: params must be an object`);

@@ -56,7 +56,10 @@ test("www serves /state/www over HTTP with its own TcpListener; control counts a
   const busy = await h.call("www.start", { port });
   assert.ok(busy.error, "a second server on the same port fails");
   assert.match(busy.error!.message, /in use/i);
-  assert.deepEqual(await h.result("sdkprobe.client", { path: control, calls: [{ method: "stop" }] }), [null]);
+  assert.deepEqual(
+    await h.result("sdkprobe.client", { path: control, calls: [{ method: "stop" }] }),
+    [null],
+  );
   await eventually(() => !h.host.table.get(pid), "www to end after stop");
 });
 

@@ -81,22 +81,35 @@ export function parseLine(line: string): Parsed {
   if (!isObject(v) || v.jsonrpc !== "2.0") return { kind: "text" };
   if (typeof v.method === "string") {
     if (v.id !== undefined && !isId(v.id)) {
-      return { kind: "invalid", id: null, error: { code: -32600, message: "id must be a string or a number" } };
+      return {
+        kind: "invalid",
+        id: null,
+        error: { code: -32600, message: "id must be a string or a number" },
+      };
     }
     const params = v.params === undefined ? {} : v.params;
     if (!isObject(params)) {
       return {
         kind: "invalid",
         id: (v.id as Id) ?? null,
-        error: { code: -32602, message: `params of ${v.method} must be an object, not ${kindOf(params)}` },
+        error: {
+          code: -32602,
+          message: `params of ${v.method} must be an object, not ${kindOf(params)}`,
+        },
       };
     }
-    return { kind: "request", msg: { jsonrpc: "2.0", id: v.id as Id | undefined, method: v.method, params } };
+    return {
+      kind: "request",
+      msg: { jsonrpc: "2.0", id: v.id as Id | undefined, method: v.method, params },
+    };
   }
   if ("result" in v || "error" in v) {
     const id = isId(v.id) ? v.id : null;
     const error = isObject(v.error) ? (v.error as unknown as RpcErrorObject) : undefined;
-    return { kind: "response", msg: error ? { jsonrpc: "2.0", id, error } : { jsonrpc: "2.0", id, result: v.result } };
+    return {
+      kind: "response",
+      msg: error ? { jsonrpc: "2.0", id, error } : { jsonrpc: "2.0", id, result: v.result },
+    };
   }
   return { kind: "text" };
 }

@@ -41,7 +41,10 @@ async function load(dir: string): Promise<Loaded> {
   const modules = new Map<string, WebAssembly.Module>();
   for (const entry of Deno.readDirSync(dir)) {
     if (entry.name.endsWith(".wasm")) {
-      modules.set(entry.name, await WebAssembly.compile(await Deno.readFile(`${dir}/${entry.name}`)));
+      modules.set(
+        entry.name,
+        await WebAssembly.compile(await Deno.readFile(`${dir}/${entry.name}`)),
+      );
     }
   }
   return { glue, modules };
@@ -99,7 +102,10 @@ export async function runProcess(
   }
   const { glue, modules } = await entry;
   const mount = diskMount(world);
-  const extra = (command.preopens ?? []).map((p) => ({ guestPath: p.guestPath, mount: diskMount(p.hostPath) }));
+  const extra = (command.preopens ?? []).map((p) => ({
+    guestPath: p.guestPath,
+    mount: diskMount(p.hostPath),
+  }));
   const stdout = new LineSink(io.onStdout);
   const stderr = new LineSink(io.onStderr);
   const files = new OpenFiles();
@@ -152,7 +158,8 @@ export async function runProcess(
 
 /** `wasi:cli/run` returned `err`: a normal failure exit, no trap. */
 function isRunError(e: unknown): boolean {
-  return typeof e === "object" && e !== null && "payload" in e && (e as { payload: unknown }).payload === undefined;
+  return typeof e === "object" && e !== null && "payload" in e &&
+    (e as { payload: unknown }).payload === undefined;
 }
 
 function trapMessage(e: unknown): string {

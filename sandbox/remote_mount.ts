@@ -7,14 +7,24 @@
  */
 
 import { fromBase64, toBase64 } from "../rpc/base64.ts";
-import { type DirEntry, type FileHandle, FsError, type Mount, type OpenOptions, type Stat } from "../vfs/mount.ts";
+import {
+  type DirEntry,
+  type FileHandle,
+  FsError,
+  type Mount,
+  type OpenOptions,
+  type Stat,
+} from "../vfs/mount.ts";
 import { statFromWire, type WireStat } from "../vfs/wire.ts";
 import type { FromSandbox, FsReply, RemoteMountName } from "./protocol.ts";
 
 /** Sends filesystem requests to the core and matches the replies. */
 export class FsChannel {
   private next = 0;
-  private waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
+  private waiting = new Map<
+    number,
+    { resolve: (v: unknown) => void; reject: (e: unknown) => void }
+  >();
 
   /** @param send writes a message to the core */
   constructor(private send: (msg: FromSandbox) => void) {}
@@ -74,7 +84,11 @@ export class RemoteMount implements Mount {
    * @param writable false for `/proc`
    * @param channel the pipe to the core
    */
-  constructor(private name: RemoteMountName, readonly writable: boolean, private channel: FsChannel) {}
+  constructor(
+    private name: RemoteMountName,
+    readonly writable: boolean,
+    private channel: FsChannel,
+  ) {}
 
   /** Sends one operation. */
   call(method: string, args: unknown[]): Promise<unknown> {
@@ -109,7 +123,12 @@ export class RemoteMount implements Mount {
   readlink(path: string): Promise<string> {
     return this.call("readlink", [path]) as Promise<string>;
   }
-  async setTimes(path: string, atime: number | null, mtime: number | null, follow: boolean): Promise<void> {
+  async setTimes(
+    path: string,
+    atime: number | null,
+    mtime: number | null,
+    follow: boolean,
+  ): Promise<void> {
     await this.call("setTimes", [path, atime, mtime, follow]);
   }
 }

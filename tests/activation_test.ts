@@ -5,7 +5,7 @@
  */
 
 import { strict as assert } from "node:assert";
-import { TestHost, eventually } from "./helpers/host.ts";
+import { eventually, TestHost } from "./helpers/host.ts";
 import { ifaceVersion } from "./helpers/iface.ts";
 import { sha256 } from "../core/component_cache.ts";
 import type { Entry } from "../core/journal.ts";
@@ -30,13 +30,22 @@ function add(param: string) {
 }
 
 function notes(param: string, version: string) {
-  return { openrpc: "1.2.6", info: { title: "notes", version }, methods: [add(param)], components: { schemas: { Added } } };
+  return {
+    openrpc: "1.2.6",
+    info: { title: "notes", version },
+    methods: [add(param)],
+    components: { schemas: { Added } },
+  };
 }
 
 function agent(param: string, version: string) {
   const imported = {
     ...add(param),
-    examples: [{ name: "milk", params: [{ name: param, value: "milk" }], result: { name: "added", value: { count: 1 } } }],
+    examples: [{
+      name: "milk",
+      params: [{ name: param, value: "milk" }],
+      result: { name: "added", value: { count: 1 } },
+    }],
   };
   return {
     openrpc: "1.2.6",
@@ -70,7 +79,10 @@ async function hashOf(path: string): Promise<string> {
   return await sha256(await Deno.readFile(path));
 }
 
-Deno.test({ name: "a change that breaks a consumer is refused with the counterexample, and nothing changes", ...opts }, () =>
+Deno.test({
+  name: "a change that breaks a consumer is refused with the counterexample, and nothing changes",
+  ...opts,
+}, () =>
   withWorld(async (h) => {
     const before = await hashOf(`${h.root}/plugins/notes/plugin.wasm`);
     const r = await h.call("core.activate", { plugin: "notes", wasm: "/state/builds/notes2.wasm" });
@@ -93,12 +105,23 @@ Deno.test({ name: "a change that breaks a consumer is refused with the counterex
     assert.equal(await h.result("notes.version"), "1");
   }));
 
-Deno.test({ name: "consumer and provider activate together; new calls get the new version, running ones keep theirs", ...opts }, () =>
+Deno.test({
+  name:
+    "consumer and provider activate together; new calls get the new version, running ones keep theirs",
+  ...opts,
+}, () =>
   withWorld(async (h) => {
-    const running = await h.result<string>("core.call", { method: "notes.serve", params: {}, detach: true });
+    const running = await h.result<string>("core.call", {
+      method: "notes.serve",
+      params: {},
+      detach: true,
+    });
     assert.equal(running, "1");
     const docs = await h.result<Record<string, { info: { version: string } }>>("core.activate", {
-      plugins: [{ plugin: "notes", wasm: "/state/builds/notes2.wasm" }, { plugin: "agent", wasm: "/state/builds/agent2.wasm" }],
+      plugins: [{ plugin: "notes", wasm: "/state/builds/notes2.wasm" }, {
+        plugin: "agent",
+        wasm: "/state/builds/agent2.wasm",
+      }],
     });
     assert.equal(docs.notes.info.version, "2");
     assert.equal(docs.agent.info.version, "2");
@@ -110,52 +133,86 @@ Deno.test({ name: "consumer and provider activate together; new calls get the ne
     assert.deepEqual(journal.map((e) => JSON.parse(e.line).plugin).sort(), ["agent", "notes"]);
   }));
 
-Deno.test({ name: "revert swaps plugin.wasm and plugin.prev.wasm, with the same checks", ...opts }, () =>
-  withWorld(async (h) => {
-    await h.result("core.activate", { plugin: "notes", wasm: "/state/builds/notes2.wasm", force: true });
-    assert.equal(await h.result("notes.version"), "2");
-    // The forced v2 broke agent; going back to v1 is compatible again.
-    await h.result("core.revert", { plugin: "notes" });
-    assert.equal(await h.result("notes.version"), "1");
-    assert.equal(await hashOf(`${h.root}/plugins/notes/plugin.prev.wasm`), await hashOf(notes2));
-    // Reverting again would bring back the breaking v2: refused unless forced.
-    const again = await h.call("core.revert", { plugin: "notes" });
-    assert.equal(again.error?.code, -32003);
-    const none = await h.call("core.revert", { plugin: "agent" });
-    assert.equal(none.error?.code, -32602);
-    assert.match(none.error!.message, /no previous version/);
-  }));
+Deno.test(
+  { name: "revert swaps plugin.wasm and plugin.prev.wasm, with the same checks", ...opts },
+  () =>
+    withWorld(async (h) => {
+      await h.result("core.activate", {
+        plugin: "notes",
+        wasm: "/state/builds/notes2.wasm",
+        force: true,
+      });
+      assert.equal(await h.result("notes.version"), "2");
+      // The forced v2 broke agent; going back to v1 is compatible again.
+      await h.result("core.revert", { plugin: "notes" });
+      assert.equal(await h.result("notes.version"), "1");
+      assert.equal(await hashOf(`${h.root}/plugins/notes/plugin.prev.wasm`), await hashOf(notes2));
+      // Reverting again would bring back the breaking v2: refused unless forced.
+      const again = await h.call("core.revert", { plugin: "notes" });
+      assert.equal(again.error?.code, -32003);
+      const none = await h.call("core.revert", { plugin: "agent" });
+      assert.equal(none.error?.code, -32602);
+      assert.match(none.error!.message, /no previous version/);
+    }),
+);
 
-Deno.test({ name: "bad activation input gets clear errors", ...opts }, () =>
-  withWorld(async (h) => {
-    const outside = await h.call("core.activate", { plugin: "notes", wasm: "/../etc/passwd" });
-    assert.match(outside.error!.message, /leaves the world/);
-    const missing = await h.call("core.activate", { plugin: "notes", wasm: "/state/builds/nope.wasm" });
-    assert.match(missing.error!.message, /does not exist/);
-    const badName = await h.call("core.activate", { plugin: "core", wasm: "/state/builds/notes2.wasm" });
-    assert.match(badName.error!.message, /reserved/);
-    await Deno.writeTextFile(`${h.root}/state/builds/junk.wasm`, "not wasm");
-    const junk = await h.call("core.activate", { plugin: "notes", wasm: "/state/builds/junk.wasm" });
-    assert.equal(junk.error?.code, -32003);
-    assert.match(junk.error!.message, /rpc.discover failed/);
-  }));
+Deno.test(
+  { name: "bad activation input gets clear errors", ...opts },
+  () =>
+    withWorld(async (h) => {
+      const outside = await h.call("core.activate", { plugin: "notes", wasm: "/../etc/passwd" });
+      assert.match(outside.error!.message, /leaves the world/);
+      const missing = await h.call("core.activate", {
+        plugin: "notes",
+        wasm: "/state/builds/nope.wasm",
+      });
+      assert.match(missing.error!.message, /does not exist/);
+      const badName = await h.call("core.activate", {
+        plugin: "core",
+        wasm: "/state/builds/notes2.wasm",
+      });
+      assert.match(badName.error!.message, /reserved/);
+      await Deno.writeTextFile(`${h.root}/state/builds/junk.wasm`, "not wasm");
+      const junk = await h.call("core.activate", {
+        plugin: "notes",
+        wasm: "/state/builds/junk.wasm",
+      });
+      assert.equal(junk.error?.code, -32003);
+      assert.match(junk.error!.message, /rpc.discover failed/);
+    }),
+);
 
-Deno.test({ name: "a breaking copy by hand shows in graph.json and graph.dot, and the journal records it", ...opts }, () =>
+Deno.test({
+  name: "a breaking copy by hand shows in graph.json and graph.dot, and the journal records it",
+  ...opts,
+}, () =>
   withWorld(async (h) => {
     const ok = JSON.parse(new TextDecoder().decode(await h.host.fs.read("/proc/core/graph.json")));
-    assert.deepEqual(ok.imports.map((i: { consumer: string; provider: string; status: string }) => [i.consumer, i.provider, i.status]), [
-      ["agent", "notes", "ok"],
-    ]);
+    assert.deepEqual(
+      ok.imports.map((
+        i: { consumer: string; provider: string; status: string },
+      ) => [i.consumer, i.provider, i.status]),
+      [
+        ["agent", "notes", "ok"],
+      ],
+    );
     await Deno.copyFile(notes2, `${h.root}/plugins/notes/plugin.wasm`);
-    const entry = await eventually(async () => (await h.result<Entry[]>("core.log", { grep: "broken-import" }))[0], "the journal entry");
+    const entry = await eventually(
+      async () => (await h.result<Entry[]>("core.log", { grep: "broken-import" }))[0],
+      "the journal entry",
+    );
     assert.equal(JSON.parse(entry.line).consumer, "agent");
-    const graph = JSON.parse(new TextDecoder().decode(await h.host.fs.read("/proc/core/graph.json")));
+    const graph = JSON.parse(
+      new TextDecoder().decode(await h.host.fs.read("/proc/core/graph.json")),
+    );
     assert.equal(graph.imports[0].status, "broken");
     const dot = new TextDecoder().decode(await h.host.fs.read("/proc/core/graph.dot"));
     assert.match(dot, /digraph/);
     assert.match(dot, /"agent" -> "notes"/);
     // An import of a plugin that does not exist is "missing".
     await Deno.remove(`${h.root}/plugins/notes`, { recursive: true });
-    const missing = JSON.parse(new TextDecoder().decode(await h.host.fs.read("/proc/core/graph.json")));
+    const missing = JSON.parse(
+      new TextDecoder().decode(await h.host.fs.read("/proc/core/graph.json")),
+    );
     assert.equal(missing.imports[0].status, "missing");
   }, true));

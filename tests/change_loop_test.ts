@@ -37,7 +37,8 @@ interface Built {
 }
 
 Deno.test({
-  name: "build, activate, a refused breaking change with its counterexample, activation together, revert, a copy by hand",
+  name:
+    "build, activate, a refused breaking change with its counterexample, activation together, revert, a copy by hand",
   sanitizeOps: false,
   sanitizeResources: false,
 }, async () => {
@@ -51,12 +52,20 @@ Deno.test({
     const imports = `${h.root}/plugins/consumer/source/imports/notes.json`;
     const doc = JSON.parse(await Deno.readTextFile(imports));
     const add = doc.methods.find((m: { name: string }) => m.name === "add");
-    add.examples = [{ name: "milk", params: [{ name: "text", value: "milk" }], result: { name: "added", value: { count: 1 } } }];
+    add.examples = [{
+      name: "milk",
+      params: [{ name: "text", value: "milk" }],
+      result: { name: "added", value: { count: 1 } },
+    }];
     await Deno.writeTextFile(imports, JSON.stringify(doc, null, 2));
 
     const build = (plugin: string) => h.result<Built>("cargo.build", { plugin });
     const notes1 = await build("notes");
-    assert.deepEqual([notes1.tests.passed, notes1.tests.failed], [2, 0], "notes' own tests ran and were counted");
+    assert.deepEqual(
+      [notes1.tests.passed, notes1.tests.failed],
+      [2, 0],
+      "notes' own tests ran and were counted",
+    );
     await h.result("core.activate", { plugin: "notes", wasm: notes1.wasm });
     const www = await build("www");
     await h.result("core.activate", { plugin: "www", wasm: www.wasm });
@@ -76,10 +85,18 @@ Deno.test({
     assert.equal(refused.error?.code, -32003);
     assert.match(refused.error!.message, /^notes was not activated: 1 consumer breaks\./);
     assert.match(refused.error!.message, /consumer imports notes\.add\(text: string\)/);
-    assert.match(refused.error!.message, /Counterexample: \{"text": "milk"\} is not valid for the new params\./);
-    const problem = (refused.error!.data as { problems: { counterexample: unknown }[] }).problems[0];
+    assert.match(
+      refused.error!.message,
+      /Counterexample: \{"text": "milk"\} is not valid for the new params\./,
+    );
+    const problem =
+      (refused.error!.data as { problems: { counterexample: unknown }[] }).problems[0];
     assert.deepEqual(problem.counterexample, { text: "milk" });
-    assert.deepEqual(await h.result("notes.add", { text: "still v1" }), { count: 2 }, "nothing changed");
+    assert.deepEqual(
+      await h.result("notes.add", { text: "still v1" }),
+      { count: 2 },
+      "nothing changed",
+    );
 
     // The consumer follows: import the new document, use `body`, activate both together.
     const next = JSON.parse(await Deno.readTextFile(imports));
@@ -87,10 +104,16 @@ Deno.test({
     nextAdd.params[0].name = "body";
     delete nextAdd.examples;
     await Deno.writeTextFile(imports, JSON.stringify(next, null, 2));
-    await edit(`${h.root}/plugins/consumer/source/src/main.rs`, [["notes::AddParams { text }", "notes::AddParams { body: text }"]]);
+    await edit(`${h.root}/plugins/consumer/source/src/main.rs`, [[
+      "notes::AddParams { text }",
+      "notes::AddParams { body: text }",
+    ]]);
     const consumer2 = await build("consumer");
     await h.result("core.activate", {
-      plugins: [{ plugin: "notes", wasm: notes2.wasm }, { plugin: "consumer", wasm: consumer2.wasm }],
+      plugins: [{ plugin: "notes", wasm: notes2.wasm }, {
+        plugin: "consumer",
+        wasm: consumer2.wasm,
+      }],
     });
     assert.equal(await h.result("consumer.note", { text: "eggs" }), 3);
 
@@ -103,10 +126,18 @@ Deno.test({
 
     // A breaking copy by hand skips the checks: the graph and the journal show it.
     await Deno.copyFile(`${h.root}${notes2.wasm}`, `${h.root}/plugins/notes/plugin.wasm`);
-    const entry = await eventually(async () => (await h.result<Entry[]>("core.log", { grep: "broken-import" }))[0], "the journal entry", 30_000);
+    const entry = await eventually(
+      async () => (await h.result<Entry[]>("core.log", { grep: "broken-import" }))[0],
+      "the journal entry",
+      30_000,
+    );
     assert.equal(JSON.parse(entry.line).consumer, "consumer");
-    const graph = JSON.parse(new TextDecoder().decode(await h.host.fs.read("/proc/core/graph.json")));
-    const edge = graph.imports.find((i: { consumer: string; provider: string }) => i.consumer === "consumer" && i.provider === "notes");
+    const graph = JSON.parse(
+      new TextDecoder().decode(await h.host.fs.read("/proc/core/graph.json")),
+    );
+    const edge = graph.imports.find((i: { consumer: string; provider: string }) =>
+      i.consumer === "consumer" && i.provider === "notes"
+    );
     assert.equal(edge.status, "broken");
   } finally {
     await h.close();

@@ -51,10 +51,15 @@ Deno.test({ name: "bad input gets one clear line and a non-zero exit", ...opts }
   oneLine(badFlag);
   const help = await sausage("help");
   assert.equal(help.code, 0);
-  for (const cmd of ["run", "call", "ps", "log"]) assert.match(help.stdout, new RegExp(`sausage ${cmd} <world>`));
+  for (const cmd of ["run", "call", "ps", "log"]) {
+    assert.match(help.stdout, new RegExp(`sausage ${cmd} <world>`));
+  }
 });
 
-Deno.test({ name: "call without a running host uses a transient one: result on stdout, error on stderr", ...opts }, async () => {
+Deno.test({
+  name: "call without a running host uses a transient one: result on stdout, error on stderr",
+  ...opts,
+}, async () => {
   const world = await makeWorld({ plugins: { probe } });
   const ok = await sausage("call", world, "probe.echo", '{"text":"milk"}');
   assert.equal(ok.code, 0, ok.stderr);
@@ -62,20 +67,33 @@ Deno.test({ name: "call without a running host uses a transient one: result on s
   const err = await sausage("call", world, "probe.error", '{"n":1}');
   assert.equal(err.code, 1);
   assert.equal(err.stdout, "");
-  assert.deepEqual(JSON.parse(err.stderr), { code: -32042, message: "asked to fail", data: { n: 1 } });
+  assert.deepEqual(JSON.parse(err.stderr), {
+    code: -32042,
+    message: "asked to fail",
+    data: { n: 1 },
+  });
   const none = await sausage("call", world, "ghost.x");
   assert.equal(none.code, 1);
   assert.equal(JSON.parse(none.stderr).code, -32001);
 });
 
-Deno.test({ name: "log reads the journal without a host: newest last, by plugin or pid, -n, --json", ...opts }, async () => {
+Deno.test({
+  name: "log reads the journal without a host: newest last, by plugin or pid, -n, --json",
+  ...opts,
+}, async () => {
   const world = await makeWorld({ plugins: { probe } });
   await sausage("call", world, "probe.chatter");
-  const all = JSON.parse((await sausage("log", world, "--json", "-n", "1000")).stdout) as { pid: string; line: string; id: string }[];
+  const all = JSON.parse((await sausage("log", world, "--json", "-n", "1000")).stdout) as {
+    pid: string;
+    line: string;
+    id: string;
+  }[];
   const ids = all.map((e) => e.id);
   assert.deepEqual(ids, [...ids].sort(), "newest last");
   const pid = all.find((e) => e.line === "a line on stderr")!.pid;
-  const byPid = JSON.parse((await sausage("log", world, pid, "--json")).stdout) as { pid: string }[];
+  const byPid = JSON.parse((await sausage("log", world, pid, "--json")).stdout) as {
+    pid: string;
+  }[];
   assert.ok(byPid.length >= 4 && byPid.every((e) => e.pid === pid));
   const byPlugin = await sausage("log", world, "probe", "-n", "2");
   assert.equal(byPlugin.code, 0);
@@ -85,23 +103,36 @@ Deno.test({ name: "log reads the journal without a host: newest last, by plugin 
   assert.equal(badN.code, 2);
 });
 
-Deno.test({ name: "run serves calls, ps and log; core.exit ends it with 75; SIGTERM ends it with 0", ...opts }, async () => {
+Deno.test({
+  name: "run serves calls, ps and log; core.exit ends it with 75; SIGTERM ends it with 0",
+  ...opts,
+}, async () => {
   const world = await makeWorld({
     plugins: { probe },
     files: { "config/boot.json": '[{"method": "probe.serve", "params": {"from": "boot"}}]' },
   });
-  const host = new Deno.Command(launcher, { args: ["run", world], stdout: "piped", stderr: "piped" }).spawn();
-  await eventually(async () => {
-    try {
-      return (await Deno.stat(`${world}/state/core/host.json`)).isFile;
-    } catch {
-      return false;
-    }
-  }, "the host to start", 20_000);
-  const ps = JSON.parse((await eventually(async () => {
-    const r = await sausage("ps", world, "--json");
-    return r.stdout.includes('"state":"answered"') && r.stdout;
-  }, "the boot process in ps"))) as { pid: string; method: string; parent: string; detached: boolean; state: string }[];
+  const host = new Deno.Command(launcher, {
+    args: ["run", world],
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  await eventually(
+    async () => {
+      try {
+        return (await Deno.stat(`${world}/state/core/host.json`)).isFile;
+      } catch {
+        return false;
+      }
+    },
+    "the host to start",
+    20_000,
+  );
+  const ps = JSON.parse(
+    await eventually(async () => {
+      const r = await sausage("ps", world, "--json");
+      return r.stdout.includes('"state":"answered"') && r.stdout;
+    }, "the boot process in ps"),
+  ) as { pid: string; method: string; parent: string; detached: boolean; state: string }[];
   const boot = ps.find((p) => p.method === "serve")!;
   assert.equal(boot.parent, "core");
   assert.equal(boot.detached, true);
@@ -121,24 +152,44 @@ Deno.test({ name: "run serves calls, ps and log; core.exit ends it with 75; SIGT
   const after = await sausage("log", world, boot.pid);
   assert.match(after.stdout, /stdin closed/, "the boot process was stopped at shutdown");
 
-  const again = new Deno.Command(launcher, { args: ["run", world], stdout: "null", stderr: "null" }).spawn();
-  await eventually(async () => (await sausage("ps", world, "--json")).stdout.includes("serve"), "restart", 20_000);
+  const again = new Deno.Command(launcher, { args: ["run", world], stdout: "null", stderr: "null" })
+    .spawn();
+  await eventually(
+    async () => (await sausage("ps", world, "--json")).stdout.includes("serve"),
+    "restart",
+    20_000,
+  );
   again.kill("SIGTERM");
   assert.equal((await again.status).code, 0);
   await assert.rejects(Deno.stat(`${world}/state/core/host.json`));
 });
 
-Deno.test({ name: "ls and cat show the filesystem as a process sees it, with and without a host", ...opts }, async () => {
+Deno.test({
+  name: "ls and cat show the filesystem as a process sees it, with and without a host",
+  ...opts,
+}, async () => {
   const fsprobe = await builtTestPlugin("fsprobe");
   const world = await makeWorld({
     plugins: { fsprobe },
-    files: { "config/boot.json": '[{"method": "fsprobe.run", "params": {"ops": [{"op": "write", "path": "/run/booted", "text": "yes"}]}}]' },
+    files: {
+      "config/boot.json":
+        '[{"method": "fsprobe.run", "params": {"ops": [{"op": "write", "path": "/run/booted", "text": "yes"}]}}]',
+    },
   });
   const protocol = await sausage("cat", world, "/proc/core/PROTOCOL.md");
   assert.equal(protocol.code, 0);
-  assert.equal(protocol.stdout, await Deno.readTextFile(new URL("../PROTOCOL.md", import.meta.url)));
+  assert.equal(
+    protocol.stdout,
+    await Deno.readTextFile(new URL("../PROTOCOL.md", import.meta.url)),
+  );
   const root = await sausage("ls", world);
-  assert.deepEqual(root.stdout.trim().split("\n"), ["config/", "plugins/", "proc/", "run/", "state/"]);
+  assert.deepEqual(root.stdout.trim().split("\n"), [
+    "config/",
+    "plugins/",
+    "proc/",
+    "run/",
+    "state/",
+  ]);
   assert.match((await sausage("ls", world, "/proc/core")).stdout, /^locks\.json$/m);
   const outside = await sausage("cat", world, "/../etc/passwd");
   assert.equal(outside.code, 1);
@@ -147,12 +198,17 @@ Deno.test({ name: "ls and cat show the filesystem as a process sees it, with and
   const missing = await sausage("cat", world, "/nope");
   assert.match(missing.stderr, /no such file/);
 
-  const host = new Deno.Command(launcher, { args: ["run", world], stdout: "null", stderr: "null" }).spawn();
+  const host = new Deno.Command(launcher, { args: ["run", world], stdout: "null", stderr: "null" })
+    .spawn();
   try {
-    const booted = await eventually(async () => {
-      const r = await sausage("cat", world, "/run/booted");
-      return r.code === 0 && r.stdout;
-    }, "the boot process to write /run/booted", 20_000);
+    const booted = await eventually(
+      async () => {
+        const r = await sausage("cat", world, "/run/booted");
+        return r.code === 0 && r.stdout;
+      },
+      "the boot process to write /run/booted",
+      20_000,
+    );
     assert.equal(booted, "yes");
     assert.match((await sausage("ls", world, "/run")).stdout, /^booted$/m);
   } finally {

@@ -56,15 +56,21 @@ test("codegen answers rpc.discover with its client method", async (h) => {
   assert.deepEqual(doc.methods.map((m) => m.name), ["client"]);
 });
 
-
-Deno.test({ name: "the host serves /proc/core/plugins/<name>/client.rs: the golden client of its document", ...opts }, async () => {
+Deno.test({
+  name: "the host serves /proc/core/plugins/<name>/client.rs: the golden client of its document",
+  ...opts,
+}, async () => {
   const { document, source } = await golden("notes");
   const notes = await ifaceVersion(document);
   const h = await TestHost.start({ plugins: { notes } });
   try {
-    const served = new TextDecoder().decode(await h.host.fs.read("/proc/core/plugins/notes/client.rs"));
+    const served = new TextDecoder().decode(
+      await h.host.fs.read("/proc/core/plugins/notes/client.rs"),
+    );
     assert.equal(served, source);
-    const discover = JSON.parse(new TextDecoder().decode(await h.host.fs.read("/proc/core/plugins/notes/discover.json")));
+    const discover = JSON.parse(
+      new TextDecoder().decode(await h.host.fs.read("/proc/core/plugins/notes/discover.json")),
+    );
     assert.deepEqual(discover, document);
   } finally {
     await h.close();

@@ -16,22 +16,43 @@ function freePort(): number {
   return port;
 }
 
-async function sausage(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = await new Deno.Command(`${ROOT}/sausage`, { args, stdout: "piped", stderr: "piped" }).output();
-  return { code: out.code, stdout: new TextDecoder().decode(out.stdout), stderr: new TextDecoder().decode(out.stderr) };
+async function sausage(
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = await new Deno.Command(`${ROOT}/sausage`, { args, stdout: "piped", stderr: "piped" })
+    .output();
+  return {
+    code: out.code,
+    stdout: new TextDecoder().decode(out.stdout),
+    stderr: new TextDecoder().decode(out.stderr),
+  };
 }
 
-Deno.test({ name: "sausage run examples/world builds, boots www, serves state/www and answers notes.add", sanitizeOps: false, sanitizeResources: false }, async () => {
+Deno.test({
+  name: "sausage run examples/world builds, boots www, serves state/www and answers notes.add",
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async () => {
   const world = await Deno.makeTempDir({ prefix: "example-world-" });
   // A copy as a fresh clone has it: sources (symlinks followed), no plugin.wasm, no state but the page.
-  const cp = await new Deno.Command("cp", { args: ["-rL", `${ROOT}/examples/world/.`, world] }).output();
+  const cp = await new Deno.Command("cp", { args: ["-rL", `${ROOT}/examples/world/.`, world] })
+    .output();
   assert.equal(cp.code, 0);
-  for await (const e of Deno.readDir(`${world}/plugins`)) await Deno.remove(`${world}/plugins/${e.name}/plugin.wasm`).catch(() => {});
+  for await (const e of Deno.readDir(`${world}/plugins`)) {
+    await Deno.remove(`${world}/plugins/${e.name}/plugin.wasm`).catch(() => {});
+  }
   await Deno.remove(`${world}/state/core`, { recursive: true }).catch(() => {});
   const port = freePort();
-  await Deno.writeTextFile(`${world}/config/boot.json`, JSON.stringify([{ method: "www.start", params: { port } }]));
+  await Deno.writeTextFile(
+    `${world}/config/boot.json`,
+    JSON.stringify([{ method: "www.start", params: { port } }]),
+  );
 
-  const host = new Deno.Command(`${ROOT}/sausage`, { args: ["run", world], stdout: "null", stderr: "piped" }).spawn();
+  const host = new Deno.Command(`${ROOT}/sausage`, {
+    args: ["run", world],
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
   const stderr = host.stderr.pipeThrough(new TextDecoderStream()).getReader();
   let log = "";
   (async () => {
@@ -42,17 +63,25 @@ Deno.test({ name: "sausage run examples/world builds, boots www, serves state/ww
     }
   })();
   try {
-    const page = await eventually(async () => {
-      try {
-        const r = await fetch(`http://127.0.0.1:${port}/`);
-        return r.ok && await r.text();
-      } catch {
-        return false;
-      }
-    }, "the page from www", 600_000);
+    const page = await eventually(
+      async () => {
+        try {
+          const r = await fetch(`http://127.0.0.1:${port}/`);
+          return r.ok && await r.text();
+        } catch {
+          return false;
+        }
+      },
+      "the page from www",
+      600_000,
+    );
     assert.equal(page, await Deno.readTextFile(`${ROOT}/examples/world/state/www/index.html`));
     for (const name of ["notes", "www", "secrets", "consumer"]) {
-      assert.match(log, new RegExp(`building ${name} \\(\\d/\\d\\) from plugins/${name}/source`), "progress is shown");
+      assert.match(
+        log,
+        new RegExp(`building ${name} \\(\\d/\\d\\) from plugins/${name}/source`),
+        "progress is shown",
+      );
     }
     const added = await sausage("call", world, "notes.add", '{"text":"milk"}');
     assert.equal(added.code, 0, added.stderr);

@@ -13,12 +13,20 @@ const test = hostTests({ plugins: { probe } });
 
 /** Waits until the lock at `path` has `n` waiters. */
 function waiters(h: TestHost, path: string, n: number) {
-  return eventually(() => h.host.locks.snapshot().locks.find((l) => l.path === path && l.waiters.length === n), `${n} waiters`);
+  return eventually(
+    () => h.host.locks.snapshot().locks.find((l) => l.path === path && l.waiters.length === n),
+    `${n} waiters`,
+  );
 }
 
 test("waiters get the lock in FIFO order", async (h) => {
   // The first holder keeps the lock long enough for three waiters to queue, even on a loaded machine.
-  const first = h.call("probe.locked", { path: "/state/x", tag: "first", log: "/order", hold_ms: 2000 });
+  const first = h.call("probe.locked", {
+    path: "/state/x",
+    tag: "first",
+    log: "/order",
+    hold_ms: 2000,
+  });
   await eventually(() => h.host.locks.snapshot().locks.length === 1, "the first holder");
   const rest: Promise<unknown>[] = [];
   for (const [i, tag] of ["a", "b", "c"].entries()) {
@@ -29,11 +37,16 @@ test("waiters get the lock in FIFO order", async (h) => {
   assert.equal(snap.path, "/state/x");
   assert.equal(snap.waiters.length, 3);
   // A process sees the same in /proc/core/locks.json.
-  const file = JSON.parse(await h.result<string>("probe.read_file", { path: "/proc/core/locks.json" }));
+  const file = JSON.parse(
+    await h.result<string>("probe.read_file", { path: "/proc/core/locks.json" }),
+  );
   assert.equal(file.locks.length, 1);
   assert.equal(file.locks[0].path, "/state/x");
   assert.equal(file.locks[0].owner, snap.owner);
-  assert.deepEqual(file.locks[0].waiters.map((w: { pid: string }) => w.pid), snap.waiters.map((w) => w.pid));
+  assert.deepEqual(
+    file.locks[0].waiters.map((w: { pid: string }) => w.pid),
+    snap.waiters.map((w) => w.pid),
+  );
   await Promise.all([first, ...rest]);
   assert.equal(await Deno.readTextFile(`${h.root}/order`), "first\na\nb\nc\n");
   assert.deepEqual(h.host.locks.snapshot().locks, []);
@@ -42,9 +55,15 @@ test("waiters get the lock in FIFO order", async (h) => {
 test("wait:false answers at once with held true or false", async (h) => {
   const holder = h.call("probe.locked", { path: "/l", hold_ms: 300 });
   await eventually(() => h.host.locks.snapshot().locks.length === 1, "the holder");
-  const r = await h.result<{ result: { held: boolean } }>("probe.call", { method: "core.lock", params: { path: "/l", wait: false } });
+  const r = await h.result<{ result: { held: boolean } }>("probe.call", {
+    method: "core.lock",
+    params: { path: "/l", wait: false },
+  });
   assert.deepEqual(r.result, { held: false });
-  const free = await h.result<{ result: { held: boolean } }>("probe.call", { method: "core.lock", params: { path: "/other", wait: false } });
+  const free = await h.result<{ result: { held: boolean } }>("probe.call", {
+    method: "core.lock",
+    params: { path: "/other", wait: false },
+  });
   assert.deepEqual(free.result, { held: true });
   await holder;
 });
@@ -77,7 +96,10 @@ test("core.kill releases the locks of the process and its place in queues", asyn
 });
 
 test("200 concurrent read-modify-write calls under the lock lose no update", async (h) => {
-  const calls = Array.from({ length: 200 }, () => h.call("probe.incr", { path: "/state/counter", file: "/counter" }));
+  const calls = Array.from(
+    { length: 200 },
+    () => h.call("probe.incr", { path: "/state/counter", file: "/counter" }),
+  );
   const results = await Promise.all(calls);
   for (const r of results) assert.equal(r.error, undefined, JSON.stringify(r.error));
   assert.equal(await Deno.readTextFile(`${h.root}/counter`), "200");
@@ -86,7 +108,10 @@ test("200 concurrent read-modify-write calls under the lock lose no update", asy
 });
 
 test("unlock of a lock the process does not hold is an error", async (h) => {
-  const r = await h.result<{ error: { code: number; message: string } }>("probe.call", { method: "core.unlock", params: { path: "/nope" } });
+  const r = await h.result<{ error: { code: number; message: string } }>("probe.call", {
+    method: "core.unlock",
+    params: { path: "/nope" },
+  });
   assert.equal(r.error.code, -32602);
   assert.match(r.error.message, /does not hold/);
 });

@@ -416,7 +416,10 @@ test("endpoints: a client connects through an endpoint file, and a stale file or
   });
   assert.deepEqual(ok.replies[0].echo, { jsonrpc: "2.0", id: 1, method: "stats", params: {} });
   assert.equal(ok.replies[0].pid, server.pid);
-  const wrong = await h.result<{ error: string; connected: boolean }>("net.endpoint_send", { path: "/run/echo", interface: "admin" });
+  const wrong = await h.result<{ error: string; connected: boolean }>("net.endpoint_send", {
+    path: "/run/echo",
+    interface: "admin",
+  });
   assert.match(wrong.error, /serves control, not admin/);
   assert.equal(wrong.connected, false);
 
@@ -433,9 +436,15 @@ test("endpoints: a client connects through an endpoint file, and a stale file or
   (async () => {
     for await (const c of squatter) (accepted++, c.close());
   })();
-  const stale = await h.result<{ error: string; connected: boolean }>("net.endpoint_send", { path: "/run/echo", interface: "control" });
+  const stale = await h.result<{ error: string; connected: boolean }>("net.endpoint_send", {
+    path: "/run/echo",
+    interface: "control",
+  });
   squatter.close();
-  assert.match(stale.error, new RegExp(`stale endpoint /run/echo: its owner ${server.pid} has ended`));
+  assert.match(
+    stale.error,
+    new RegExp(`stale endpoint /run/echo: its owner ${server.pid} has ended`),
+  );
   assert.equal(stale.connected, false);
   assert.equal(accepted, 0, "no connection was made");
 });

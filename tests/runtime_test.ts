@@ -28,7 +28,10 @@ test("a call starts <plugin>-<uuidv7>, whose request id is its pid, with its env
 });
 
 test("a nested call sees its parent's pid as SAUSAGE_PARENT", async (h) => {
-  const r = await h.result<{ result: Record<string, string> }>("probe.call", { method: "probe.env", params: {} });
+  const r = await h.result<{ result: Record<string, string> }>("probe.call", {
+    method: "probe.env",
+    params: {},
+  });
   assert.match(r.result.parent, PID);
   assert.notEqual(r.result.parent, r.result.pid);
 });
@@ -38,7 +41,10 @@ test("an unknown plugin is -32001; bad names and core methods are checked", asyn
   assert.equal((await h.call("Bad.x")).error?.code, -32001);
   assert.equal((await h.call("core.nothing")).error?.code, -32601);
   assert.equal((await h.call("nodot")).error?.code, -32601);
-  const nested = await h.result<{ error: { code: number } }>("probe.call", { method: "nothere.y", params: {} });
+  const nested = await h.result<{ error: { code: number } }>("probe.call", {
+    method: "nothere.y",
+    params: {},
+  });
   assert.equal(nested.error.code, -32001);
 });
 
@@ -94,7 +100,11 @@ test("core.notify reaches the caller with the caller's id, and is dropped after 
   assert.deepEqual(r.result, { sent: 3 });
   assert.equal(h.notes.length, 3);
   for (const [i, n] of h.notes.entries()) {
-    assert.deepEqual((n as { params: unknown }).params, { call: r.id, name: "progress", params: { i } });
+    assert.deepEqual((n as { params: unknown }).params, {
+      call: r.id,
+      name: "progress",
+      params: { i },
+    });
   }
   const nested = await h.result<{ notes: { params: { call: string } }[] }>("probe.collect", {
     method: "probe.notify",
@@ -120,7 +130,10 @@ test("core.call detached returns the result and the process outlives its caller"
 });
 
 test("attached children stop (EOF) when their parent ends", async (h) => {
-  const r = await h.result<{ result: { pid: string } }>("probe.call", { method: "probe.serve", params: {} });
+  const r = await h.result<{ result: { pid: string } }>("probe.call", {
+    method: "probe.serve",
+    params: {},
+  });
   const pid = r.result.pid;
   await eventually(() => !h.host.table.get(pid), "the child to end");
   const lines = (await entries(h, { pid })).map((e) => e.line);
@@ -133,22 +146,35 @@ test("core.call as a notification starts a detached process and forgets it", asy
     line: '{"jsonrpc":"2.0","method":"core.call","params":{"method":"probe.serve","params":{}}}',
     expect_reply: false,
   });
-  const p = await eventually(() => h.host.table.all().find((p) => p.method === "serve"), "the serve process");
+  const p = await eventually(
+    () => h.host.table.all().find((p) => p.method === "serve"),
+    "the serve process",
+  );
   assert.equal(p.detached, true);
 });
 
 test("core.stop closes stdin and answers {} once the process has ended", async (h) => {
-  const { pid } = await h.result<{ pid: string }>("core.call", { method: "probe.serve", params: {}, detach: true });
+  const { pid } = await h.result<{ pid: string }>("core.call", {
+    method: "probe.serve",
+    params: {},
+    detach: true,
+  });
   assert.deepEqual(await h.result("core.stop", { pid }), {});
   assert.equal(h.host.table.get(pid), undefined);
   const events = (await entries(h, { pid })).map((e) => e.line);
   assert.ok(events.includes("stdin closed"));
-  assert.ok(events.some((l) => l.includes('"event":"exit"') && l.includes('"status":0')), events.join("\n"));
+  assert.ok(
+    events.some((l) => l.includes('"event":"exit"') && l.includes('"status":0')),
+    events.join("\n"),
+  );
 });
 
 test("core.stop kills a process that ignores EOF after the 5 s grace period", async (h) => {
   const pending = h.call("probe.ignore_eof");
-  const p = await eventually(() => h.host.table.all().find((p) => p.method === "ignore_eof"), "the process");
+  const p = await eventually(
+    () => h.host.table.all().find((p) => p.method === "ignore_eof"),
+    "the process",
+  );
   const t0 = performance.now();
   assert.deepEqual(await h.result("core.stop", { pid: p.pid }), {});
   const ms = performance.now() - t0;
@@ -163,8 +189,14 @@ test("core.stop kills a process that ignores EOF after the 5 s grace period", as
 
 test("core.kill ends a process stuck in a loop within 50 ms, and others keep running", async (h) => {
   const spin = h.call("probe.spin");
-  const p = await eventually(() => h.host.table.all().find((p) => p.method === "spin"), "the spinning process");
-  await eventually(async () => (await entries(h, { pid: p.pid, grep: "spinning" })).length > 0, "the loop to start");
+  const p = await eventually(
+    () => h.host.table.all().find((p) => p.method === "spin"),
+    "the spinning process",
+  );
+  await eventually(
+    async () => (await entries(h, { pid: p.pid, grep: "spinning" })).length > 0,
+    "the loop to start",
+  );
   assert.deepEqual(await h.result("probe.echo", { still: "alive" }), { still: "alive" });
   const t0 = performance.now();
   assert.deepEqual(await h.result("core.kill", { pid: p.pid }), {});
@@ -190,28 +222,48 @@ test("core.log filters by plugin, pid, since, until, grep and limit", async (h) 
     assert.match(e.pid, PID);
   }
   assert.equal((await entries(h, { grep: "a line on stderr", since: mid })).length, 1);
-  assert.equal((await entries(h, { grep: "a line on stderr", until: new Date(mid).toISOString() })).length, 1);
+  assert.equal(
+    (await entries(h, { grep: "a line on stderr", until: new Date(mid).toISOString() })).length,
+    1,
+  );
   assert.equal((await entries(h, { pid: all[0].pid, grep: "stderr" })).length, 2);
   const last = await entries(h, { plugin: "probe", limit: 1 });
   assert.equal(last.length, 1);
-  const start = (await entries(h, { pid: all[1].pid })).find((e) => e.line.includes('"event":"start"'))!;
-  assert.deepEqual(JSON.parse(start.line), { event: "start", method: "chatter", params: {}, parent: "console", detached: false });
+  const start = (await entries(h, { pid: all[1].pid })).find((e) =>
+    e.line.includes('"event":"start"')
+  )!;
+  assert.deepEqual(JSON.parse(start.line), {
+    event: "start",
+    method: "chatter",
+    params: {},
+    parent: "console",
+    detached: false,
+  });
   assert.equal((await h.call("core.log", { since: "not a time" })).error?.code, -32602);
 });
 
 test("boot makes each call of config/boot.json detached at start", async (h) => {
-  const p = await eventually(() => h.host.table.all().find((p) => p.method === "serve"), "the boot process");
+  const p = await eventually(
+    () => h.host.table.all().find((p) => p.method === "serve"),
+    "the boot process",
+  );
   assert.equal(p.detached, true);
   assert.equal(p.parent, "core");
   assert.deepEqual(p.params, { from: "boot" });
 }, { "config/boot.json": '[{"method": "probe.serve", "params": {"from": "boot"}}]' });
 
 test("host shutdown stops every process", async (h) => {
-  const { pid } = await h.result<{ pid: string }>("core.call", { method: "probe.serve", params: {}, detach: true });
+  const { pid } = await h.result<{ pid: string }>("core.call", {
+    method: "probe.serve",
+    params: {},
+    detach: true,
+  });
   await h.host.shutdown(1000);
   assert.equal(h.host.table.size, 0);
   const db = new (await import("node:sqlite")).DatabaseSync(`${h.root}/state/core/journal.sqlite`);
-  const lines = db.prepare("SELECT line FROM journal WHERE pid = ?").all(pid).map((r) => String(r.line));
+  const lines = db.prepare("SELECT line FROM journal WHERE pid = ?").all(pid).map((r) =>
+    String(r.line)
+  );
   db.close();
   assert.ok(lines.includes("stdin closed"));
 });

@@ -390,11 +390,17 @@ Deno.test({
   },
 });
 
-Deno.test({ name: "an imported method that the plugin does not use is a compiler warning on its import! line", sanitizeOps: false, sanitizeResources: false }, async () => {
+Deno.test({
+  name: "an imported method that the plugin does not use is a compiler warning on its import! line",
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async () => {
   const dir = await Deno.makeTempDir({ prefix: "consumer-" });
   for (const sub of ["src", "imports"]) await Deno.mkdir(`${dir}/${sub}`);
   const src = `${ROOT}/examples/consumer`;
-  for (const f of ["Cargo.toml", "imports/notes.json", "imports/www.json"]) await Deno.copyFile(`${src}/${f}`, `${dir}/${f}`);
+  for (const f of ["Cargo.toml", "imports/notes.json", "imports/www.json"]) {
+    await Deno.copyFile(`${src}/${f}`, `${dir}/${f}`);
+  }
   const main = await Deno.readTextFile(`${src}/src/main.rs`);
   assert.ok(main.includes("notes::list().await"));
   await Deno.writeTextFile(`${dir}/src/main.rs`, main.replace("notes::list().await", "Ok(vec![])"));
@@ -402,6 +408,9 @@ Deno.test({ name: "an imported method that the plugin does not use is a compiler
   const warning = r.warnings.find((w) => w.includes("function `list` is never used"));
   assert.ok(warning, r.warnings.join("\n"));
   assert.match(warning, /import!\("notes"\)/);
-  assert.ok(!r.warnings.some((w) => w.includes("`add` is never used")), "used methods give no warning");
+  assert.ok(
+    !r.warnings.some((w) => w.includes("`add` is never used")),
+    "used methods give no warning",
+  );
   await Deno.remove(dir, { recursive: true });
 });

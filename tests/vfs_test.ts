@@ -12,7 +12,10 @@ const fsprobe = await builtTestPlugin("fsprobe");
 
 type Op = Record<string, unknown>;
 
-const test = hostTests({ plugins: { fsprobe }, files: { "hello.txt": "hi", "state/a/b.txt": "deep" } });
+const test = hostTests({
+  plugins: { fsprobe },
+  files: { "hello.txt": "hi", "state/a/b.txt": "deep" },
+});
 
 async function run(h: TestHost, ...ops: Op[]): Promise<unknown[]> {
   return await h.result<unknown[]>("fsprobe.run", { ops });
@@ -21,7 +24,11 @@ async function run(h: TestHost, ...ops: Op[]): Promise<unknown[]> {
 /** Starts a process that runs `ops`, answers, runs `after`, then lives until EOF; returns its pid. */
 async function live(h: TestHost, ops: Op[] = [], after: Op[] = []): Promise<string> {
   const before = new Set(h.host.table.all().map((p) => p.pid));
-  await h.result("core.call", { method: "fsprobe.run", params: { ops: [...ops, { op: "answer" }, ...after, { op: "wait_eof" }] }, detach: true });
+  await h.result("core.call", {
+    method: "fsprobe.run",
+    params: { ops: [...ops, { op: "answer" }, ...after, { op: "wait_eof" }] },
+    detach: true,
+  });
   return h.host.table.all().find((p) => !before.has(p.pid))!.pid;
 }
 
@@ -31,7 +38,8 @@ function errorOf(v: unknown): string | undefined {
 }
 
 test("`..` chains and /.. never leave the world", async (h) => {
-  const r = await run(h,
+  const r = await run(
+    h,
     { op: "read", path: "/../etc/passwd" },
     { op: "read", path: "/state/../../etc/passwd" },
     { op: "read", path: "/state/a/../../../../etc/hostname" },
@@ -49,7 +57,8 @@ test("symlinks that point outside fail; symlinks inside work", async (h) => {
   await Deno.symlink("../../../../../../etc/passwd", `${h.root}/state/rel`);
   await Deno.symlink("../hello.txt", `${h.root}/state/inside`);
   await Deno.symlink("/tmp", `${h.root}/absdir`);
-  const r = await run(h,
+  const r = await run(
+    h,
     { op: "read", path: "/abs" },
     { op: "read", path: "/state/rel" },
     { op: "read", path: "/state/inside" },
@@ -92,7 +101,8 @@ test("a symlink swapped between check and open never reaches outside", async (h)
 
 test("every write to /proc fails", async (h) => {
   const pid = await live(h);
-  const r = await run(h,
+  const r = await run(
+    h,
     { op: "write", path: "/proc/new", text: "x" },
     { op: "write", path: `/proc/${pid}/info.json`, text: "x" },
     { op: "write", path: `/proc/${pid}/mine`, text: "x" },
@@ -104,7 +114,8 @@ test("every write to /proc fails", async (h) => {
 });
 
 test("info.json, log and fs in /self belong to the core", async (h) => {
-  const r = await run(h,
+  const r = await run(
+    h,
     { op: "write", path: "/self/info.json", text: "x" },
     { op: "write", path: "/self/log", text: "x" },
     { op: "mkdir", path: "/self/fs" },
@@ -120,8 +131,12 @@ test("info.json, log and fs in /self belong to the core", async (h) => {
 });
 
 test("a process's files are in /proc/<pid>/ while it runs and vanish when it ends", async (h) => {
-  const pid = await live(h, [{ op: "write", path: "/self/note", text: "from A" }, { op: "mkdir", path: "/self/d" }]);
-  const r = await run(h,
+  const pid = await live(h, [{ op: "write", path: "/self/note", text: "from A" }, {
+    op: "mkdir",
+    path: "/self/d",
+  }]);
+  const r = await run(
+    h,
     { op: "read", path: `/proc/${pid}/note` },
     { op: "list", path: `/proc/${pid}` },
     { op: "read", path: `/proc/${pid}/info.json` },
@@ -136,13 +151,19 @@ test("a process's files are in /proc/<pid>/ while it runs and vanish when it end
   assert.equal(info.detached, true);
   assert.ok((r[3] as string[]).includes(pid));
   await h.result("core.stop", { pid });
-  const after = await run(h, { op: "read", path: `/proc/${pid}/note` }, { op: "list", path: "/proc" });
+  const after = await run(h, { op: "read", path: `/proc/${pid}/note` }, {
+    op: "list",
+    path: "/proc",
+  });
   assert.equal(errorOf(after[0]), "NotFound");
   assert.ok(!(after[1] as string[]).includes(pid));
 });
 
 test("a process reads its own /self/info.json and the contract at /proc/core/PROTOCOL.md", async (h) => {
-  const r = await run(h, { op: "read", path: "/self/info.json" }, { op: "read", path: "/proc/core/PROTOCOL.md" }, {
+  const r = await run(h, { op: "read", path: "/self/info.json" }, {
+    op: "read",
+    path: "/proc/core/PROTOCOL.md",
+  }, {
     op: "list",
     path: "/proc/core",
   });
@@ -154,7 +175,11 @@ test("a process reads its own /self/info.json and the contract at /proc/core/PRO
 });
 
 test("/run is shared between processes and never on disk", async (h) => {
-  await run(h, { op: "mkdir", path: "/run/shared" }, { op: "write", path: "/run/shared/token", text: "RUN-ONLY-TOKEN" });
+  await run(h, { op: "mkdir", path: "/run/shared" }, {
+    op: "write",
+    path: "/run/shared/token",
+    text: "RUN-ONLY-TOKEN",
+  });
   const r = await run(h, { op: "read", path: "/run/shared/token" }, { op: "list", path: "/run" });
   assert.equal(r[0], "RUN-ONLY-TOKEN");
   assert.deepEqual(r[1], ["shared"]);
@@ -164,7 +189,9 @@ test("/run is shared between processes and never on disk", async (h) => {
       const p = `${dir}/${e.name}`;
       if (p.includes("/state/core/journal.sqlite")) continue; // the journal records the call's params, by design
       if (e.isDirectory) await walk(p);
-      else if (e.isFile && (await Deno.readTextFile(p).catch(() => "")).includes("RUN-ONLY-TOKEN")) found.push(p);
+      else if (
+        e.isFile && (await Deno.readTextFile(p).catch(() => "")).includes("RUN-ONLY-TOKEN")
+      ) found.push(p);
     }
   };
   await walk(h.root);
@@ -172,11 +199,18 @@ test("/run is shared between processes and never on disk", async (h) => {
 });
 
 test("/proc/<pid>/log is live: a read sees every line written so far", async (h) => {
-  const pid = await live(h, [{ op: "eprint", text: "first line" }], [{ op: "sleep", ms: 400 }, { op: "eprint", text: "second line" }]);
+  const pid = await live(h, [{ op: "eprint", text: "first line" }], [{ op: "sleep", ms: 400 }, {
+    op: "eprint",
+    text: "second line",
+  }]);
   const early = (await run(h, { op: "read", path: `/proc/${pid}/log` }))[0] as string;
   assert.match(early, /^first line$/m);
   assert.doesNotMatch(early, /^second line$/m);
-  await eventually(async () => /^second line$/m.test((await run(h, { op: "read", path: `/proc/${pid}/log` }))[0] as string), "the second line");
+  await eventually(
+    async () =>
+      /^second line$/m.test((await run(h, { op: "read", path: `/proc/${pid}/log` }))[0] as string),
+    "the second line",
+  );
 });
 
 test("std::fs works unchanged on every mount: seek, truncate, rename, stat, mtime", async (h) => {
@@ -205,7 +239,13 @@ test("std::fs works unchanged on every mount: seek, truncate, rename, stat, mtim
     assert.equal(r[3], "1AB4", base);
     assert.equal(r[5], "01A", base);
     assert.deepEqual(r[7], ["g"], base);
-    assert.deepEqual(r[9], { len: 3, dir: false, file: true, symlink: false, mtime: 1_700_000_000_000 }, base);
+    assert.deepEqual(r[9], {
+      len: 3,
+      dir: false,
+      file: true,
+      symlink: false,
+      mtime: 1_700_000_000_000,
+    }, base);
     assert.equal(errorOf(r[10]), "AlreadyExists", base);
     assert.equal(r[12], "01A++", base);
     assert.deepEqual(r[15], [], base);

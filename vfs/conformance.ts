@@ -14,7 +14,14 @@ const enc = new TextEncoder();
 const dec = new TextDecoder();
 
 /** Open flags for reading. */
-export const READ: OpenOptions = { read: true, write: false, create: false, exclusive: false, truncate: false, directory: false };
+export const READ: OpenOptions = {
+  read: true,
+  write: false,
+  create: false,
+  exclusive: false,
+  truncate: false,
+  directory: false,
+};
 const WRITE: OpenOptions = { ...READ, write: true, create: true };
 
 /** A mount made for one test, with its cleanup. */
@@ -49,16 +56,23 @@ async function writeFile(m: Mount, path: string, text: string, offset = 0): Prom
 }
 
 /** Registers the conformance tests of one mount implementation. */
-export function mountConformance(name: string, make: () => Promise<Fixture>, writable: boolean): void {
+export function mountConformance(
+  name: string,
+  make: () => Promise<Fixture>,
+  writable: boolean,
+): void {
   const t = (what: string, fn: (m: Mount, f: Fixture) => Promise<void>) =>
-    Deno.test({ name: `${name}: ${what}`, sanitizeOps: false, sanitizeResources: false }, async () => {
-      const f = await make();
-      try {
-        await fn(f.mount, f);
-      } finally {
-        await f.cleanup();
-      }
-    });
+    Deno.test(
+      { name: `${name}: ${what}`, sanitizeOps: false, sanitizeResources: false },
+      async () => {
+        const f = await make();
+        try {
+          await fn(f.mount, f);
+        } finally {
+          await f.cleanup();
+        }
+      },
+    );
 
   t("the root is a folder that can be listed", async (m) => {
     assert.equal((await m.stat("", true)).type, "directory");
@@ -128,7 +142,11 @@ export function mountConformance(name: string, make: () => Promise<Fixture>, wri
     await writeFile(m, "dir/z", "1");
     await writeFile(m, "dir/a", "2");
     await m.mkdir("dir/sub");
-    assert.deepEqual((await m.readDir("dir")).map((e) => `${e.name}:${e.type}`), ["a:regular-file", "sub:directory", "z:regular-file"]);
+    assert.deepEqual((await m.readDir("dir")).map((e) => `${e.name}:${e.type}`), [
+      "a:regular-file",
+      "sub:directory",
+      "z:regular-file",
+    ]);
     assert.equal(await code(() => m.rmdir("dir")), "not-empty");
     assert.equal(await code(() => m.unlink("dir")), "is-directory");
     assert.equal(await code(() => m.rmdir("dir/a")), "not-directory");

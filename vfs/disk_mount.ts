@@ -10,7 +10,15 @@
  * @module
  */
 
-import { type DirEntry, type FileHandle, type FileType, FsError, type Mount, type OpenOptions, type Stat } from "./mount.ts";
+import {
+  type DirEntry,
+  type FileHandle,
+  type FileType,
+  FsError,
+  type Mount,
+  type OpenOptions,
+  type Stat,
+} from "./mount.ts";
 import { toFsError } from "./errno.ts";
 
 const MAX_LINKS = 40;
@@ -101,7 +109,9 @@ export class DiskMount implements Mount {
       const seg = pending.shift()!;
       if (seg === "" || seg === ".") continue;
       if (seg === "..") {
-        if (done.length === 0) throw new FsError("not-permitted", `${path} leaves the world folder`);
+        if (done.length === 0) {
+          throw new FsError("not-permitted", `${path} leaves the world folder`);
+        }
         done.pop();
         info = null;
         continue;
@@ -184,7 +194,13 @@ export class DiskMount implements Mount {
       for (const e of Deno.readDirSync(r.host)) {
         out.push({
           name: e.name,
-          type: e.isSymlink ? "symbolic-link" : e.isDirectory ? "directory" : e.isFile ? "regular-file" : "unknown",
+          type: e.isSymlink
+            ? "symbolic-link"
+            : e.isDirectory
+            ? "directory"
+            : e.isFile
+            ? "regular-file"
+            : "unknown",
         });
       }
       return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -226,7 +242,9 @@ export class DiskMount implements Mount {
 
   symlink(target: string, path: string): void {
     this.run(() => {
-      if (target.startsWith("/")) throw new FsError("not-permitted", "symlinks to absolute paths leave the world");
+      if (target.startsWith("/")) {
+        throw new FsError("not-permitted", "symlinks to absolute paths leave the world");
+      }
       const r = this.resolve(path, false);
       if (r.info !== null) throw new FsError("exist");
       Deno.symlinkSync(target, r.host);

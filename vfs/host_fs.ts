@@ -46,7 +46,9 @@ export class HostFs {
       if (path === "/") {
         for (const p of Object.keys(this.mounts)) {
           const name = p.slice(1);
-          if (name && !entries.some((e) => e.name === name)) entries.push({ name, type: "directory" });
+          if (name && !entries.some((e) => e.name === name)) {
+            entries.push({ name, type: "directory" });
+          }
         }
         entries.sort((a, b) => (a.name < b.name ? -1 : 1));
       }
@@ -60,7 +62,14 @@ export class HostFs {
   async read(path: string): Promise<Uint8Array> {
     try {
       const { mount, rel } = this.resolve(path);
-      const h = await mount.open(rel, { read: true, write: false, create: false, exclusive: false, truncate: false, directory: false });
+      const h = await mount.open(rel, {
+        read: true,
+        write: false,
+        create: false,
+        exclusive: false,
+        truncate: false,
+        directory: false,
+      });
       if (!h) throw new FsError("is-directory", `${path} is a folder`);
       try {
         const chunks: Uint8Array[] = [];

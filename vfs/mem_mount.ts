@@ -6,7 +6,14 @@
  * @module
  */
 
-import { type DirEntry, type FileHandle, FsError, type Mount, type OpenOptions, type Stat } from "./mount.ts";
+import {
+  type DirEntry,
+  type FileHandle,
+  FsError,
+  type Mount,
+  type OpenOptions,
+  type Stat,
+} from "./mount.ts";
 
 let nextIno = 1n;
 
@@ -137,7 +144,14 @@ export class MemMount implements Mount {
       if (!opts.create) throw new FsError("no-entry", `${path} does not exist`);
       const { dir, name } = this.parent(path);
       const now = Date.now();
-      node = { kind: "file", data: new Uint8Array(0), size: 0, ino: nextIno++, mtime: now, atime: now };
+      node = {
+        kind: "file",
+        data: new Uint8Array(0),
+        size: 0,
+        ino: nextIno++,
+        mtime: now,
+        atime: now,
+      };
       dir.entries.set(name, node);
       dir.mtime = now;
     }
@@ -149,7 +163,9 @@ export class MemMount implements Mount {
   readDir(path: string): DirEntry[] {
     const n = this.existing(path);
     if (n.kind !== "dir") throw new FsError("not-directory");
-    return [...n.entries].map(([name, e]) => ({ name, type: e.kind === "dir" ? "directory" : "regular-file" } as DirEntry))
+    return [...n.entries].map((
+      [name, e],
+    ) => ({ name, type: e.kind === "dir" ? "directory" : "regular-file" } as DirEntry))
       .sort((a, b) => (a.name < b.name ? -1 : 1));
   }
 

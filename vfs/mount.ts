@@ -73,7 +73,12 @@ export interface Mount {
   rename(from: string, to: string): void | Promise<void>;
   symlink(target: string, path: string): void | Promise<void>;
   readlink(path: string): string | Promise<string>;
-  setTimes(path: string, atime: number | null, mtime: number | null, follow: boolean): void | Promise<void>;
+  setTimes(
+    path: string,
+    atime: number | null,
+    mtime: number | null,
+    follow: boolean,
+  ): void | Promise<void>;
 }
 
 /** A filesystem error with its WIT `error-code` name (`no-entry`, `access`, …). */

@@ -15,7 +15,11 @@ mountConformance("world (disk)", async () => {
   return { mount: new DiskMount(dir), cleanup: () => Deno.remove(dir, { recursive: true }) };
 }, true);
 
-mountConformance("/run (memory)", () => Promise.resolve({ mount: new MemMount(), cleanup() {} }), true);
+mountConformance(
+  "/run (memory)",
+  () => Promise.resolve({ mount: new MemMount(), cleanup() {} }),
+  true,
+);
 
 const fsprobe = await builtTestPlugin("fsprobe");
 

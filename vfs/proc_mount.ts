@@ -6,10 +6,17 @@
  * @module
  */
 
-import { type DirEntry, type FileHandle, FsError, type Mount, type OpenOptions, type Stat } from "./mount.ts";
+import {
+  type DirEntry,
+  type FileHandle,
+  FsError,
+  type Mount,
+  type OpenOptions,
+  type Stat,
+} from "./mount.ts";
 import { ProcessDir } from "./process_dir.ts";
 import type { ProcSource } from "./proc_source.ts";
-import { type Content, render, VirtualFile, virtualDirStat, virtualStat } from "./virtual_file.ts";
+import { type Content, render, virtualDirStat, VirtualFile, virtualStat } from "./virtual_file.ts";
 
 const PLUGIN_FILES = ["client.rs", "discover.json"] as const;
 
@@ -20,7 +27,8 @@ type Node =
   | { kind: "process"; dir: ProcessDir; rest: string };
 
 const dirs = (names: string[]): DirEntry[] => names.map((name) => ({ name, type: "directory" }));
-const files = (names: string[]): DirEntry[] => names.map((name) => ({ name, type: "regular-file" }));
+const files = (names: string[]): DirEntry[] =>
+  names.map((name) => ({ name, type: "regular-file" }));
 
 /** The `/proc` mount. */
 export class ProcMount implements Mount {
@@ -35,10 +43,16 @@ export class ProcMount implements Mount {
     if (parts.length === 0) return { kind: "dir", list: () => dirs(["core", ...s.pids()]) };
     if (parts[0] !== "core") {
       if (s.info(parts[0]) === undefined) throw new FsError("no-entry", `no process ${parts[0]}`);
-      return { kind: "process", dir: new ProcessDir(s, parts[0], false), rest: parts.slice(1).join("/") };
+      return {
+        kind: "process",
+        dir: new ProcessDir(s, parts[0], false),
+        rest: parts.slice(1).join("/"),
+      };
     }
     const core = s.coreFiles();
-    if (parts.length === 1) return { kind: "dir", list: () => [...files(Object.keys(core)), ...dirs(["plugins"])] };
+    if (parts.length === 1) {
+      return { kind: "dir", list: () => [...files(Object.keys(core)), ...dirs(["plugins"])] };
+    }
     if (parts.length === 2 && parts[1] in core) return { kind: "file", content: core[parts[1]] };
     if (parts[1] !== "plugins") throw new FsError("no-entry");
     if (parts.length === 2) return { kind: "dir", list: () => dirs(s.plugins()) };

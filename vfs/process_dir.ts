@@ -7,10 +7,17 @@
  * @module
  */
 
-import { type DirEntry, type FileHandle, FsError, type Mount, type OpenOptions, type Stat } from "./mount.ts";
+import {
+  type DirEntry,
+  type FileHandle,
+  FsError,
+  type Mount,
+  type OpenOptions,
+  type Stat,
+} from "./mount.ts";
 import type { MemMount } from "./mem_mount.ts";
 import type { ProcSource } from "./proc_source.ts";
-import { render, VirtualFile, virtualDirStat, virtualStat } from "./virtual_file.ts";
+import { render, virtualDirStat, VirtualFile, virtualStat } from "./virtual_file.ts";
 
 /** The names in a process folder that belong to the core. */
 export const RESERVED = ["info.json", "log", "fs"];
@@ -39,13 +46,17 @@ export class ProcessDir implements Mount {
     if (name === "info.json") {
       return () => JSON.stringify(this.source.info(this.pid) ?? null, null, 2) + "\n";
     }
-    if (name === "log") return () => (this.source.log(this.pid) ?? []).map((l) => l + "\n").join("");
+    if (name === "log") {
+      return () => (this.source.log(this.pid) ?? []).map((l) => l + "\n").join("");
+    }
     return undefined;
   }
 
   private guard(path: string): void {
     if (!this.writable) throw new FsError("read-only");
-    if (RESERVED.includes(topName(path))) throw new FsError("access", `${topName(path)} belongs to the core`);
+    if (RESERVED.includes(topName(path))) {
+      throw new FsError("access", `${topName(path)} belongs to the core`);
+    }
   }
 
   async stat(path: string): Promise<Stat> {
@@ -60,7 +71,9 @@ export class ProcessDir implements Mount {
   async open(path: string, opts: OpenOptions): Promise<FileHandle | null> {
     const files = this.files();
     if (path === "") {
-      if (opts.write || opts.truncate || opts.create && opts.exclusive) throw new FsError("is-directory");
+      if (opts.write || opts.truncate || opts.create && opts.exclusive) {
+        throw new FsError("is-directory");
+      }
       return null;
     }
     const core = this.core(path);
@@ -79,7 +92,10 @@ export class ProcessDir implements Mount {
   readDir(path: string): DirEntry[] {
     const files = this.files();
     if (path !== "") return files.readDir(path);
-    const own: DirEntry[] = [{ name: "info.json", type: "regular-file" }, { name: "log", type: "regular-file" }];
+    const own: DirEntry[] = [{ name: "info.json", type: "regular-file" }, {
+      name: "log",
+      type: "regular-file",
+    }];
     return [...own, ...files.readDir("").filter((e) => !RESERVED.includes(e.name))]
       .sort((a, b) => (a.name < b.name ? -1 : 1));
   }

@@ -19,18 +19,34 @@ const inos = new Map<string, bigint>();
 /** A stable inode number for a virtual path. */
 export function virtualIno(key: string): bigint {
   let ino = inos.get(key);
-  if (ino === undefined) inos.set(key, (ino = nextIno++));
+  if (ino === undefined) inos.set(key, ino = nextIno++);
   return ino;
 }
 
 /** The stat of a generated file with `bytes` of content. */
 export function virtualStat(key: string, size: number, mtime = Date.now()): Stat {
-  return { type: "regular-file", size, nlink: 1, mtime, atime: mtime, ctime: mtime, ino: virtualIno(key) };
+  return {
+    type: "regular-file",
+    size,
+    nlink: 1,
+    mtime,
+    atime: mtime,
+    ctime: mtime,
+    ino: virtualIno(key),
+  };
 }
 
 /** The stat of a virtual folder. */
 export function virtualDirStat(key: string, mtime = Date.now()): Stat {
-  return { type: "directory", size: 0, nlink: 1, mtime, atime: mtime, ctime: mtime, ino: virtualIno(key) };
+  return {
+    type: "directory",
+    size: 0,
+    nlink: 1,
+    mtime,
+    atime: mtime,
+    ctime: mtime,
+    ino: virtualIno(key),
+  };
 }
 
 /** Encodes generated content. */
@@ -48,7 +64,12 @@ export class VirtualFile implements FileHandle {
    * @param first the content at open time
    * @param live true when every read regenerates the content
    */
-  constructor(private key: string, private content: Content, first: Uint8Array, private live: boolean) {
+  constructor(
+    private key: string,
+    private content: Content,
+    first: Uint8Array,
+    private live: boolean,
+  ) {
     this.snapshot = first;
   }
 

@@ -175,7 +175,9 @@ async function buildOne(
     const built = await runCargo(tc, dir, args, manifest, opts.onProgress, opts.signal);
     warnings.push(...built.warnings);
     diagnostics.push(...built.diagnostics);
-    if (opts.signal?.aborted) throw new BuildError(`cargo build was stopped for ${sourceDir}`, built.output);
+    if (opts.signal?.aborted) {
+      throw new BuildError(`cargo build was stopped for ${sourceDir}`, built.output);
+    }
     if (!built.success) throw new BuildError(`cargo build failed for ${sourceDir}`, built.output);
     if (!built.executable) {
       throw new BuildError(
@@ -222,7 +224,11 @@ async function buildOne(
  * source, the linker), the SDK patches, and on the offline path a lockfile
  * kept in the cache (one per crate folder).
  */
-export async function crateArgs(tc: Toolchain, dir: string, sdkDir = DEFAULT_SDK_DIR): Promise<string[]> {
+export async function crateArgs(
+  tc: Toolchain,
+  dir: string,
+  sdkDir = DEFAULT_SDK_DIR,
+): Promise<string[]> {
   const args = [...tc.cargoArgs, ...await sdkPatches(sdkDir)];
   if (tc.kind === "offline-wasip1") {
     const lockfile = `${tc.targetDir}/lockfiles/${(await sha256Hex(dir)).slice(0, 16)}/Cargo.lock`;

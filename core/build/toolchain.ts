@@ -257,7 +257,13 @@ async function findOffline(): Promise<OfflineTools | string> {
     missing.push(`${DEBIAN_REGISTRY}/serde_json-* (librust-serde-json-dev)`);
   }
   if (missing.length) return missing.map((m) => `  missing: ${m}`).join("\n");
-  return { rustc: DEBIAN_RUSTC, rustdoc: DEBIAN_RUSTDOC, rustcVersion: version!, rustSrc, wasmLd: wasmLd! };
+  return {
+    rustc: DEBIAN_RUSTC,
+    rustdoc: DEBIAN_RUSTDOC,
+    rustcVersion: version!,
+    rustSrc,
+    wasmLd: wasmLd!,
+  };
 }
 
 async function hasCrate(name: string): Promise<boolean> {

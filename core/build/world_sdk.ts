@@ -24,7 +24,8 @@ export function worldSdkDir(worldRoot: string): string {
  * path, and would be found by `deno test` in a world inside the repository).
  */
 function skipped(name: string): boolean {
-  return name.startsWith(".") || name === "target" || name === "node_modules" || name.endsWith(".ts");
+  return name.startsWith(".") || name === "target" || name === "node_modules" ||
+    name.endsWith(".ts");
 }
 
 /** The files under `root`, relative and sorted (none when it does not exist). */

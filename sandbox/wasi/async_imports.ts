@@ -43,4 +43,3 @@ export const ASYNC_IMPORTS = [
     "metadata-hash-at",
   ].map((m) => `wasi:filesystem/types#[method]descriptor.${m}`),
 ];
-

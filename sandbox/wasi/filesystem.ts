@@ -7,7 +7,13 @@
  * @module
  */
 
-import { type FileHandle, FsError, type Mount, resolveGuestPath, type Stat } from "../../vfs/mount.ts";
+import {
+  type FileHandle,
+  FsError,
+  type Mount,
+  resolveGuestPath,
+  type Stat,
+} from "../../vfs/mount.ts";
 import { toFsError } from "../../vfs/errno.ts";
 import { type ByteSink, type ByteSource, InputStream, IoError, OutputStream } from "./streams.ts";
 
@@ -295,17 +301,28 @@ export class Descriptor {
 
   /** Its stat. */
   stat(): Promise<ReturnType<typeof descriptorStat>> {
-    return guard(async () => descriptorStat(this.file ? await this.file.stat() : await this.mount.stat(this.path, true)));
+    return guard(async () =>
+      descriptorStat(this.file ? await this.file.stat() : await this.mount.stat(this.path, true))
+    );
   }
 
   /** The stat of a path under this directory. */
   statAt(flags: PathFlags, path: string): Promise<ReturnType<typeof descriptorStat>> {
-    return guard(async () => descriptorStat(await this.mount.stat(this.at(path), !!flags.symlinkFollow)));
+    return guard(async () =>
+      descriptorStat(await this.mount.stat(this.at(path), !!flags.symlinkFollow))
+    );
   }
 
   /** Sets the times of a path under this directory. */
-  setTimesAt(flags: PathFlags, path: string, atime: NewTimestamp, mtime: NewTimestamp): Promise<void> {
-    return guard(() => this.mutable().setTimes(this.at(path), toMs(atime), toMs(mtime), !!flags.symlinkFollow));
+  setTimesAt(
+    flags: PathFlags,
+    path: string,
+    atime: NewTimestamp,
+    mtime: NewTimestamp,
+  ): Promise<void> {
+    return guard(() =>
+      this.mutable().setTimes(this.at(path), toMs(atime), toMs(mtime), !!flags.symlinkFollow)
+    );
   }
 
   /** Hard links are not supported. */
@@ -316,7 +333,12 @@ export class Descriptor {
   }
 
   /** Opens a path under this directory. */
-  openAt(_pathFlags: PathFlags, path: string, open: OpenFlags, flags: DescriptorFlags): Promise<Descriptor> {
+  openAt(
+    _pathFlags: PathFlags,
+    path: string,
+    open: OpenFlags,
+    flags: DescriptorFlags,
+  ): Promise<Descriptor> {
     return guard(async () => {
       const target = this.at(path);
       const writes = !!(flags.write || open.create || open.truncate);
@@ -368,7 +390,9 @@ export class Descriptor {
 
   /** A hash of the file's identity and times. */
   metadataHash(): Promise<{ lower: bigint; upper: bigint }> {
-    return guard(async () => hashOf(this.file ? await this.file.stat() : await this.mount.stat(this.path, true)));
+    return guard(async () =>
+      hashOf(this.file ? await this.file.stat() : await this.mount.stat(this.path, true))
+    );
   }
 
   /** The metadata hash of a path under this directory. */
@@ -396,7 +420,10 @@ export interface Preopen {
 }
 
 /** Builds the `wasi:filesystem/*` interfaces of one process. */
-export function filesystemInterfaces(preopens: Preopen[], files: OpenFiles): Record<string, unknown> {
+export function filesystemInterfaces(
+  preopens: Preopen[],
+  files: OpenFiles,
+): Record<string, unknown> {
   const dirFlags: DescriptorFlags = { read: true, write: true, mutateDirectory: true };
   const dirs = preopens.map((p) => [
     new Descriptor(p.mount, "", null, p.mount.writable ? dirFlags : { read: true }, files),
@@ -411,4 +438,3 @@ export function filesystemInterfaces(preopens: Preopen[], files: OpenFiles): Rec
     "wasi:filesystem/preopens": { getDirectories: () => dirs },
   };
 }
-
