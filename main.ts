@@ -1,9 +1,14 @@
 /**
- * The entry point of `sausage`. See `cli/main.ts` for the subcommands.
+ * The entry point of `sausage`. See `cli/main.ts` for the subcommands. The
+ * hidden command `__sandbox` makes a compiled binary serve as its own
+ * sandbox subprocess (`core/sandbox_pool.ts`).
  *
  * @module
  */
 
-import { main } from "./cli/main.ts";
-
-Deno.exit(await main(Deno.args));
+if (Deno.args[0] === "__sandbox") {
+  await import("./sandbox/main.ts");
+} else {
+  const { main } = await import("./cli/main.ts");
+  Deno.exit(await main(Deno.args));
+}

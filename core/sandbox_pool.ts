@@ -25,6 +25,29 @@ export interface SandboxOptions {
   folders?: string[];
 }
 
+/** True inside a binary made by `deno compile`: its modules live in a virtual folder. */
+const COMPILED = import.meta.url.includes("/deno-compile-");
+
+/**
+ * The command line of a sandbox: `deno run` of `sandbox/main.ts` with
+ * narrow permissions, or, in a compiled binary (whose permissions are fixed
+ * at compile time), the binary itself with the hidden `__sandbox` command.
+ */
+function sandboxArgs(opts: SandboxOptions): string[] {
+  if (COMPILED) return ["__sandbox"];
+  return [
+    "run",
+    "--quiet",
+    `--config=${new URL("../deno.json", import.meta.url).pathname}`,
+    "--no-prompt",
+    `--allow-read=${[opts.world, opts.cache, ...opts.folders ?? []].join(",")}`,
+    `--allow-write=${[opts.world, ...opts.folders ?? []].join(",")}`,
+    "--allow-net",
+    "--allow-env=JCO_DEBUG",
+    new URL("../sandbox/main.ts", import.meta.url).pathname,
+  ];
+}
+
 /** One sandbox subprocess. */
 export class Sandbox {
   /** Receives every message of the sandbox. */
@@ -39,20 +62,8 @@ export class Sandbox {
 
   /** Starts the subprocess. */
   constructor(opts: SandboxOptions) {
-    const script = new URL("../sandbox/main.ts", import.meta.url).pathname;
-    const config = new URL("../deno.json", import.meta.url).pathname;
     this.child = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--quiet",
-        `--config=${config}`,
-        "--no-prompt",
-        `--allow-read=${[opts.world, opts.cache, ...opts.folders ?? []].join(",")}`,
-        `--allow-write=${[opts.world, ...opts.folders ?? []].join(",")}`,
-        "--allow-net",
-        "--allow-env=JCO_DEBUG",
-        script,
-      ],
+      args: sandboxArgs(opts),
       stdin: "piped",
       stdout: "piped",
       stderr: "inherit",
