@@ -8,7 +8,7 @@ import { strict as assert } from "node:assert";
 import { BuildError, buildPlugin } from "../core/build/cargo_build.ts";
 import { cacheDir } from "../core/paths.ts";
 import { validateOpenRpc } from "../rpc/openrpc.ts";
-import { buildTests, listTests, runTest } from "../sdk/_test_binary.ts";
+import { cargoTest } from "../core/build/cargo_test.ts";
 import { eventually, hostTests } from "./helpers/host.ts";
 
 const ROOT = decodeURIComponent(new URL("..", import.meta.url).pathname).replace(/\/$/, "");
@@ -374,19 +374,14 @@ test("an attached server stops at once at EOF on stdin when its caller ends", as
 
 Deno.test({
   name:
-    "the tests of notes (#[test] and #[sausage_plugin::test]) pass under WASI, one per instance",
+    "cargo test in examples/notes runs through sausage test and reports each test (#[test] and #[sausage_plugin::test])",
   ...opts,
   async fn() {
-    const component = await buildTests(`${ROOT}/examples/notes`);
-    const names = await listTests(component);
-    assert.deepEqual(names, [
-      "tests::add_appends_and_counts",
-      "tests::list_is_empty_without_a_file",
-    ]);
-    for (const name of names) {
-      const outcome = await runTest(component, name, { CARGO_PKG_NAME: "notes" });
-      assert.ok(outcome.passed, `${name} failed:\n${outcome.output.join("\n")}`);
-    }
+    const r = await cargoTest(`${ROOT}/examples/notes`);
+    assert.deepEqual([r.passed, r.failed], [2, 0], r.output);
+    assert.match(r.output, /^test tests::add_appends_and_counts \.\.\. ok$/m);
+    assert.match(r.output, /^test tests::list_is_empty_without_a_file \.\.\. ok$/m);
+    assert.match(r.output, /^test result: ok\. 2 passed; 0 failed/m);
   },
 });
 
