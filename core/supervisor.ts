@@ -123,17 +123,8 @@ export class Supervisor {
     const wasm = req.wasm ?? this.world.pluginWasm(req.plugin);
     const compiled = await this.cache.load(wasm);
     const sandbox = await this.pool.acquire();
-    const pid = `${req.plugin}-${uuidv7()}`;
-    const p = new Process(
-      pid,
-      req.plugin,
-      req.method,
-      req.params,
-      req.caller,
-      req.callerId,
-      req.detached,
-      sandbox,
-    );
+    const p = this.create(req, sandbox);
+    const pid = p.pid;
     this.attach(p, sandbox);
     this.run(p, sandbox, {
       op: "run",
@@ -215,16 +206,10 @@ export class Supervisor {
     sandbox.send(msg);
   }
 
-  /**
-   * Starts a native process: its body runs in the host; its result or error
-   * becomes its response line, its notifications `core.notify` lines, so the
-   * router forwards them as for any process. It ends when the body settles
-   * (status 0 once answered), or at once when killed.
-   */
-  private spawnNative(req: SpawnRequest, body: NativeMethod): Process {
-    const runner = new NativeRunner();
+  /** A new process `<plugin>-<uuidv7>` for a call, run by `runner`. */
+  private create(req: SpawnRequest, runner: ConstructorParameters<typeof Process>[7]): Process {
     const pid = `${req.plugin}-${uuidv7()}`;
-    const p = new Process(
+    return new Process(
       pid,
       req.plugin,
       req.method,
@@ -234,6 +219,18 @@ export class Supervisor {
       req.detached,
       runner,
     );
+  }
+
+  /**
+   * Starts a native process: its body runs in the host; its result or error
+   * becomes its response line, its notifications `core.notify` lines, so the
+   * router forwards them as for any process. It ends when the body settles
+   * (status 0 once answered), or at once when killed.
+   */
+  private spawnNative(req: SpawnRequest, body: NativeMethod): Process {
+    const runner = new NativeRunner();
+    const p = this.create(req, runner);
+    const pid = p.pid;
     this.attach(p, null);
     this.table.add(p);
     this.event(p, {
