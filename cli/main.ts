@@ -6,6 +6,7 @@
  */
 
 import { UsageError } from "./args.ts";
+import { BuildError } from "../core/build/toolchain.ts";
 import { call, CALL_USAGE } from "./call.ts";
 import { log, LOG_USAGE } from "./log.ts";
 import { printError } from "./output.ts";
@@ -64,6 +65,10 @@ export async function main(args: string[]): Promise<number> {
   try {
     return await f(rest);
   } catch (e) {
+    // A failed build says which plugin in one line; the compiler's own
+    // messages (what to fix, and where) follow it.
+    const output = e instanceof BuildError ? e.output.trim() : "";
+    if (output) console.error(output);
     printError(e instanceof Error ? e.message : String(e));
     return e instanceof UsageError ? 2 : 1;
   }

@@ -218,3 +218,22 @@ Deno.test({
   const after = await sausage("cat", world, "/run/booted");
   assert.equal(after.code, 1, "/run is empty without the host that wrote it");
 });
+
+Deno.test({
+  name: "run of a world whose plugin does not compile shows the compiler's message and exits 1",
+  ...opts,
+}, async () => {
+  const world = await makeWorld({
+    files: {
+      "plugins/broken/source/Cargo.toml":
+        '[package]\nname = "broken_cli_test"\nversion = "0.1.0"\nedition = "2021"\n',
+      "plugins/broken/source/src/main.rs": 'fn main() { let x: u32 = "no"; }\n',
+    },
+  });
+  const r = await sausage("run", world);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /building broken \(1\/1\) from plugins\/broken\/source/);
+  assert.match(r.stderr, /mismatched types/);
+  assert.match(r.stderr, /src\/main\.rs:1:26/);
+  assert.match(r.stderr, /sausage: cargo build failed for .*plugins\/broken\/source\n$/);
+});
