@@ -11,10 +11,8 @@ import { FieldList, Fields } from "./http_fields.ts";
 import { type HttpErrorCode, HttpStreamError, toHttpErrorCode } from "./http_errors.ts";
 import { Pollable, readyPollable } from "./poll.ts";
 import { Signal } from "./signal.ts";
+import { ReadBuffer } from "./read_buffer.ts";
 import { type ByteSource, InputStream } from "./streams.ts";
-
-/** How many body bytes are buffered before the reader waits for the guest. */
-const READ_BUFFER = 64 * 1024;
 
 /**
  * Content codings that Deno's `fetch` decodes by itself (also when the guest
@@ -38,18 +36,14 @@ export interface Exchange {
 
 /** Reads a response body in the background into a bounded buffer. */
 class ResponseBodySource implements ByteSource {
-  private chunks: Uint8Array[] = [];
-  private size = 0;
-  private ended = false;
-  private error: HttpStreamError | undefined;
+  private readonly buffer = new ReadBuffer();
   private pumping = false;
-  private readonly changed = new Signal();
 
   constructor(
     private reader: ReadableStreamDefaultReader<Uint8Array> | undefined,
     private exchange: Exchange,
   ) {
-    if (!reader) this.ended = true;
+    if (!reader) this.buffer.end();
     else this.pump();
   }
 
@@ -60,73 +54,47 @@ class ResponseBodySource implements ByteSource {
       ? undefined
       : Number(this.exchange.betweenBytes / 1_000_000n);
     try {
-      while (!this.ended && this.size < READ_BUFFER) {
+      while (this.buffer.wantsMore) {
         const timer = ms === undefined ? undefined : setTimeout(() => {
-          this.error ??= new HttpStreamError("no body bytes within the between-bytes timeout", {
-            tag: "connection-read-timeout",
-          });
+          this.buffer.fail(
+            new HttpStreamError("no body bytes within the between-bytes timeout", {
+              tag: "connection-read-timeout",
+            }),
+          );
           this.reader?.cancel().catch(() => {});
         }, ms);
         const { done, value } = await this.reader.read().finally(() => clearTimeout(timer));
-        if (this.ended) break;
-        if (done) this.ended = true;
-        else if (value.length > 0) {
-          this.chunks.push(value);
-          this.size += value.length;
-        }
-        this.changed.notify();
+        if (this.buffer.ended) break;
+        if (done) this.buffer.end();
+        else this.buffer.push(value);
       }
     } catch (e) {
-      if (!this.ended) {
-        this.error ??= new HttpStreamError(
-          `reading the response body failed: ${e}`,
-          toHttpErrorCode(e),
-        );
-      }
-      this.ended = true;
+      this.buffer.fail(
+        new HttpStreamError(`reading the response body failed: ${e}`, toHttpErrorCode(e)),
+      );
     } finally {
       this.pumping = false;
-      if (this.ended) this.exchange.end();
-      this.changed.notify();
+      if (this.buffer.ended) this.exchange.end();
+      this.buffer.changed.notify();
     }
   }
 
   read(max: number): Uint8Array | null {
-    if (this.chunks.length === 0) {
-      if (this.error) {
-        const e = this.error;
-        this.error = undefined;
-        throw e;
-      }
-      return this.ended ? null : new Uint8Array(0);
-    }
-    const first = this.chunks[0];
-    let out: Uint8Array;
-    if (first.length <= max) {
-      this.chunks.shift();
-      out = first;
-    } else {
-      this.chunks[0] = first.subarray(max);
-      out = first.subarray(0, max);
-    }
-    this.size -= out.length;
-    if (!this.ended && this.size < READ_BUFFER) this.pump();
+    const out = this.buffer.take(max);
+    if (this.buffer.wantsMore) this.pump();
     return out;
   }
 
   whenReadable(): Promise<void> | undefined {
-    if (this.chunks.length > 0 || this.ended) return undefined;
-    return this.changed.wait();
+    return this.buffer.whenReadable();
   }
 
   /** Stops reading and cancels the body (the guest is done with it). */
   close(): void {
-    if (this.ended) return;
-    this.ended = true;
-    this.chunks = [];
+    if (this.buffer.ended) return;
+    this.buffer.clear();
     this.reader?.cancel().catch(() => {});
     this.exchange.end();
-    this.changed.notify();
   }
 }
 

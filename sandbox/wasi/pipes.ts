@@ -7,48 +7,30 @@
  */
 
 import type { ByteSink, ByteSource } from "./streams.ts";
+import { ReadBuffer } from "./read_buffer.ts";
 
 /** A byte queue with an end: the core pushes, the guest reads. */
 export class ByteQueue implements ByteSource {
-  private chunks: Uint8Array[] = [];
-  private ended = false;
-  private waiters: (() => void)[] = [];
+  private buffer = new ReadBuffer();
 
-  /** Appends bytes for the guest. */
+  /** Appends bytes for the guest (nothing after the end). */
   push(bytes: Uint8Array): void {
-    if (this.ended || bytes.length === 0) return;
-    this.chunks.push(bytes);
-    this.wake();
+    if (!this.buffer.ended) this.buffer.push(bytes);
   }
 
   /** Marks the end of the stream (EOF: "stop now"). */
   end(): void {
-    this.ended = true;
-    this.wake();
+    this.buffer.end();
   }
 
   /** Takes up to `max` queued bytes; null when the queue is empty and ended. */
   read(max: number): Uint8Array | null {
-    if (this.chunks.length === 0) return this.ended ? null : new Uint8Array(0);
-    const first = this.chunks[0];
-    if (first.length <= max) {
-      this.chunks.shift();
-      return first;
-    }
-    this.chunks[0] = first.subarray(max);
-    return first.subarray(0, max);
+    return this.buffer.take(max);
   }
 
   /** Resolves when bytes or the end arrive. */
   whenReadable(): Promise<void> | undefined {
-    if (this.chunks.length > 0 || this.ended) return undefined;
-    return new Promise((resolve) => this.waiters.push(resolve));
-  }
-
-  private wake(): void {
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const w of waiters) w();
+    return this.buffer.whenReadable();
   }
 }
 

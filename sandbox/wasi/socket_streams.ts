@@ -13,18 +13,14 @@ import { Signal } from "./signal.ts";
 import type { ByteSink, ByteSource } from "./streams.ts";
 import { IoError } from "./streams.ts";
 import { SocketStreamError } from "./socket_errors.ts";
+import { READ_AHEAD, ReadBuffer } from "./read_buffer.ts";
 
 /** How many received bytes are buffered before the reader stops reading. */
-const READ_BUFFER = 64 * 1024;
 
 /** Reads a connection in the background into a bounded buffer. */
 export class SocketReader implements ByteSource {
-  private chunks: Uint8Array[] = [];
-  private size = 0;
-  private ended = false;
-  private error: SocketStreamError | undefined;
+  private readonly buffer = new ReadBuffer();
   private pumping = false;
-  private readonly changed = new Signal();
 
   /** Starts reading `conn` at once. */
   constructor(private conn: Deno.Conn) {
@@ -34,64 +30,37 @@ export class SocketReader implements ByteSource {
   private async pump(): Promise<void> {
     if (this.pumping) return;
     this.pumping = true;
-    const buf = new Uint8Array(READ_BUFFER);
+    const buf = new Uint8Array(READ_AHEAD);
     try {
-      while (!this.ended && this.size < READ_BUFFER) {
+      while (this.buffer.wantsMore) {
         const n = await this.conn.read(buf);
-        if (this.ended) break;
-        if (n === null) {
-          this.ended = true;
-        } else {
-          this.chunks.push(buf.slice(0, n));
-          this.size += n;
-        }
-        this.changed.notify();
+        if (this.buffer.ended) break;
+        if (n === null) this.buffer.end();
+        else this.buffer.push(buf.slice(0, n));
       }
     } catch (e) {
-      if (!this.ended) this.error = SocketStreamError.from(e, "read");
-      this.ended = true;
+      this.buffer.fail(SocketStreamError.from(e, "read"));
     } finally {
       this.pumping = false;
-      this.changed.notify();
+      this.buffer.changed.notify();
     }
   }
 
   /** Takes up to `max` buffered bytes; `null` at the end; throws a failed read once. */
   read(max: number): Uint8Array | null {
-    if (this.chunks.length === 0) {
-      if (this.error) {
-        const e = this.error;
-        this.error = undefined;
-        throw e;
-      }
-      return this.ended ? null : new Uint8Array(0);
-    }
-    const first = this.chunks[0];
-    let out: Uint8Array;
-    if (first.length <= max) {
-      this.chunks.shift();
-      out = first;
-    } else {
-      this.chunks[0] = first.subarray(max);
-      out = first.subarray(0, max);
-    }
-    this.size -= out.length;
-    if (!this.ended && this.size < READ_BUFFER) this.pump();
+    const out = this.buffer.take(max);
+    if (this.buffer.wantsMore) this.pump();
     return out;
   }
 
   /** Resolves when bytes, the end or an error arrive; `undefined` when `read` has something now. */
   whenReadable(): Promise<void> | undefined {
-    if (this.chunks.length > 0 || this.ended) return undefined;
-    return this.changed.wait();
+    return this.buffer.whenReadable();
   }
 
   /** Stops reading: the guest sees the end of the stream (`shutdown(receive)`, or the socket closed). */
   stop(): void {
-    this.ended = true;
-    this.chunks = [];
-    this.size = 0;
-    this.changed.notify();
+    this.buffer.clear();
   }
 }
 
