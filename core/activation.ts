@@ -12,7 +12,7 @@ import { ErrorCode, RpcError } from "../rpc/errors.ts";
 import { isObject, type JsonObject } from "../rpc/message.ts";
 import type { OpenRpcDocument } from "../rpc/openrpc.ts";
 import { resolveGuestPath } from "../vfs/mount.ts";
-import { sha256 } from "./component_cache.ts";
+import { sha256 } from "./file_hash.ts";
 import type { GraphKeeper } from "./graph_keeper.ts";
 import type { Journal } from "./journal.ts";
 import type { CoreMethod } from "./router.ts";

@@ -7,6 +7,8 @@
  */
 
 import { cacheDir } from "./paths.ts";
+import { FileHashes } from "./file_hash.ts";
+
 import { ASYNC_IMPORTS } from "../sandbox/wasi/async_imports.ts";
 
 /** The jco version the glue comes from; part of the cache key. */
@@ -20,16 +22,9 @@ export interface Compiled {
   dir: string;
 }
 
-/** Hex SHA-256 of some bytes. */
-export async function sha256(bytes: Uint8Array): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as BufferSource));
-  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 /** Transpiles components and remembers the results by file hash. */
 export class ComponentCache {
   private byHash = new Map<string, Promise<Compiled>>();
-  private byIdentity = new Map<string, Promise<Compiled>>();
 
   private root: string;
 
@@ -37,8 +32,9 @@ export class ComponentCache {
    * @param cache the cache folder (defaults to the user's cache folder). The
    * glue depends on the jco version and the list of async imports, so both
    * name the subfolder: a change of either never loads old glue.
+   * @param hashes the file hashes (shared with the host's other users)
    */
-  constructor(cache = cacheDir()) {
+  constructor(cache = cacheDir(), private hashes = new FileHashes()) {
     let h = 0;
     for (const c of ASYNC_IMPORTS.join(",")) h = (Math.imul(h, 31) + c.charCodeAt(0)) >>> 0;
     this.root = `${cache}/jco-${JCO_VERSION}-${h.toString(16)}`;
@@ -46,24 +42,13 @@ export class ComponentCache {
 
   /** Loads a component file; transpiles it unless its hash is known. */
   async load(path: string): Promise<Compiled> {
-    // A call must not read and hash the whole file: the file's identity
-    // (inode, size, mtime) finds the hash it had when it was last read. An
-    // activation renames a new file into place, a copy by hand changes the
-    // mtime: either way the identity changes.
-    const info = await Deno.stat(path);
-    const identity = `${path}\n${info.ino}\n${info.size}\n${info.mtime?.getTime()}`;
-    const known = this.byIdentity.get(identity);
-    if (known) return known;
-    const bytes = await Deno.readFile(path);
-    const hash = await sha256(bytes);
+    const hash = await this.hashes.hash(path);
     let entry = this.byHash.get(hash);
     if (!entry) {
-      entry = this.prepare(hash, bytes, path);
+      entry = Deno.readFile(path).then((bytes) => this.prepare(hash, bytes, path));
       this.byHash.set(hash, entry);
       entry.catch(() => this.byHash.delete(hash));
     }
-    this.byIdentity.set(identity, entry);
-    entry.catch(() => this.byIdentity.delete(identity));
     return entry;
   }
 

@@ -22,6 +22,7 @@ import { World } from "./world.ts";
 import { MemMount } from "../vfs/mem_mount.ts";
 import { ProcMount } from "../vfs/proc_mount.ts";
 import { PluginDocs } from "./plugin_docs.ts";
+import { FileHashes } from "./file_hash.ts";
 import { ProcView } from "./proc_view.ts";
 import { HostFs } from "../vfs/host_fs.ts";
 import { DiskMount } from "../vfs/disk_mount.ts";
@@ -130,9 +131,10 @@ export class Host {
     this.world = new World(path);
     this.journal = new Journal(opts.journalPath ?? this.world.journalPath());
     const cache = opts.cacheDir ?? cacheDir();
-    const components = new ComponentCache(cache);
+    const hashes = new FileHashes();
+    const components = new ComponentCache(cache, hashes);
     this.pool = opts.pool ?? new SandboxPool({ world: this.world.root, cache }, opts.spares ?? 2);
-    this.docs = new PluginDocs(this.world, (plugin) => this.discover(plugin));
+    this.docs = new PluginDocs(this.world, (plugin) => this.discover(plugin), hashes);
     this.graph = new GraphKeeper(this.world, this.docs, this.journal);
     const clients = new ClientSource(
       this.docs,

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { sha256 } from "./component_cache.ts";
+import type { FileHashes } from "./file_hash.ts";
 import type { World } from "./world.ts";
 
 /** Calls `<plugin>.rpc.discover` and resolves with the result, or rejects with the error message. */
@@ -19,12 +19,13 @@ export class PluginDocs {
   /**
    * @param world the world of the plugins
    * @param discover how to call `rpc.discover`
+   * @param hashes the host's file hashes
    */
-  constructor(private world: World, private discover: Discover) {}
+  constructor(private world: World, private discover: Discover, private hashes: FileHashes) {}
 
   /** The SHA-256 of a plugin's current `plugin.wasm`. */
   async hash(plugin: string): Promise<string> {
-    return sha256(await Deno.readFile(this.world.pluginWasm(plugin)));
+    return await this.hashes.hash(this.world.pluginWasm(plugin));
   }
 
   /** The document of a plugin's current version. */

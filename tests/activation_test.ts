@@ -7,7 +7,7 @@
 import { strict as assert } from "node:assert";
 import { eventually, TestHost } from "./helpers/host.ts";
 import { ifaceVersion } from "./helpers/iface.ts";
-import { sha256 } from "../core/component_cache.ts";
+import { sha256 } from "../core/file_hash.ts";
 import type { Entry } from "../core/journal.ts";
 
 const opts = { sanitizeOps: false, sanitizeResources: false };

@@ -231,10 +231,36 @@ export async function crateArgs(
 ): Promise<string[]> {
   const args = [...tc.cargoArgs, ...await sdkPatches(sdkDir)];
   if (tc.kind === "offline-wasip1") {
-    const lockfile = `${tc.targetDir}/lockfiles/${(await sha256Hex(dir)).slice(0, 16)}/Cargo.lock`;
+    const source = (await sha256Hex(dir)).slice(0, 16);
+    const lockfile = `${tc.targetDir}/lockfiles/${source}/Cargo.lock`;
     args.push("-Zlockfile-path", "--config", `resolver.lockfile-path=${JSON.stringify(lockfile)}`);
+    // Cargo names a path package by its path relative to the workspace (`.`
+    // for every plugin), so same-named crates of different folders share
+    // fingerprints in the shared target folder, and one could be handed the
+    // other's binary (seen with test binaries of two checkouts). A cfg naming
+    // the folder, for this package only, keeps them apart without touching
+    // std. (The wasip2 path has no -Z: its release builds get the same cfg
+    // through `cargo rustc`.)
+    const name = await packageName(dir);
+    if (name) {
+      const flags = JSON.stringify(["--cfg", `sausage_source="${source}"`]);
+      args.push("-Zprofile-rustflags");
+      for (const profile of ["dev", "test", "release"]) {
+        args.push(
+          "--config",
+          `profile.${profile}.package.${JSON.stringify(name)}.rustflags=${flags}`,
+        );
+      }
+    }
   }
   return args;
+}
+
+/** The package name in a crate's `Cargo.toml`, if it has one. */
+async function packageName(dir: string): Promise<string | undefined> {
+  const toml = await Deno.readTextFile(`${dir}/Cargo.toml`).catch(() => "");
+  const pkg = toml.split(/^\[/m).find((section) => section.startsWith("package]"));
+  return pkg?.match(/^\s*name\s*=\s*"([^"]+)"/m)?.[1];
 }
 
 /**

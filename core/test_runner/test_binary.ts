@@ -12,7 +12,7 @@
  * @module
  */
 
-import { sha256 } from "../component_cache.ts";
+import { sha256 } from "../file_hash.ts";
 import { cacheDir } from "../paths.ts";
 
 /** The version field of a core module (a component has `0d 00 01 00`). */

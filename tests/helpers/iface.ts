@@ -7,7 +7,7 @@
  */
 
 import { buildPlugin } from "../../core/build/cargo_build.ts";
-import { sha256 } from "../../core/component_cache.ts";
+import { sha256 } from "../../core/file_hash.ts";
 import { cacheDir } from "../../core/paths.ts";
 
 const TEMPLATE = decodeURIComponent(new URL("../plugins/iface", import.meta.url).pathname);

@@ -1,0 +1,32 @@
+/**
+ * SHA-256 of files, remembered by the file's identity (path, inode, size,
+ * mtime), so that code on a call's path never reads and hashes a whole
+ * component again. An activation renames a new file into place and a copy by
+ * hand changes the mtime: either way the identity changes.
+ *
+ * @module
+ */
+
+/** Hex SHA-256 of some bytes. */
+export async function sha256(bytes: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as BufferSource));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** File hashes by identity. */
+export class FileHashes {
+  private byIdentity = new Map<string, Promise<string>>();
+
+  /** The hash of the file at `path` now: one `stat`, and a read only for a file not seen before. */
+  async hash(path: string): Promise<string> {
+    const info = await Deno.stat(path);
+    const identity = `${path}\n${info.ino}\n${info.size}\n${info.mtime?.getTime()}`;
+    let hash = this.byIdentity.get(identity);
+    if (!hash) {
+      hash = Deno.readFile(path).then(sha256);
+      this.byIdentity.set(identity, hash);
+      hash.catch(() => this.byIdentity.delete(identity));
+    }
+    return await hash;
+  }
+}
