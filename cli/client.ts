@@ -1,12 +1,15 @@
 /**
- * A client of a running host's control socket, found through
- * `state/core/host.json`. A stale file (the host is gone, or the port now
- * belongs to something else) means no host runs.
+ * A client of a running host's control socket (`core/control_path.ts`: a
+ * Unix socket in a private folder, named by a hash of the world's path). A
+ * missing or stale socket (the host is gone) means no host runs. Every
+ * connection opens with `$/hello`, which also checks that the host serves
+ * this world.
  *
  * @module
  */
 
-import type { HostFile } from "../core/control_server.ts";
+import { HELLO } from "../core/control_server.ts";
+import { controlSocketPath } from "../core/control_path.ts";
 import { LineWriter, readLines } from "../rpc/line_channel.ts";
 import { parseLine, type Request, type Response } from "../rpc/message.ts";
 import type { World } from "../core/world.ts";
@@ -19,28 +22,22 @@ export class HostClient {
   /** Receives notifications (`core.notify` of the calls made here). */
   onNotify: (msg: Request) => void = () => {};
 
-  private constructor(private conn: Deno.TcpConn) {
+  private constructor(private conn: Deno.UnixConn) {
     this.out = new LineWriter(conn.writable);
     this.read();
   }
 
   /** Connects to the host of `world`, or returns null when none runs. */
   static async connect(world: World): Promise<HostClient | null> {
-    let file: HostFile;
+    let conn: Deno.UnixConn;
     try {
-      file = JSON.parse(await Deno.readTextFile(world.hostFile()));
-    } catch {
-      return null;
-    }
-    let conn: Deno.TcpConn;
-    try {
-      conn = await Deno.connect({ hostname: "127.0.0.1", port: file.port });
+      conn = await Deno.connect({ transport: "unix", path: await controlSocketPath(world.root) });
     } catch {
       return null;
     }
     const client = new HostClient(conn);
     try {
-      const hello = await client.request("$/hello", {}) as { world?: string };
+      const hello = await client.request(HELLO, {}) as { world?: string };
       if (hello.world === world.root) return client;
     } catch { /* not a sausage host */ }
     client.close();

@@ -28,7 +28,7 @@ export async function run(args: string[]): Promise<number> {
   }
   await buildMissing(world, (line) => console.error(line));
   const host = new Host(world.root, { report: (line) => console.error(line) });
-  const control = new ControlServer(host);
+  const control = await ControlServer.start(host);
   const stop = () => host.exit(0);
   Deno.addSignalListener("SIGINT", stop);
   Deno.addSignalListener("SIGTERM", stop);

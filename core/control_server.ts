@@ -1,12 +1,19 @@
 /**
- * The control socket of a running host: JSON-RPC, one message per line, on
- * 127.0.0.1. The CLI (`sausage call`, `ps`, …) and later the console connect
- * here. A connection is a caller named `console`: its attached processes stop
- * when it closes. Methods under `$/` are host queries, not calls:
- * `$/hello` (which world), `$/ps` (the process table), `$/ls {path}` and
- * `$/cat {path}` (the filesystem as a process sees it).
+ * The control socket of a running host: JSON-RPC, one message per line, on a
+ * Unix socket that only the world's owner can reach (`core/control_path.ts`:
+ * a private folder outside the world, named by a hash of the world's path).
+ * The CLI (`sausage call`, `ps`, …) and later the console connect here. A
+ * connection is a caller named `console`: its attached processes stop when
+ * it closes. Methods under `$/` are host queries, not calls: `$/hello` (which
+ * world), `$/ps` (the process table), `$/ls {path}` and `$/cat {path}` (the
+ * filesystem as a process sees it).
  *
- * The port is in `state/core/host.json`, with the host's OS pid.
+ * The first line of every connection must be a `$/hello` request; anything
+ * else (an HTTP request, a call) closes the connection before it is read any
+ * further, so nothing is executed.
+ *
+ * `state/core/host.json` says that a host runs (its OS pid and start time);
+ * it holds nothing that connects to it.
  *
  * @module
  */
@@ -20,14 +27,17 @@ import type { Process } from "./process.ts";
 import { toBase64 } from "../rpc/base64.ts";
 import { statToWire } from "../vfs/wire.ts";
 import { FsError } from "../vfs/mount.ts";
+import { controlSocketPath, ensurePrivateDir, runtimeDir } from "./control_path.ts";
 
-/** What `state/core/host.json` holds. */
+/** What `state/core/host.json` holds: that a host runs, not how to reach it. */
 export interface HostFile {
   pid: number;
-  port: number;
   world: string;
   started: string;
 }
+
+/** The method that must open every connection. */
+export const HELLO = "$/hello";
 
 class Connection implements Caller {
   readonly name = "console";
@@ -41,22 +51,40 @@ class Connection implements Caller {
 
 /** Serves the control socket of a host until `close`. */
 export class ControlServer {
-  private listener: Deno.TcpListener;
-  private conns = new Set<Deno.TcpConn>();
+  private conns = new Set<Deno.UnixConn>();
 
-  /** Listens on a free port of 127.0.0.1 and writes the host file. */
-  constructor(private host: Host) {
-    this.listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  private constructor(
+    private host: Host,
+    private listener: Deno.UnixListener,
+    /** The socket's path. */
+    readonly path: string,
+  ) {
+    this.accept();
+  }
+
+  /**
+   * Listens on the world's control socket (a stale socket file of a host that
+   * is gone is replaced; the caller checks first that no host answers) and
+   * writes the host file.
+   */
+  static async start(host: Host): Promise<ControlServer> {
+    ensurePrivateDir(runtimeDir());
+    const path = await controlSocketPath(host.world.root);
+    try {
+      Deno.removeSync(path);
+    } catch { /* no stale socket */ }
+    const listener = Deno.listen({ transport: "unix", path });
+    Deno.chmodSync(path, 0o600);
     const file: HostFile = {
       pid: Deno.pid,
-      port: (this.listener.addr as Deno.NetAddr).port,
       world: host.world.root,
       started: new Date().toISOString(),
     };
-    const path = host.world.hostFile();
-    Deno.writeTextFileSync(`${path}.tmp`, JSON.stringify(file) + "\n");
-    Deno.renameSync(`${path}.tmp`, path);
-    this.accept();
+    const hostFile = host.world.hostFile();
+    host.world.coreState();
+    Deno.writeTextFileSync(`${hostFile}.tmp`, JSON.stringify(file) + "\n");
+    Deno.renameSync(`${hostFile}.tmp`, hostFile);
+    return new ControlServer(host, listener, path);
   }
 
   private async accept(): Promise<void> {
@@ -65,13 +93,28 @@ export class ControlServer {
     } catch { /* closed */ }
   }
 
-  private async serve(conn: Deno.TcpConn): Promise<void> {
+  private async serve(conn: Deno.UnixConn): Promise<void> {
     this.conns.add(conn);
     const out = new LineWriter(conn.writable);
     const caller = new Connection(out);
+    let greeted = false;
     try {
       for await (const line of readLines(conn.readable)) {
         const parsed = parseLine(line);
+        if (!greeted) {
+          if (parsed.kind !== "request" || parsed.msg.method !== HELLO) {
+            out.send({
+              jsonrpc: "2.0",
+              id: null,
+              error: {
+                code: ErrorCode.InvalidRequest,
+                message: `the first message must be a ${HELLO} request; closing`,
+              },
+            });
+            break;
+          }
+          greeted = true;
+        }
         if (parsed.kind === "request") this.handle(caller, parsed.msg, out);
         else if (parsed.kind === "invalid") {
           out.send({ jsonrpc: "2.0", id: parsed.id, error: parsed.error });
@@ -86,6 +129,12 @@ export class ControlServer {
     } catch { /* connection reset */ }
     caller.gone = true;
     this.conns.delete(conn);
+    if (!greeted) {
+      await out.close();
+      try {
+        conn.close();
+      } catch { /* closed */ }
+    }
     await this.host.supervisor.stopChildren(caller);
   }
 
@@ -93,7 +142,7 @@ export class ControlServer {
     if (!req.method.startsWith("$/")) return this.host.request(caller, req);
     const reply = (result: unknown) => out.send({ jsonrpc: "2.0", id: req.id ?? null, result });
     switch (req.method) {
-      case "$/hello":
+      case HELLO:
         return reply({ world: this.host.world.root, pid: Deno.pid });
       case "$/ps":
         return reply(this.host.table.list());
@@ -133,6 +182,9 @@ export class ControlServer {
         c.close();
       } catch { /* closed */ }
     }
+    try {
+      Deno.removeSync(this.path);
+    } catch { /* gone */ }
     try {
       Deno.removeSync(this.host.world.hostFile());
     } catch { /* gone */ }

@@ -1,0 +1,86 @@
+/**
+ * Where the control socket of a world lives: a Unix socket in a private
+ * folder (mode 0700, owned by the user) outside every world, named by a hash
+ * of the world's path. Guests cannot reach it: WASI has no Unix sockets, the
+ * sandboxes' permissions do not include the folder, and nothing in the world
+ * names it. The name is short so the path stays far below the 108-byte limit
+ * of Unix socket paths, however deep the world is.
+ *
+ * The folder is `$XDG_RUNTIME_DIR/sausage` when that variable is set (a
+ * per-user tmpfs on systemd machines), otherwise `/tmp/sausage-<uid>`;
+ * `SAUSAGE_RUNTIME_DIR` overrides both.
+ *
+ * @module
+ */
+
+/** The longest Unix socket path the kernel accepts (`sun_path` less its NUL). */
+export const UNIX_PATH_MAX = 107;
+
+/** Hex SHA-256 of a text. */
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * This process's user id: the owner of a temporary file it makes
+ * (`Deno.uid` needs `--allow-sys` and `/proc/self` needs `--allow-all`,
+ * which the launcher does not grant); null when no file can be made.
+ */
+export function userId(): number | null {
+  if (uid !== undefined) return uid;
+  try {
+    const probe = Deno.makeTempFileSync({ prefix: "sausage-uid-" });
+    try {
+      uid = Deno.statSync(probe).uid;
+    } finally {
+      Deno.removeSync(probe);
+    }
+  } catch {
+    uid = null;
+  }
+  return uid;
+}
+
+let uid: number | null | undefined;
+
+/** The private folder of this user's control sockets (not created). */
+export function runtimeDir(): string {
+  const explicit = Deno.env.get("SAUSAGE_RUNTIME_DIR");
+  if (explicit) return explicit;
+  const xdg = Deno.env.get("XDG_RUNTIME_DIR");
+  if (xdg) return `${xdg}/sausage`;
+  return `/tmp/sausage-${userId() ?? "user"}`;
+}
+
+/**
+ * Creates the private folder when missing and checks it: a real folder (not
+ * a link), owned by this user, mode 0700 (tightened when looser). Throws a
+ * one-line error when another user owns it.
+ */
+export function ensurePrivateDir(dir: string): void {
+  try {
+    Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (e) {
+    if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+  }
+  const info = Deno.lstatSync(dir);
+  if (!info.isDirectory) throw new Error(`${dir} must be a folder, not a link or a file`);
+  const uid = userId();
+  if (uid !== null && info.uid !== uid) {
+    throw new Error(`${dir} belongs to another user (uid ${info.uid}); set SAUSAGE_RUNTIME_DIR`);
+  }
+  if (((info.mode ?? 0) & 0o077) !== 0) Deno.chmodSync(dir, 0o700);
+}
+
+/** The control socket path of the world at `root` (an absolute real path). */
+export async function controlSocketPath(root: string): Promise<string> {
+  const name = `${(await sha256Hex(root)).slice(0, 24)}.sock`;
+  const path = `${runtimeDir()}/${name}`;
+  if (new TextEncoder().encode(path).length > UNIX_PATH_MAX) {
+    throw new Error(
+      `the control socket path ${path} is longer than ${UNIX_PATH_MAX} bytes: set SAUSAGE_RUNTIME_DIR to a shorter folder`,
+    );
+  }
+  return path;
+}
