@@ -7,6 +7,18 @@
  * inode is compared with the one seen during resolution, so a symlink swapped
  * in between the check and the open is caught (`access`).
  *
+ * Every operation that writes (create, write, truncate, mkdir, unlink,
+ * rename, symlink, set-times) runs inside the folder it changes with
+ * `inFolder`, on a bare name, so a folder swapped for a link after the check
+ * cannot lead it outside. A new file is created with `O_EXCL`, which never
+ * follows a link; an existing one is opened without `O_CREAT`, checked, and
+ * only then truncated.
+ *
+ * The core's own files are read-only to guests: writes under a protected
+ * folder (`state/core/` of a world: the journal, `host.json`), and renames or
+ * deletions of the folders above it, fail with `read-only`, as writes to
+ * `/proc` do.
+ *
  * @module
  */
 
@@ -17,9 +29,14 @@ import {
   FsError,
   type Mount,
   type OpenOptions,
+  resolveGuestPath,
   type Stat,
 } from "./mount.ts";
 import { toFsError } from "./errno.ts";
+import { inFolder, relativeTo, splitPath } from "./confined_dir.ts";
+
+/** The folders of a world that only the core writes. */
+export const CORE_FOLDERS = ["state/core"];
 
 const MAX_LINKS = 40;
 
@@ -86,14 +103,46 @@ class DiskFile implements FileHandle {
   }
 }
 
+/** Options of a {@link DiskMount}. */
+export interface DiskMountOptions {
+  /** Root-relative folders that guests may read but not change (default {@link CORE_FOLDERS}). */
+  protect?: string[];
+}
+
 /** A mount of a host folder; nothing outside it is reachable. */
 export class DiskMount implements Mount {
   readonly writable = true;
   private root: string;
+  private protect: string[];
 
   /** @param root the host folder; it must exist */
-  constructor(root: string) {
+  constructor(root: string, opts: DiskMountOptions = {}) {
     this.root = Deno.realPathSync(root);
+    this.protect = opts.protect ?? CORE_FOLDERS;
+  }
+
+  /** Fails with `read-only` when the root-relative `rel` is in a protected folder (or, with `above`, one of its parents). */
+  private guard(rel: string, above = false): void {
+    for (const p of this.protect) {
+      if (
+        rel === p || rel.startsWith(p + "/") || (above && (rel === "" || p.startsWith(rel + "/")))
+      ) {
+        throw new FsError("read-only", `/${p} belongs to the core`);
+      }
+    }
+  }
+
+  /**
+   * Runs `f` in the parent folder of the host path `host` (see
+   * `inFolder`), with the entry's bare name, after checking that the entry
+   * is not protected.
+   */
+  private atParent<T>(host: string, f: (name: string, dir: string) => T, above = false): T {
+    const { dir, name } = splitPath(host);
+    return inFolder(this.root, dir, (rel) => {
+      this.guard(rel === "" ? name : `${rel}/${name}`, above);
+      return f(name, rel);
+    });
   }
 
   /**
@@ -170,20 +219,64 @@ export class DiskMount implements Mount {
         return null;
       }
       if (r.info === null && !opts.create) throw new FsError("no-entry", `${path} does not exist`);
-      const file = Deno.openSync(r.host, {
-        read: opts.read || !opts.write,
-        write: opts.write,
-        create: opts.create,
-        createNew: opts.create && opts.exclusive,
-        truncate: opts.truncate,
-      });
-      const seen = file.statSync();
-      const expected = r.info ?? Deno.lstatSync(r.host);
-      if (seen.ino !== expected.ino || seen.dev !== expected.dev) {
-        file.close();
-        throw new FsError("access", `${path} changed while it was opened`);
+      if (!opts.write && !opts.truncate && !opts.create) return this.openExisting(path, r);
+      return this.openForWrite(path, r, opts);
+    });
+  }
+
+  /** Opens an existing file for reading and checks that it is the file resolved. */
+  private openExisting(path: string, r: Resolved): FileHandle {
+    const file = Deno.openSync(r.host, { read: true });
+    const seen = file.statSync();
+    if (seen.ino !== r.info!.ino || seen.dev !== r.info!.dev) {
+      file.close();
+      throw new FsError("access", `${path} changed while it was opened`);
+    }
+    return new DiskFile(file);
+  }
+
+  /**
+   * Opens a file that may be written, in its folder: an existing one without
+   * `O_CREAT` (then compared with what `lstat` sees under its name, so a
+   * link swapped in fails before anything is written), a new one with
+   * `O_EXCL`; truncates only after the check.
+   */
+  private openForWrite(path: string, r: Resolved, opts: OpenOptions): FileHandle {
+    return this.atParent(r.host, (name) => {
+      for (let attempt = 0;; attempt++) {
+        let file: Deno.FsFile;
+        const exists = (() => {
+          try {
+            Deno.lstatSync(name);
+            return true;
+          } catch {
+            return false;
+          }
+        })();
+        try {
+          file = exists
+            ? Deno.openSync(name, { read: opts.read || !opts.write, write: opts.write })
+            : Deno.openSync(name, { read: opts.read, write: true, createNew: true });
+        } catch (e) {
+          // Created or removed by someone else between the lstat and the open: look again.
+          const raced = exists
+            ? e instanceof Deno.errors.NotFound && opts.create
+            : e instanceof Deno.errors.AlreadyExists && !opts.exclusive;
+          if (raced && attempt < 3) continue;
+          throw e;
+        }
+        const seen = file.statSync();
+        let named: Deno.FileInfo | null = null;
+        try {
+          named = Deno.lstatSync(name);
+        } catch { /* gone */ }
+        if (!named || !named.isFile || seen.ino !== named.ino || seen.dev !== named.dev) {
+          file.close();
+          throw new FsError("access", `${path} changed while it was opened`);
+        }
+        if (opts.truncate) file.truncateSync(0);
+        return new DiskFile(file);
       }
-      return new DiskFile(file);
     });
   }
 
@@ -211,7 +304,7 @@ export class DiskMount implements Mount {
     this.run(() => {
       const r = this.resolve(path, false);
       if (r.info !== null) throw new FsError("exist");
-      Deno.mkdirSync(r.host);
+      this.atParent(r.host, (name) => Deno.mkdirSync(name));
     });
   }
 
@@ -220,7 +313,10 @@ export class DiskMount implements Mount {
       const r = this.existing(path, false);
       if (!r.info.isDirectory) throw new FsError("not-directory");
       if (r.host === this.root) throw new FsError("busy");
-      Deno.removeSync(r.host);
+      this.atParent(r.host, (name) => {
+        if (!Deno.lstatSync(name).isDirectory) throw new FsError("not-directory");
+        Deno.removeSync(name);
+      }, true);
     });
   }
 
@@ -228,15 +324,40 @@ export class DiskMount implements Mount {
     this.run(() => {
       const r = this.existing(path, false);
       if (r.info.isDirectory) throw new FsError("is-directory");
-      Deno.removeSync(r.host);
+      this.atParent(r.host, (name) => {
+        if (Deno.lstatSync(name).isDirectory) throw new FsError("is-directory");
+        Deno.removeSync(name);
+      });
     });
   }
 
+  /**
+   * Renames inside the folder of `to` (so the destination cannot be led
+   * outside); the source is checked by inode before and after, and a rename
+   * that moved something else (a link swapped in on the source's way) is
+   * undone and fails.
+   */
   rename(from: string, to: string): void {
     this.run(() => {
       const a = this.existing(from, false);
       const b = this.resolve(to, false);
-      Deno.renameSync(a.host, b.host);
+      const src = relativeTo(this.root, a.host);
+      if (src === null) throw new FsError("not-permitted", `${from} leaves the world folder`);
+      this.guard(src, true);
+      this.atParent(b.host, (name) => {
+        const before = Deno.lstatSync(a.host);
+        if (before.ino !== a.info.ino || before.dev !== a.info.dev) {
+          throw new FsError("access", `${from} changed while it was renamed`);
+        }
+        Deno.renameSync(a.host, name);
+        const after = Deno.lstatSync(name);
+        if (after.ino !== a.info.ino || after.dev !== a.info.dev) {
+          try {
+            Deno.renameSync(name, a.host);
+          } catch { /* left in the world: it is no longer outside */ }
+          throw new FsError("access", `${from} changed while it was renamed`);
+        }
+      }, b.info?.isDirectory === true);
     });
   }
 
@@ -247,7 +368,11 @@ export class DiskMount implements Mount {
       }
       const r = this.resolve(path, false);
       if (r.info !== null) throw new FsError("exist");
-      Deno.symlinkSync(target, r.host);
+      this.atParent(r.host, (name, dir) => {
+        // A relative target that climbs above the root would lead outside.
+        resolveGuestPath(dir, target);
+        Deno.symlinkSync(target, name);
+      });
     });
   }
 
@@ -264,7 +389,13 @@ export class DiskMount implements Mount {
       const r = this.existing(path, follow);
       const a = atime ?? r.info.atime?.getTime() ?? Date.now();
       const m = mtime ?? r.info.mtime?.getTime() ?? Date.now();
-      Deno.utimeSync(r.host, new Date(a), new Date(m));
+      if (r.host === this.root) return Deno.utimeSync(r.host, new Date(a), new Date(m));
+      this.atParent(r.host, (name) => {
+        if (Deno.lstatSync(name).ino !== r.info.ino) {
+          throw new FsError("access", `${path} changed while its times were set`);
+        }
+        Deno.utimeSync(name, new Date(a), new Date(m));
+      });
     });
   }
 }
