@@ -88,54 +88,166 @@ export function readJournal(path: string, f: LogFilter): Entry[] {
     return queryJournal(db, f);
   } catch (e) {
     if (String(e).includes("no such table")) return [];
+    if (isDamaged(e)) {
+      throw new Error(
+        `the journal ${path} is damaged (${
+          e instanceof Error ? e.message : e
+        }); the next host start moves it aside and starts a new one`,
+      );
+    }
     throw e;
   } finally {
     db.close();
   }
 }
 
-/** The journal of a running host. */
-export class Journal {
-  private db: DatabaseSync;
-  private insert: StatementSync;
-  private pending: Entry[] = [];
-  private timer: ReturnType<typeof setTimeout> | undefined;
+/** Where a journal that could not be opened was moved, and why. */
+export interface JournalRecovery {
+  /** The new name of the old file. */
+  movedTo: string;
+  /** SQLite's error. */
+  error: string;
+}
 
-  /** Opens (and creates) the journal file. */
-  constructor(path: string) {
-    this.db = new DatabaseSync(path);
-    this.db.exec(
+/** Opens a journal database and checks that it can be read and written. */
+function openDatabase(path: string): DatabaseSync {
+  const db = new DatabaseSync(path);
+  try {
+    db.exec(
       "PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;",
     );
-    this.db.exec(SCHEMA);
-    this.insert = this.db.prepare(
+    db.exec(SCHEMA);
+    db.prepare("SELECT id FROM journal ORDER BY id DESC LIMIT 1").get();
+    return db;
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+}
+
+/** True for SQLite's errors that mean the file is not a usable database (not a busy lock). */
+function isDamaged(e: unknown): boolean {
+  return /malformed|not a database|file is encrypted|disk I\/O error|corrupt/i.test(String(e));
+}
+
+/** Moves a damaged journal (with its -wal and -shm files) aside; returns the new name. */
+function moveAside(path: string): string {
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  const to = `${path}.damaged-${stamp}`;
+  Deno.renameSync(path, to);
+  for (const suffix of ["-wal", "-shm"]) {
+    try {
+      Deno.renameSync(path + suffix, to + suffix);
+    } catch { /* absent */ }
+  }
+  return to;
+}
+
+/** The journal of a running host. */
+export class Journal {
+  private db!: DatabaseSync;
+  private insert!: StatementSync;
+  private pending: Entry[] = [];
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  /** Set when the file could not be used and was replaced by a new one. */
+  recovered: JournalRecovery | null = null;
+
+  /**
+   * Opens (and creates) the journal file. A file SQLite cannot use (damaged,
+   * overwritten) is moved aside to `journal.sqlite.damaged-<time>`, a new
+   * journal starts, and its first entry says so (`report` gets the same as
+   * one line, for stderr). The same happens when a write finds the open file
+   * damaged: the host keeps running.
+   */
+  constructor(
+    private path: string,
+    private report: (line: string) => void = (l) => console.error(l),
+  ) {
+    try {
+      this.use(openDatabase(path));
+    } catch (e) {
+      if (path === ":memory:" || !isDamaged(e)) throw e;
+      this.replace(e);
+    }
+  }
+
+  private use(db: DatabaseSync): void {
+    this.db = db;
+    this.insert = db.prepare(
       "INSERT INTO journal (id, time, pid, plugin, stream, line) VALUES (?, ?, ?, ?, ?, ?)",
     );
   }
 
+  /** Moves the damaged file aside, starts a new one and records why. */
+  private replace(error: unknown): void {
+    const movedTo = moveAside(this.path);
+    this.use(openDatabase(this.path));
+    this.recovered = { movedTo, error: error instanceof Error ? error.message : String(error) };
+    this.report(
+      `sausage: the journal ${this.path} could not be used (${this.recovered.error}); ` +
+        `it was moved to ${movedTo} and a new journal started`,
+    );
+    this.pending.unshift({
+      ...this.entry("core", "core", "core", ""),
+      line: JSON.stringify({ event: "journal-recovered", ...this.recovered }),
+    });
+  }
+
+  private entry(pid: string, plugin: string, stream: Stream, line: string): Entry {
+    const now = Date.now();
+    return { id: uuidv7(now), time: now, pid, plugin, stream, line };
+  }
+
   /** Appends an entry; it reaches the file within a few milliseconds. */
   append(pid: string, plugin: string, stream: Stream, line: string): Entry {
-    const now = Date.now();
-    const entry = { id: uuidv7(now), time: now, pid, plugin, stream, line };
+    const entry = this.entry(pid, plugin, stream, line);
     this.pending.push(entry);
     if (this.pending.length >= 1000) this.flush();
     else this.timer ??= setTimeout(() => this.flush(), 5);
     return entry;
   }
 
-  /** Writes every pending entry in one transaction. */
+  /**
+   * Writes every pending entry in one transaction. When the file turns out
+   * to be damaged, it is replaced (see the constructor) and the entries go
+   * to the new one; other errors are reported and the entries kept for the
+   * next flush.
+   */
   flush(): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.pending.length === 0) return;
     const batch = this.pending;
     this.pending = [];
+    for (let attempt = 0;; attempt++) {
+      try {
+        this.write(batch);
+        return;
+      } catch (e) {
+        if (attempt === 0 && this.path !== ":memory:" && isDamaged(e)) {
+          try {
+            this.db.close();
+          } catch { /* already unusable */ }
+          this.replace(e);
+          batch.unshift(...this.pending.splice(0));
+          continue;
+        }
+        this.pending.unshift(...batch);
+        this.report(`sausage: journal write failed: ${e instanceof Error ? e.message : e}`);
+        return;
+      }
+    }
+  }
+
+  private write(batch: Entry[]): void {
     this.db.exec("BEGIN");
     try {
       for (const e of batch) this.insert.run(e.id, e.time, e.pid, e.plugin, e.stream, e.line);
       this.db.exec("COMMIT");
     } catch (e) {
-      this.db.exec("ROLLBACK");
+      try {
+        this.db.exec("ROLLBACK");
+      } catch { /* no transaction left */ }
       throw e;
     }
   }
@@ -143,7 +255,15 @@ export class Journal {
   /** `core.log`: the entries that match, oldest first. */
   query(f: LogFilter): Entry[] {
     this.flush();
-    return queryJournal(this.db, f);
+    try {
+      return queryJournal(this.db, f);
+    } catch (e) {
+      if (this.path === ":memory:" || !isDamaged(e)) throw e;
+      this.db.close();
+      this.replace(e);
+      this.flush();
+      return queryJournal(this.db, f);
+    }
   }
 
   /** Flushes and closes the file. */

@@ -33,10 +33,18 @@ export class World {
     this.root = Deno.realPathSync(path);
   }
 
-  /** `state/core/`, created on demand. */
+  /**
+   * `state/core/`, created on demand. It and `state/` must be real folders of
+   * the world: a link there would send the core's writes elsewhere.
+   */
   coreState(): string {
     const dir = `${this.root}/state/core`;
     Deno.mkdirSync(dir, { recursive: true });
+    for (const d of [`${this.root}/state`, dir]) {
+      if (!Deno.lstatSync(d).isDirectory) {
+        throw new Error(`${d} must be a folder of the world, not a link: move it away`);
+      }
+    }
     return dir;
   }
 
