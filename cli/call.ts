@@ -1,7 +1,10 @@
 /**
  * `sausage call <world> <method> [params-json]`: one call. Prints the result
  * as JSON on stdout (exit 0), or the error object on stderr (exit 1). Uses the
- * running host of the world, or a transient host for this one call.
+ * running host of the world, or a transient host for this one call. A
+ * transient host never builds: a plugin without `plugin.wasm` answers -32001
+ * with how to build it (building runs the plugin's build scripts, which is
+ * `sausage run`'s or `cargo.build`'s job, in the build sandbox).
  * Notifications of the call go to stderr.
  *
  * @module
@@ -13,7 +16,6 @@ import { isObject, type Message, type Response } from "../rpc/message.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { HostClient } from "./client.ts";
 import { formatJson } from "./output.ts";
-import { buildMissing } from "../core/build/world_build.ts";
 
 /** Usage of `call`. */
 export const CALL_USAGE = "sausage call <world> <method> [params-json]";
@@ -49,7 +51,6 @@ export async function call(args: string[]): Promise<number> {
     response = await client.send(method, params);
     client.close();
   } else {
-    await buildMissing(world, (line) => console.error(line));
     const host = new Host(world.root, { spares: 0 });
     const caller = new LocalCaller("console", notified);
     response = await caller.call(host.router, method, params) as Response;

@@ -13,6 +13,7 @@ import { isObject, type JsonObject } from "../rpc/message.ts";
 import type { OpenRpcDocument } from "../rpc/openrpc.ts";
 import { resolveGuestPath } from "../vfs/mount.ts";
 import { sha256 } from "./file_hash.ts";
+import { inWorldFolder, readWorldFile, realInside } from "./world_files.ts";
 import type { GraphKeeper } from "./graph_keeper.ts";
 import type { Journal } from "./journal.ts";
 import type { CoreMethod } from "./router.ts";
@@ -53,17 +54,7 @@ export class Activator {
     } catch {
       throw invalid(`${path} leaves the world`);
     }
-    const host = `${this.world.root}/${rel}`;
-    let real: string;
-    try {
-      real = Deno.realPathSync(host);
-    } catch {
-      throw invalid(`${path} does not exist`);
-    }
-    if (real !== this.world.root && !real.startsWith(this.world.root + "/")) {
-      throw invalid(`${path} leaves the world`);
-    }
-    return real;
+    return realInside(this.world.root, `${this.world.root}/${rel}`, path);
   }
 
   private candidates(params: JsonObject): Candidate[] {
@@ -97,10 +88,11 @@ export class Activator {
   /** `core.revert`: activates `plugin.prev.wasm`; the current version becomes `plugin.prev.wasm`. */
   async revert(params: JsonObject): Promise<Record<string, OpenRpcDocument>> {
     if (typeof params.plugin !== "string") throw invalid(`"plugin" must be a string`);
-    const dir = this.world.pluginDir(params.plugin);
-    const prev = `${dir}/plugin.prev.wasm`;
+    const problem = pluginNameProblem(params.plugin);
+    if (problem) throw invalid(problem);
+    const prev = `${this.world.pluginDir(params.plugin)}/plugin.prev.wasm`;
     try {
-      Deno.statSync(prev);
+      Deno.lstatSync(prev);
     } catch {
       throw invalid(
         `${params.plugin} has no previous version (no plugins/${params.plugin}/plugin.prev.wasm)`,
@@ -118,46 +110,65 @@ export class Activator {
     force: boolean,
     how: "activate" | "revert",
   ): Promise<Record<string, OpenRpcDocument>> {
-    const fresh = new Map<string, OpenRpcDocument>();
-    await Promise.all(list.map(async (c) => {
-      try {
-        fresh.set(c.plugin, await this.discoverFile(c.plugin, c.file));
-      } catch (e) {
-        throw new RpcError(
-          ErrorCode.ActivationRejected,
-          `${c.plugin} was not activated: its rpc.discover failed: ${
-            e instanceof Error ? e.message : e
-          }`,
-          { plugins: list.map((x) => x.plugin), problems: [] },
-        );
-      }
-    }));
-    if (!force) {
-      const { docs } = await this.graph.snapshot();
-      const check = checkActivation(docs, fresh);
-      if (!check.ok) throw new RpcError(ErrorCode.ActivationRejected, check.message, check.data);
-    }
-    // Stage every file first, so a failure leaves every plugin as it was.
+    // Stage every file first (read from inside the world, written into the
+    // plugin's own folder), so a failure leaves every plugin as it was and
+    // the file discovered is the file installed.
+    const root = this.world.root;
     const staged = await Promise.all(list.map(async (c) => {
-      const dir = this.world.pluginDir(c.plugin);
-      await Deno.mkdir(dir, { recursive: true });
-      const bytes = await Deno.readFile(c.file);
-      const tmp = `${dir}/.plugin.wasm.${crypto.randomUUID()}`;
-      await Deno.writeFile(tmp, bytes);
-      return { ...c, dir, tmp, hash: await sha256(bytes) };
+      const bytes = readWorldFile(root, c.file, `the new ${c.plugin}.wasm`);
+      const folder = `plugins/${c.plugin}`;
+      const tmp = `.plugin.wasm.${crypto.randomUUID()}`;
+      inWorldFolder(root, folder, () => Deno.writeFileSync(tmp, bytes, { createNew: true }));
+      return { ...c, folder, tmp, hash: await sha256(bytes) };
     }));
-    for (const s of staged) {
-      const current = `${s.dir}/plugin.wasm`;
-      const prev = `${s.dir}/plugin.prev.wasm`;
-      this.graph.expect(s.plugin, s.hash);
-      const hadCurrent = await Deno.stat(current).then(() => true, () => false);
-      if (how === "revert") {
-        // The current version becomes plugin.prev.wasm; the previous one becomes current.
-        await Deno.rename(current, prev);
-      } else if (hadCurrent) {
-        await Deno.rename(current, prev);
+    const unstage = () => {
+      for (const s of staged) {
+        try {
+          inWorldFolder(root, s.folder, () => Deno.removeSync(s.tmp));
+        } catch { /* already gone */ }
       }
-      await Deno.rename(s.tmp, current);
+    };
+    const fresh = new Map<string, OpenRpcDocument>();
+    try {
+      await Promise.all(staged.map(async (s) => {
+        try {
+          fresh.set(s.plugin, await this.discoverFile(s.plugin, `${root}/${s.folder}/${s.tmp}`));
+        } catch (e) {
+          throw new RpcError(
+            ErrorCode.ActivationRejected,
+            `${s.plugin} was not activated: its rpc.discover failed: ${
+              e instanceof Error ? e.message : e
+            }`,
+            { plugins: list.map((x) => x.plugin), problems: [] },
+          );
+        }
+      }));
+      if (!force) {
+        const { docs } = await this.graph.snapshot();
+        const check = checkActivation(docs, fresh);
+        if (!check.ok) throw new RpcError(ErrorCode.ActivationRejected, check.message, check.data);
+      }
+    } catch (e) {
+      unstage();
+      throw e;
+    }
+    for (const s of staged) {
+      this.graph.expect(s.plugin, s.hash);
+      inWorldFolder(root, s.folder, () => {
+        // On revert the current version becomes plugin.prev.wasm and the
+        // staged copy of the previous one becomes current; on activate the
+        // current one (if any) becomes plugin.prev.wasm.
+        const hadCurrent = (() => {
+          try {
+            Deno.lstatSync("plugin.wasm");
+            return true;
+          } catch {
+            return false;
+          }
+        })();
+        if (hadCurrent) Deno.renameSync("plugin.wasm", "plugin.prev.wasm");
+        Deno.renameSync(s.tmp, "plugin.wasm");
+      });
       this.journal.append(
         "core",
         "core",

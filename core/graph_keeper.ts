@@ -78,8 +78,13 @@ export class GraphKeeper {
   start(): void {
     this.refresh(false);
     try {
-      Deno.mkdirSync(`${this.world.root}/plugins`, { recursive: true });
-      this.watcher = Deno.watchFs(`${this.world.root}/plugins`, { recursive: true });
+      const plugins = `${this.world.root}/plugins`;
+      Deno.mkdirSync(plugins, { recursive: true });
+      // A link in place of plugins/ would have the core watch a folder outside the world.
+      if (Deno.realPathSync(plugins) !== plugins) {
+        throw new Error(`${plugins} is a link, not a folder of the world: not watched`);
+      }
+      this.watcher = Deno.watchFs(plugins, { recursive: true });
     } catch (e) {
       this.journal.append(
         "core",

@@ -68,15 +68,29 @@ export class World {
     const problem = pluginNameProblem(name);
     if (problem) throw new RpcError(ErrorCode.NoSuchPlugin, `no such plugin: ${problem}`);
     const path = `${this.pluginDir(name)}/plugin.wasm`;
+    let real: string;
     try {
-      Deno.statSync(path);
+      real = Deno.realPathSync(path);
     } catch {
+      let source = false;
+      try {
+        source = Deno.statSync(`${this.pluginDir(name)}/source/Cargo.toml`).isFile;
+      } catch { /* no source either */ }
       throw new RpcError(
         ErrorCode.NoSuchPlugin,
-        `no such plugin: ${name} (no plugins/${name}/plugin.wasm)`,
+        source
+          ? `no such plugin: ${name} is not built (no plugins/${name}/plugin.wasm): ` +
+            `build it with \`sausage run <world>\` (it builds missing plugins at start) or by calling cargo.build {"plugin": "${name}"}, then core.activate`
+          : `no such plugin: ${name} (no plugins/${name}/plugin.wasm)`,
       );
     }
-    return path;
+    if (!real.startsWith(this.root + "/")) {
+      throw new RpcError(
+        ErrorCode.NoSuchPlugin,
+        `no such plugin: ${name} (plugins/${name}/plugin.wasm leads outside the world: refused)`,
+      );
+    }
+    return real;
   }
 
   /** The names of the plugin folders, sorted. */

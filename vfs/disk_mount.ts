@@ -344,7 +344,15 @@ export class DiskMount implements Mount {
       const src = relativeTo(this.root, a.host);
       if (src === null) throw new FsError("not-permitted", `${from} leaves the world folder`);
       this.guard(src, true);
-      this.atParent(b.host, (name) => {
+      const link = a.info.isSymlink ? Deno.readLinkSync(a.host) : null;
+      this.atParent(b.host, (name, dir) => {
+        // A link keeps its target text: where it points from its new folder must stay inside.
+        if (link !== null) {
+          if (link.startsWith("/")) {
+            throw new FsError("not-permitted", `${from}: symlink to an absolute path`);
+          }
+          resolveGuestPath(dir, link);
+        }
         const before = Deno.lstatSync(a.host);
         if (before.ino !== a.info.ino || before.dev !== a.info.dev) {
           throw new FsError("access", `${from} changed while it was renamed`);
