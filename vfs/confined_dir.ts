@@ -13,7 +13,7 @@
 
 import { FsError } from "./mount.ts";
 
-/** The folder the process started in, restored after each confined operation. */
+/** The folder the process started in, restored after each confined operation where permitted. */
 const HOME = (() => {
   try {
     return Deno.cwd();
@@ -60,7 +60,8 @@ export function inFolder<T>(root: string, dir: string, f: (rel: string) => T): T
       try {
         Deno.chdir(HOME);
       } catch {
-        Deno.chdir("/");
+        // A sandbox may not read the folder it started in: it stays here.
+        // Nothing of this process uses relative paths.
       }
     }
   }
