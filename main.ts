@@ -1,7 +1,7 @@
 /**
  * The entry point of `sausage`. See `cli/main.ts` for the subcommands. The
  * hidden command `__sandbox` makes a compiled binary serve as its own
- * sandbox subprocess (`core/sandbox_pool.ts`).
+ * sandbox subprocess (`core/sandbox.ts`).
  *
  * @module
  */

@@ -14,7 +14,7 @@ import { makeWorld } from "../tests/helpers/world.ts";
 const calls = Number(Deno.args[Deno.args.indexOf("--calls") + 1]) || 2000;
 const probe = await builtTestPlugin("probe");
 const root = await makeWorld({ plugins: { probe } });
-const host = new Host(root, { spares: 12 });
+const host = new Host(root);
 await host.start();
 
 function percentile(sorted: number[], p: number): string {

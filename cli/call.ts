@@ -51,7 +51,7 @@ export async function call(args: string[]): Promise<number> {
     response = await client.send(method, params);
     client.close();
   } else {
-    const host = new Host(world.root, { spares: 0 });
+    const host = new Host(world.root, { sandboxes: 1 });
     const caller = new LocalCaller("console", notified);
     response = await caller.call(host.router, method, params) as Response;
     caller.gone = true;

@@ -41,7 +41,7 @@ async function withFs<T>(
       client.close();
     }
   }
-  const host = new Host(world.root, { spares: 0 });
+  const host = new Host(world.root, { sandboxes: 1 });
   try {
     return await local(host);
   } finally {

@@ -1,7 +1,8 @@
 /**
  * Turns a component file into what a sandbox runs: jco's glue and core
- * modules, transpiled once per SHA-256 of the file and kept on disk under the
- * cache folder, so no call pays for a transpile.
+ * modules, transpiled once per SHA-256 of the file, the core modules made
+ * preemptible (`wasm/preempt.ts`), and kept on disk under the cache folder,
+ * so no call pays for a transpile.
  *
  * @module
  */
@@ -10,6 +11,10 @@ import { cacheDir } from "./paths.ts";
 import { FileHashes } from "./file_hash.ts";
 
 import { ASYNC_IMPORTS } from "../sandbox/wasi/async_imports.ts";
+import { instrumentModule, type PreemptStats } from "../wasm/preempt.ts";
+
+/** The version of the instrumentation; part of the cache key. */
+const PREEMPT_VERSION = 2;
 
 /** The jco version the glue comes from; part of the cache key. */
 export const JCO_VERSION = "1.12.0";
@@ -37,7 +42,7 @@ export class ComponentCache {
   constructor(cache = cacheDir(), private hashes = new FileHashes()) {
     let h = 0;
     for (const c of ASYNC_IMPORTS.join(",")) h = (Math.imul(h, 31) + c.charCodeAt(0)) >>> 0;
-    this.root = `${cache}/jco-${JCO_VERSION}-${h.toString(16)}`;
+    this.root = `${cache}/jco-${JCO_VERSION}-${h.toString(16)}-p${PREEMPT_VERSION}`;
   }
 
   /** Loads a component file; transpiles it unless its hash is known. */
@@ -77,17 +82,36 @@ export class ComponentCache {
     }
     const tmp = `${dir}.tmp-${crypto.randomUUID()}`;
     await Deno.mkdir(tmp, { recursive: true });
+    const preempt: Record<string, PreemptStats | { error: string } | null> = {};
     for (const [name, data] of Object.entries(files)) {
-      const [file, content] = Array.isArray(data)
+      let [file, content] = Array.isArray(data)
         ? data as [string, Uint8Array]
         : [name, data as Uint8Array];
+      if (file.endsWith(".wasm")) [content, preempt[file]] = preemptible(content);
       await Deno.writeFile(`${tmp}/${file}`, content);
     }
+    await Deno.writeTextFile(`${tmp}/preempt.json`, JSON.stringify(preempt, null, 2));
     try {
       await Deno.rename(tmp, dir);
     } catch {
       await Deno.remove(tmp, { recursive: true }); // another host won the race
     }
     return { hash, dir };
+  }
+}
+
+/**
+ * A core module made preemptible, with what was instrumented; a module the
+ * rewriter cannot read runs as it is (only the stall backstop covers it),
+ * and its record says why.
+ */
+function preemptible(
+  bytes: Uint8Array,
+): [Uint8Array, PreemptStats | { error: string } | null] {
+  try {
+    const out = instrumentModule(bytes);
+    return out ? [out.bytes, out.stats] : [bytes, null];
+  } catch (e) {
+    return [bytes, { error: e instanceof Error ? e.message : String(e) }];
   }
 }

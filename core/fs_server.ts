@@ -23,10 +23,10 @@ export class FsServer {
   /** Performs one request and builds the reply. */
   async handle(req: FsRequest): Promise<FsReply> {
     try {
-      return { op: "fs-reply", id: req.id, result: await this.perform(req) };
+      return { op: "fs-reply", pid: req.pid, id: req.id, result: await this.perform(req) };
     } catch (e) {
       const err = toFsError(e);
-      return { op: "fs-reply", id: req.id, error: { code: err.code, message: err.message } };
+      return { op: "fs-reply", pid: req.pid, id: req.id, error: { code: err.code, message: err.message } };
     }
   }
 

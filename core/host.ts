@@ -17,6 +17,7 @@ import type { Process } from "./process.ts";
 import { ProcessTable } from "./process_table.ts";
 import { Router } from "./router.ts";
 import { SandboxPool } from "./sandbox_pool.ts";
+import { type Limits, readLimits } from "./limits.ts";
 import { STOP_GRACE_MS, Supervisor } from "./supervisor.ts";
 import { World } from "./world.ts";
 import { MemMount } from "../vfs/mem_mount.ts";
@@ -38,8 +39,8 @@ const CORE_CALL_TIMEOUT_MS = 10_000;
 
 /** Options of a host. */
 export interface HostOptions {
-  /** Idle sandboxes kept ready (default 2). */
-  spares?: number;
+  /** How many sandboxes run processes (default `sandboxes` of `config/limits.json`). */
+  sandboxes?: number;
   /** Where transpiled components are cached. */
   cacheDir?: string;
   /** Receives one line per notable event (boot results), for the terminal. */
@@ -118,6 +119,8 @@ export class Host {
   /** The filesystem as processes see it, for the host side. */
   readonly fs: HostFs;
   readonly pool: SandboxPool;
+  /** The world's limits (`config/limits.json`). */
+  readonly limits: Limits;
   readonly supervisor: Supervisor;
   readonly router: Router;
   /** Resolves with the exit code when the host should end (`core.exit`, a signal). */
@@ -129,11 +132,15 @@ export class Host {
   /** Opens a world (throws a one-line error when it is missing). */
   constructor(path: string, private opts: HostOptions = {}) {
     this.world = new World(path);
+    this.limits = readLimits(this.world.root);
     this.journal = new Journal(opts.journalPath ?? this.world.journalPath());
     const cache = opts.cacheDir ?? cacheDir();
     const hashes = new FileHashes();
     const components = new ComponentCache(cache, hashes);
-    this.pool = opts.pool ?? new SandboxPool({ world: this.world.root, cache }, opts.spares ?? 2);
+    this.pool = opts.pool ?? new SandboxPool(
+      { world: this.world.root, cache, stallMs: this.limits.stall_ms },
+      opts.sandboxes ?? this.limits.sandboxes,
+    );
     this.docs = new PluginDocs(this.world, (plugin) => this.discover(plugin), hashes);
     this.graph = new GraphKeeper(this.world, this.docs, this.journal);
     const clients = new ClientSource(
@@ -158,7 +165,7 @@ export class Host {
       proc: this.proc,
       run: this.run,
       source: view,
-    });
+    }, this.limits);
     if (opts.noPlugins) this.supervisor.noPlugins = opts.noPlugins;
     this.router = new Router(this.supervisor);
     this.done = new Promise((r) => (this.finish = r));
@@ -207,7 +214,7 @@ export class Host {
     return this.sdkCopy;
   }
 
-  /** Starts the spare sandboxes, brings the SDK copy up to date and makes the boot calls (detached). */
+  /** Starts the sandboxes, brings the SDK copy up to date and makes the boot calls (detached). */
   async start(): Promise<void> {
     const sdk = this.sdk().catch((e) => {
       this.sdkCopy = null; // cargo.build tries again

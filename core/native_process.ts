@@ -3,15 +3,14 @@
  * `cargo.build` (section 11). A native process has a pid, a `/proc/<pid>/`
  * folder and journal entries like any other process, and `core.stop` and
  * `core.kill` end it; its body is a TypeScript async function in the host
- * instead of a component in a sandbox. The supervisor turns its result and
- * its notifications into the JSON-RPC lines a sandboxed process would write,
- * so the router handles both kinds alike.
+ * instead of a component in a sandbox. Its result answers its caller and
+ * its notifications reach the caller as a guest's would.
  *
  * @module
  */
 
 import type { JsonObject } from "../rpc/message.ts";
-import type { ToSandbox } from "../sandbox/protocol.ts";
+import type { ProcessRunner } from "./process.ts";
 
 /** What the body of a native process gets. */
 export interface NativeContext {
@@ -44,7 +43,8 @@ export type AbortReason = "stop" | "kill";
  * sandboxed one: EOF on stdin and a kill abort its signal. Lines written to
  * its stdin are dropped (a native body makes no calls).
  */
-export class NativeRunner {
+export class NativeRunner implements ProcessRunner {
+  readonly native = true;
   private controller = new AbortController();
 
   /** Aborted by EOF (`core.stop`) or `kill` (`core.kill`), with the {@link AbortReason}. */
@@ -52,9 +52,12 @@ export class NativeRunner {
     return this.controller.signal;
   }
 
-  /** Takes a message meant for a sandbox: only EOF matters. */
-  send(msg: ToSandbox): void {
-    if (msg.op === "eof") this.abort("stop");
+  /** A native body makes no calls: lines on its stdin are dropped. */
+  input(): void {}
+
+  /** EOF on stdin (`core.stop`): the body should stop. */
+  eof(): void {
+    this.abort("stop");
   }
 
   /** Ends the body's work at once. */

@@ -1,28 +1,30 @@
 /**
  * One process: a run of a plugin for one call (section 4.3). Holds what
  * `/proc/<pid>/info.json` shows, the link to its caller, its children and its
- * recent journal lines; the supervisor drives its transitions.
+ * recent journal lines. The process alone changes its state and answers its
+ * caller (`respond`, `finish`); the supervisor decides when it ends.
  *
  * @module
  */
 
-import type { Id, JsonObject, Message } from "../rpc/message.ts";
+import type { Id, JsonObject, Message, Response } from "../rpc/message.ts";
+import { ErrorCode } from "../rpc/errors.ts";
 import type { Caller } from "./caller.ts";
-import type { Sandbox } from "./sandbox_pool.ts";
 import { MemMount } from "../vfs/mem_mount.ts";
 import type { FsServer } from "./fs_server.ts";
-import { NativeRunner } from "./native_process.ts";
-import type { ToSandbox } from "../sandbox/protocol.ts";
 
 /**
- * What a process runs in: a sandbox subprocess, or a {@link NativeRunner}
- * for a native method of the host. It takes the messages of the sandbox
- * protocol (stdin lines, EOF, filesystem replies) and can be killed.
+ * What a process runs in: a guest in a sandbox, or a native method of the
+ * host. It takes stdin messages and EOF, and can be killed.
  */
 export interface ProcessRunner {
-  /** Sends a message; lost silently once the process has ended. */
-  send(msg: ToSandbox): void;
-  /** Ends it at once. */
+  /** True for a native method of the host. */
+  readonly native: boolean;
+  /** Writes a message to its stdin; lost silently once it has ended. */
+  input(msg: Message): void;
+  /** Closes its stdin ("stop now"). */
+  eof(): void;
+  /** Ends it: a guest traps at its next check. */
   kill(): void;
 }
 
@@ -54,6 +56,9 @@ export interface ProcessInfo {
 /** How many journal lines a process keeps in memory (for -32002 and `/proc/<pid>/log`). */
 const KEEP_LINES = 1000;
 
+/** How many of its last journal lines a -32002 error carries. */
+const LAST_LINES = 20;
+
 /** A running process. */
 export class Process implements Caller {
   /** Attached processes started by this one. */
@@ -63,7 +68,7 @@ export class Process implements Caller {
   /** The current state. */
   state: ProcessState = "running";
   /** Set once the process has answered its call. */
-  answered = false;
+  private answered = false;
   /** The start time, ms since the epoch. */
   readonly startTime = Date.now();
   /** Resolves with its exit when it has ended. */
@@ -98,14 +103,9 @@ export class Process implements Caller {
     this.ended = new Promise((r) => (this.resolveEnded = r));
   }
 
-  /** The sandbox it runs in; null for a native process. */
-  get sandbox(): Sandbox | null {
-    return this.runner instanceof NativeRunner ? null : this.runner as Sandbox;
-  }
-
   /** True for a native method of the host (no sandbox). */
   get native(): boolean {
-    return this.runner instanceof NativeRunner;
+    return this.runner.native;
   }
 
   /** `console`, `core`, or the pid of the parent. */
@@ -130,7 +130,36 @@ export class Process implements Caller {
 
   /** Writes a message to its stdin. */
   deliver(msg: Message): void {
-    if (!this.gone) this.runner.send({ op: "in", line: JSON.stringify(msg) });
+    if (!this.gone) this.runner.input(msg);
+  }
+
+  /**
+   * Takes the process's response to its call and hands it to the caller
+   * under the caller's id. Returns why it was dropped instead (not its
+   * call's id, or a second answer), or null.
+   */
+  respond(msg: Response): string | null {
+    if (msg.id !== this.pid) return "a response to an unknown id was dropped";
+    if (this.answered) return "a second answer was dropped";
+    this.answered = true;
+    if (this.state === "running") this.state = "answered";
+    if (this.callerId === undefined || this.caller.gone) return null;
+    this.caller.deliver(
+      msg.error
+        ? { jsonrpc: "2.0", id: this.callerId, error: msg.error }
+        : { jsonrpc: "2.0", id: this.callerId, result: msg.result },
+    );
+    return null;
+  }
+
+  /** `core.notify` from the process: forwarded to its caller while the call runs, else dropped. */
+  notifyCaller(name: unknown, params: unknown): void {
+    if (!this.callerWaits) return;
+    this.caller.deliver({
+      jsonrpc: "2.0",
+      method: "core.notify",
+      params: { call: this.callerId!, name, params: params ?? {} } as JsonObject,
+    });
   }
 
   /** Keeps a journal line in memory. */
@@ -139,11 +168,30 @@ export class Process implements Caller {
     if (this.lines.length > KEEP_LINES) this.lines.splice(0, this.lines.length - KEEP_LINES);
   }
 
-  /** Marks it ended; called once by the supervisor. */
-  markEnded(exit: ExitInfo): void {
+  /**
+   * Marks it ended (called once, by the supervisor); a caller still waiting
+   * gets -32002 with the exit and the last journal lines.
+   */
+  finish(exit: ExitInfo): void {
     this.exit = exit;
     this.state = "ended";
     this.resolveEnded(exit);
+    if (!this.callerWaits) return;
+    this.answered = true;
+    const how = exit.status === "killed"
+      ? "was killed"
+      : exit.trap
+      ? `trapped (${exit.trap})`
+      : `exited with status ${exit.status}`;
+    this.caller.deliver({
+      jsonrpc: "2.0",
+      id: this.callerId!,
+      error: {
+        code: ErrorCode.NoAnswer,
+        message: `${this.pid} ended without an answer: it ${how}`,
+        data: { ...exit, lines: this.lines.slice(-LAST_LINES) },
+      },
+    });
   }
 
   /** What `ps` shows. */

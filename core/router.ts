@@ -98,13 +98,7 @@ export class Router {
 
   /** `core.notify` from a process: forwarded to its caller while the call runs, else dropped. */
   private forwardNotify(from: Caller, params: JsonObject): void {
-    const p = from as Process;
-    if (!("callerWaits" in p) || !p.callerWaits) return;
-    p.caller.deliver({
-      jsonrpc: "2.0",
-      method: "core.notify",
-      params: { call: p.callerId!, name: params.name, params: params.params ?? {} },
-    });
+    if ("notifyCaller" in from) (from as Process).notifyCaller(params.name, params.params);
   }
 
   /** Handles one stdout line of a process. */
@@ -125,26 +119,11 @@ export class Router {
         this.request(p, parsed.msg);
         return;
       case "response": {
-        const msg = parsed.msg;
-        if (msg.id !== p.pid || p.answered) {
+        const dropped = p.respond(parsed.msg);
+        if (dropped) {
           this.supervisor.log(p, "stdout", line);
-          this.supervisor.log(
-            p,
-            "core",
-            msg.id === p.pid
-              ? "a second answer was dropped"
-              : `a response to an unknown id was dropped`,
-          );
-          return;
+          this.supervisor.log(p, "core", dropped);
         }
-        p.answered = true;
-        if (p.state === "running") p.state = "answered";
-        if (p.callerId === undefined || p.caller.gone) return;
-        p.caller.deliver(
-          msg.error
-            ? { jsonrpc: "2.0", id: p.callerId, error: msg.error }
-            : { jsonrpc: "2.0", id: p.callerId, result: msg.result },
-        );
       }
     }
   }

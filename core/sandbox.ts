@@ -1,16 +1,17 @@
 /**
- * Sandboxes: long-lived Deno subprocesses with narrow permissions, each
- * running one process at a time as a fresh instance. A sandbox is the kill
- * switch: a process stuck in a loop is ended by SIGKILL of its sandbox, which
- * stalls nothing else. The pool keeps pre-started spares so a call does not
- * wait for a subprocess to start.
+ * One sandbox: a long-lived Deno subprocess with narrow permissions that
+ * runs many processes at once (`sandbox/main.ts`). The core talks to it with
+ * the messages of `sandbox/protocol.ts` and hands each message about a
+ * process to that process's handler. The subprocess is killed by the kernel
+ * when the host dies, by any means (`setpriv --pdeathsig`), and by the core
+ * when it stops answering pings (a stall no check covers); either way every
+ * process in it ends with a message that says the sandbox was lost.
  *
  * @module
  */
 
-import type { FromSandbox, ToSandbox } from "../sandbox/protocol.ts";
-
-const encoder = new TextEncoder();
+import type { ExitMessage, FromSandbox, ProcessMessage, ToSandbox } from "../sandbox/protocol.ts";
+import { LineWriter, readLines } from "../rpc/line_channel.ts";
 
 /** How to start a sandbox subprocess. */
 export interface SandboxOptions {
@@ -23,19 +24,32 @@ export interface SandboxOptions {
    * preopens beside `/` (the test runner's package folder). None by default.
    */
   folders?: string[];
+  /** A sandbox that has not answered a ping for this long is killed (ms). */
+  stallMs: number;
 }
 
 /** True inside a binary made by `deno compile`: its modules live in a virtual folder. */
 const COMPILED = import.meta.url.includes("/deno-compile-");
+
+/** `setpriv` makes the kernel kill a sandbox when the host dies, even while a guest spins. */
+const SETPRIV = ["/usr/bin/setpriv", "/bin/setpriv"].find((p) => {
+  try {
+    return Deno.statSync(p).isFile;
+  } catch {
+    return false;
+  }
+});
+
+/** How often the core pings each sandbox. */
+const PING_MS = 500;
 
 /**
  * The command line of a sandbox: `deno run` of `sandbox/main.ts` with
  * narrow permissions, or, in a compiled binary (whose permissions are fixed
  * at compile time), the binary itself with the hidden `__sandbox` command.
  */
-function sandboxArgs(opts: SandboxOptions): string[] {
-  if (COMPILED) return ["__sandbox"];
-  return [
+function sandboxCommand(opts: SandboxOptions): [string, string[]] {
+  const args = COMPILED ? ["__sandbox"] : [
     "run",
     "--quiet",
     `--config=${new URL("../deno.json", import.meta.url).pathname}`,
@@ -46,155 +60,112 @@ function sandboxArgs(opts: SandboxOptions): string[] {
     "--allow-env=JCO_DEBUG",
     new URL("../sandbox/main.ts", import.meta.url).pathname,
   ];
+  return SETPRIV
+    ? [SETPRIV, ["--pdeathsig", "KILL", "--", Deno.execPath(), ...args]]
+    : [Deno.execPath(), args];
 }
 
-/** One sandbox subprocess. */
+/** Receives the messages of one process, ending with its `exit`. */
+export type ProcessHandler = (msg: ProcessMessage) => void;
+
+/** One sandbox subprocess and the processes it runs. */
 export class Sandbox {
-  /** Receives every message of the sandbox. */
-  onMessage: (msg: FromSandbox) => void = () => {};
-  /** Resolves when the sandbox has started and can run a process. */
+  /** Resolves when the sandbox has started and can run processes. */
   readonly ready: Promise<void>;
-  /** Resolves when the subprocess has exited. */
-  readonly exited: Promise<void>;
+  /** Resolves with why the sandbox is gone, once its subprocess has exited. */
+  readonly exited: Promise<string>;
   private child: Deno.ChildProcess;
-  private writer: WritableStreamDefaultWriter<Uint8Array>;
-  private dead = false;
+  private out: LineWriter;
+  private handlers = new Map<string, ProcessHandler>();
+  private lost: string | null = null;
+  private lastPong = Date.now();
+  private pings: ReturnType<typeof setInterval>;
 
   /** Starts the subprocess. */
-  constructor(opts: SandboxOptions) {
-    this.child = new Deno.Command(Deno.execPath(), {
-      args: sandboxArgs(opts),
+  constructor(private opts: SandboxOptions) {
+    const [cmd, args] = sandboxCommand(opts);
+    this.child = new Deno.Command(cmd, {
+      args,
       stdin: "piped",
       stdout: "piped",
       stderr: "inherit",
     }).spawn();
-    this.writer = this.child.stdin.getWriter();
+    this.out = new LineWriter(this.child.stdin);
     let started: () => void;
     this.ready = new Promise((r) => (started = r));
-    this.exited = this.child.status.then(() => {
-      this.dead = true;
+    this.exited = this.child.status.then((s) => {
+      const why = this.lost ??
+        (s.signal ? `it was killed by ${s.signal}` : `it exited with status ${s.code}`);
+      this.lose(why);
+      return why;
     });
     this.read(() => started());
+    this.pings = setInterval(() => this.ping(), PING_MS);
+    Deno.unrefTimer(this.pings);
   }
 
   private async read(started: () => void): Promise<void> {
-    let buffer = "";
     try {
-      for await (const chunk of this.child.stdout.pipeThrough(new TextDecoderStream())) {
-        buffer += chunk;
-        let nl: number;
-        while ((nl = buffer.indexOf("\n")) >= 0) {
-          const line = buffer.slice(0, nl);
-          buffer = buffer.slice(nl + 1);
-          const msg = JSON.parse(line) as FromSandbox;
-          if (msg.op === "ready") started();
-          else this.onMessage(msg);
+      for await (const line of readLines(this.child.stdout)) {
+        const msg = JSON.parse(line) as FromSandbox;
+        if (msg.op === "ready") started();
+        else if (msg.op === "pong") this.lastPong = Date.now();
+        else {
+          this.handlers.get(msg.pid)?.(msg);
+          if (msg.op === "exit") this.handlers.delete(msg.pid);
         }
       }
     } catch { /* killed */ }
   }
 
-  /** True once the subprocess has exited or was killed. */
+  private ping(): void {
+    if (Date.now() - this.lastPong > this.opts.stallMs) {
+      this.kill(`it stopped answering for ${Math.round(this.opts.stallMs / 1000)} s`);
+    } else this.send({ op: "ping", n: Date.now() });
+  }
+
+  /** True once the sandbox is gone or being killed. */
   get isDead(): boolean {
-    return this.dead;
+    return this.lost !== null;
   }
 
-  /** Sends a message; lost silently if the sandbox has died. */
+  /** How many processes it runs now (including killed ones that have not exited yet). */
+  get load(): number {
+    return this.handlers.size;
+  }
+
+  /** Starts a process: its messages go to `handler`, ending with its `exit`. */
+  start(msg: Extract<ToSandbox, { op: "run" }>, handler: ProcessHandler): void {
+    if (this.lost) {
+      return handler({ op: "exit", pid: msg.pid, status: 1, error: this.lostMessage() });
+    }
+    this.handlers.set(msg.pid, handler);
+    this.send(msg);
+  }
+
+  /** Sends a message; lost silently if the sandbox is gone. */
   send(msg: ToSandbox): void {
-    if (this.dead) return;
-    this.writer.write(encoder.encode(JSON.stringify(msg) + "\n")).catch(() => {});
+    if (!this.lost) this.out.send(msg);
   }
 
-  /** SIGKILLs the subprocess. */
-  kill(): void {
-    if (this.dead) return;
-    this.dead = true;
+  /** SIGKILLs the subprocess; its processes end with `why`. */
+  kill(why = "it was stopped"): void {
+    if (this.lost) return;
+    this.lose(why);
     try {
       this.child.kill("SIGKILL");
     } catch { /* already gone */ }
   }
-}
 
-/** How long an idle sandbox beyond the spares is kept before it is stopped. */
-const IDLE_MS = 30_000;
-
-/**
- * A pool of idle sandboxes with pre-started spares. The pool grows to the
- * number of processes that run at once; sandboxes beyond the spares that stay
- * idle for `IDLE_MS` are stopped, so a burst does not leave subprocesses
- * behind and a steady load does not churn them.
- */
-export class SandboxPool {
-  private idle: { sb: Sandbox; since: number }[] = [];
-  private starting = 0;
-  private closed = false;
-  private reaper: ReturnType<typeof setInterval> | undefined;
-
-  /**
-   * @param opts how to start sandboxes
-   * @param spares how many idle sandboxes to keep ready at least
-   */
-  constructor(private opts: SandboxOptions, private spares = 2) {}
-
-  /** Starts the spares. */
-  warm(): Promise<void> {
-    const all: Promise<void>[] = [];
-    while (this.idle.length + this.starting < this.spares) all.push(this.startSpare());
-    return Promise.all(all).then(() => {});
+  private lostMessage(): string {
+    return `the sandbox was lost: ${this.lost}`;
   }
 
-  private async startSpare(): Promise<void> {
-    this.starting++;
-    const sb = new Sandbox(this.opts);
-    await Promise.race([sb.ready, sb.exited]);
-    this.starting--;
-    if (this.closed || sb.isDead) sb.kill();
-    else this.park(sb);
-  }
-
-  private park(sb: Sandbox): void {
-    this.idle.push({ sb, since: Date.now() });
-    if (this.reaper === undefined && this.idle.length > this.spares) {
-      this.reaper = setInterval(() => this.reap(), IDLE_MS / 3);
-      Deno.unrefTimer(this.reaper);
-    }
-  }
-
-  private reap(): void {
-    const old = Date.now() - IDLE_MS;
-    while (this.idle.length > this.spares && this.idle[0].since < old) this.idle.shift()!.sb.kill();
-    if (this.idle.length <= this.spares) {
-      clearInterval(this.reaper);
-      this.reaper = undefined;
-    }
-  }
-
-  /** An idle sandbox, started now if none is idle. Tops the spares up in the background. */
-  async acquire(): Promise<Sandbox> {
-    if (this.closed) throw new Error("the host is shutting down");
-    let sb = this.idle.pop()?.sb;
-    while (sb && sb.isDead) sb = this.idle.pop()?.sb;
-    if (!sb) {
-      sb = new Sandbox(this.opts);
-      await Promise.race([sb.ready, sb.exited]);
-      if (sb.isDead) throw new Error("a sandbox failed to start (see the host's stderr)");
-    }
-    if (this.idle.length + this.starting < this.spares) this.startSpare();
-    return sb;
-  }
-
-  /** Gives back a sandbox whose process has ended. */
-  release(sb: Sandbox): void {
-    sb.onMessage = () => {};
-    if (this.closed || sb.isDead) sb.kill();
-    else this.park(sb);
-  }
-
-  /** Kills every idle sandbox and refuses new work. */
-  close(): void {
-    this.closed = true;
-    clearInterval(this.reaper);
-    for (const { sb } of this.idle) sb.kill();
-    this.idle = [];
+  private lose(why: string): void {
+    this.lost ??= why;
+    clearInterval(this.pings);
+    const exit: Omit<ExitMessage, "pid"> = { op: "exit", status: 1, error: this.lostMessage() };
+    for (const [pid, handler] of this.handlers) handler({ ...exit, pid });
+    this.handlers.clear();
   }
 }

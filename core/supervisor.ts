@@ -8,16 +8,18 @@
  */
 
 import { ErrorCode, RpcError, toErrorObject } from "../rpc/errors.ts";
-import type { Id, JsonObject } from "../rpc/message.ts";
+import type { Id, JsonObject, Message } from "../rpc/message.ts";
 import type { Caller } from "./caller.ts";
 import type { Compiled, ComponentCache } from "./component_cache.ts";
 import type { Journal } from "./journal.ts";
-import { type ExitInfo, type OutputHandler, Process } from "./process.ts";
+import { type ExitInfo, type OutputHandler, Process, type ProcessRunner } from "./process.ts";
 import type { ProcessTable } from "./process_table.ts";
-import type { Sandbox, SandboxPool } from "./sandbox_pool.ts";
+import type { SandboxPool } from "./sandbox_pool.ts";
+import type { Sandbox } from "./sandbox.ts";
 import { uuidv7 } from "./uuid.ts";
 import type { World } from "./world.ts";
-import type { ExtraPreopen, FromSandbox, RunMessage } from "../sandbox/protocol.ts";
+import type { ExtraPreopen, ProcessMessage, RunMessage } from "../sandbox/protocol.ts";
+import { defaultLimits, type Limits } from "./limits.ts";
 import { type NativeMethod, NativeRunner } from "./native_process.ts";
 import { FsServer } from "./fs_server.ts";
 import type { Mount } from "../vfs/mount.ts";
@@ -34,8 +36,20 @@ export interface SharedMounts {
 /** How long `core.stop` waits after closing stdin before it kills. */
 export const STOP_GRACE_MS = 5000;
 
-/** How many of its last journal lines a -32002 error carries. */
-const LAST_LINES = 20;
+/** A guest in a sandbox, as its process sees it. */
+class GuestRunner implements ProcessRunner {
+  readonly native = false;
+  constructor(readonly sandbox: Sandbox, readonly pid: string) {}
+  input(msg: Message): void {
+    this.sandbox.send({ op: "in", pid: this.pid, msg });
+  }
+  eof(): void {
+    this.sandbox.send({ op: "eof", pid: this.pid });
+  }
+  kill(): void {
+    this.sandbox.send({ op: "kill", pid: this.pid });
+  }
+}
 
 /** What to start. */
 export interface SpawnRequest {
@@ -78,6 +92,9 @@ export interface CommandRequest {
 /** Receives each stdout line of a process (the router). */
 export type LineHandler = (p: Process, line: string) => void;
 
+/** The part of a run message the supervisor fills in for every guest. */
+type GuestRun = Omit<RunMessage, "op" | "pid" | "world" | "memoryLimit">;
+
 /** Starts, stops and cleans up processes. */
 export class Supervisor {
   /** Called with every process that ends, after it left the table. */
@@ -99,7 +116,26 @@ export class Supervisor {
     private pool: SandboxPool,
     private cache: ComponentCache,
     private mounts: SharedMounts,
+    /** The world's limits: live processes and memory per process. */
+    private limits: Limits = defaultLimits(),
   ) {}
+
+  /** Refuses a new process when the world has as many as its limit allows. */
+  private checkProcessLimit(method: string, caller: Caller): void {
+    if (this.table.size < this.limits.processes) return;
+    const message = `${method} was not started: the world has ${this.table.size} live processes, ` +
+      `its limit ("processes" in config/limits.json)`;
+    this.journal.append(
+      "core",
+      "core",
+      "core",
+      JSON.stringify({ event: "limit", limit: "processes", method, caller: caller.name }),
+    );
+    throw new RpcError(ErrorCode.LimitReached, message, {
+      limit: "processes",
+      value: this.limits.processes,
+    });
+  }
 
   /**
    * Starts a process for a call: a native method of the host, or a fresh
@@ -120,17 +156,16 @@ export class Supervisor {
         );
       }
     }
+    this.checkProcessLimit(`${req.plugin}.${req.method}`, req.caller);
     const wasm = req.wasm ?? this.world.pluginWasm(req.plugin);
     const compiled = await this.cache.load(wasm);
-    const sandbox = await this.pool.acquire();
-    const p = this.create(req, sandbox);
-    const pid = p.pid;
-    this.attach(p, sandbox);
+    const sandbox = await this.pool.place();
+    this.checkProcessLimit(`${req.plugin}.${req.method}`, req.caller);
+    const pid = `${req.plugin}-${uuidv7()}`;
+    const p = this.create(pid, req, new GuestRunner(sandbox, pid));
+    this.attach(p);
     this.run(p, sandbox, {
-      op: "run",
-      pid,
       dir: compiled.dir,
-      world: this.world.root,
       env: [["SAUSAGE_PID", pid], ["SAUSAGE_PLUGIN", req.plugin], ["SAUSAGE_PARENT", p.parent]],
       request: JSON.stringify({ jsonrpc: "2.0", id: pid, method: req.method, params: req.params }),
     });
@@ -143,7 +178,8 @@ export class Supervisor {
    * the router like any process's. Resolves once it runs; `p.ended` tells its exit.
    */
   async spawnCommand(req: CommandRequest): Promise<Process> {
-    const sandbox = await this.pool.acquire();
+    this.checkProcessLimit(`${req.name}.${req.label}`, req.caller);
+    const sandbox = await this.pool.place();
     const pid = `${req.name}-${uuidv7()}`;
     const p = new Process(
       pid,
@@ -153,19 +189,16 @@ export class Supervisor {
       req.caller,
       undefined,
       false,
-      sandbox,
+      new GuestRunner(sandbox, pid),
     );
     p.onOutput = req.onOutput ?? null;
-    this.attach(p, sandbox);
+    this.attach(p);
     const own = [["SAUSAGE_PID", pid], ["SAUSAGE_PLUGIN", req.name], [
       "SAUSAGE_PARENT",
       p.parent,
     ]] as [string, string][];
     this.run(p, sandbox, {
-      op: "run",
-      pid,
       dir: req.component.dir,
-      world: this.world.root,
       env: [...req.env.filter(([k]) => !k.startsWith("SAUSAGE_")), ...own],
       args: req.args,
       cwd: req.cwd,
@@ -174,23 +207,35 @@ export class Supervisor {
     return p;
   }
 
-  /** Makes `p` a child of its caller (unless detached); gives the sandbox back when the caller is gone. */
-  private attach(p: Process, sandbox: Sandbox | null): void {
+  /** Makes `p` a child of its caller (unless detached). */
+  private attach(p: Process): void {
     if (p.detached) return;
-    if (p.caller.gone) {
-      if (sandbox) this.pool.release(sandbox);
-      throw new Error(`${p.caller.name} ended before its call started`);
-    }
+    if (p.caller.gone) throw new Error(`${p.caller.name} ended before its call started`);
     p.caller.children.add(p);
   }
 
   /** Enters a process in the table and journal and starts it in its sandbox. */
-  private run(p: Process, sandbox: Sandbox, msg: RunMessage): void {
+  private run(p: Process, sandbox: Sandbox, run: GuestRun): void {
     p.fs = new FsServer({
       proc: this.mounts.proc,
       run: this.mounts.run,
       self: new ProcessDir(this.mounts.source, p.pid, true),
     });
+    this.enter(p);
+    sandbox.start(
+      {
+        ...run,
+        op: "run",
+        pid: p.pid,
+        world: this.world.root,
+        memoryLimit: this.limits.memory_mib * 2 ** 20,
+      },
+      (msg) => this.onGuest(p, sandbox, msg),
+    );
+  }
+
+  /** Enters a process in the table and the journal. */
+  private enter(p: Process): void {
     this.table.add(p);
     this.event(p, {
       event: "start",
@@ -199,16 +244,10 @@ export class Supervisor {
       parent: p.parent,
       detached: p.detached,
     });
-    sandbox.onMessage = (msg) => this.onSandbox(p, msg);
-    sandbox.exited.then(() => {
-      if (!p.gone) this.ended(p, { status: "killed", trap: "the sandbox died" });
-    });
-    sandbox.send(msg);
   }
 
-  /** A new process `<plugin>-<uuidv7>` for a call, run by `runner`. */
-  private create(req: SpawnRequest, runner: ConstructorParameters<typeof Process>[7]): Process {
-    const pid = `${req.plugin}-${uuidv7()}`;
+  /** A new process for a call, run by `runner`. */
+  private create(pid: string, req: SpawnRequest, runner: ProcessRunner): Process {
     return new Process(
       pid,
       req.plugin,
@@ -229,20 +268,10 @@ export class Supervisor {
    */
   private spawnNative(req: SpawnRequest, body: NativeMethod): Process {
     const runner = new NativeRunner();
-    const p = this.create(req, runner);
-    const pid = p.pid;
-    this.attach(p, null);
-    this.table.add(p);
-    this.event(p, {
-      event: "start",
-      method: req.method,
-      params: req.params,
-      parent: p.parent,
-      detached: req.detached,
-    });
-    const write = (msg: Record<string, unknown>) => {
-      if (!p.gone) this.onStdout(p, JSON.stringify({ jsonrpc: "2.0", ...msg }));
-    };
+    const pid = `${req.plugin}-${uuidv7()}`;
+    const p = this.create(pid, req, runner);
+    this.attach(p);
+    this.enter(p);
     const ctx = {
       pid,
       params: req.params,
@@ -250,27 +279,33 @@ export class Supervisor {
       log: (line: string) => {
         if (!p.gone) this.log(p, "stderr", line);
       },
-      notify: (name: string, params: JsonObject) =>
-        write({ method: "core.notify", params: { name, params } }),
+      notify: (name: string, params: JsonObject) => {
+        if (!p.gone) p.notifyCaller(name, params);
+      },
+    };
+    const answer = (outcome: { result: unknown } | { error: unknown }) => {
+      if (p.gone) return;
+      p.respond(
+        "result" in outcome
+          ? { jsonrpc: "2.0", id: pid, result: outcome.result ?? {} }
+          : { jsonrpc: "2.0", id: pid, error: toErrorObject(outcome.error) },
+      );
+      this.ended(p, { status: 0 });
     };
     Promise.resolve().then(() => body(ctx)).then(
-      (result) => {
-        write({ id: pid, result: result ?? {} });
-        this.ended(p, { status: 0 });
-      },
+      (result) => answer({ result }),
       (error) => {
         if (runner.signal.aborted) return this.ended(p, { status: 1 }); // stopped: no answer
         if (!(error instanceof RpcError)) {
           this.log(p, "stderr", `internal error: ${error?.stack ?? error}`);
         }
-        write({ id: pid, error: toErrorObject(error) });
-        this.ended(p, { status: 0 });
+        answer({ error });
       },
     );
     return p;
   }
 
-  private onSandbox(p: Process, msg: FromSandbox): void {
+  private onGuest(p: Process, sandbox: Sandbox, msg: ProcessMessage): void {
     if (p.gone) return;
     switch (msg.op) {
       case "out":
@@ -284,7 +319,7 @@ export class Supervisor {
         break;
       case "fs":
         p.fs!.handle(msg).then((reply) => {
-          if (!p.gone) p.runner.send(reply);
+          if (!p.gone) sandbox.send(reply);
         });
         break;
     }
@@ -307,14 +342,18 @@ export class Supervisor {
     if (p.state !== "stopping") {
       p.state = "stopping";
       this.event(p, { event: "stop" });
-      p.runner.send({ op: "eof" });
+      p.runner.eof();
       const timer = setTimeout(() => this.kill(p), graceMs);
       p.ended.then(() => clearTimeout(timer));
     }
     return await p.ended;
   }
 
-  /** `core.kill`: ends the process at once (its sandbox is killed). */
+  /**
+   * `core.kill`: ends the process now for the core (its caller gets -32002
+   * at once); a guest traps at its next check, its sandbox and the other
+   * processes there go on.
+   */
   kill(p: Process): void {
     if (p.gone) return;
     this.event(p, { event: "kill" });
@@ -324,30 +363,11 @@ export class Supervisor {
 
   private ended(p: Process, exit: ExitInfo): void {
     if (p.gone) return;
-    p.markEnded(exit);
     this.table.remove(p);
     p.fs?.close();
     this.event(p, { event: "exit", ...exit });
-    if (exit.status === "killed") p.runner.kill();
-    else if (p.sandbox) this.pool.release(p.sandbox);
     if (!p.detached) p.caller.children.delete(p);
-    if (p.callerWaits) {
-      p.answered = true;
-      const how = exit.status === "killed"
-        ? "was killed"
-        : exit.trap
-        ? `trapped (${exit.trap})`
-        : `exited with status ${exit.status}`;
-      p.caller.deliver({
-        jsonrpc: "2.0",
-        id: p.callerId!,
-        error: {
-          code: ErrorCode.NoAnswer,
-          message: `${p.pid} ended without an answer: it ${how}`,
-          data: { ...exit, lines: p.lines.slice(-LAST_LINES) },
-        },
-      });
-    }
+    p.finish(exit);
     for (const child of [...p.children]) this.stop(child);
     for (const f of this.onEnd) f(p);
   }

@@ -20,6 +20,8 @@ export const ErrorCode = {
   NoAnswer: -32002,
   /** The activation was rejected. */
   ActivationRejected: -32003,
+  /** A limit of the world was reached (`config/limits.json`): the call was not started. */
+  LimitReached: -32004,
 } as const;
 
 /** A JSON-RPC error that a core method throws; it becomes the `error` of the response. */

@@ -19,12 +19,16 @@ import { DiskMount } from "../vfs/disk_mount.ts";
 import type { Mount } from "../vfs/mount.ts";
 import { type FsChannel, RemoteMount } from "./remote_mount.ts";
 import type { ExtraPreopen } from "./protocol.ts";
+import { type GuestControl, GuestKilled } from "./guest_control.ts";
 
 type Glue = {
   instantiate(
     getCoreModule: (name: string) => WebAssembly.Module,
     imports: Record<string, unknown>,
-    instantiateCore: (m: WebAssembly.Module, i: WebAssembly.Imports) => WebAssembly.Instance,
+    instantiateCore: (
+      m: WebAssembly.Module,
+      i?: Record<string, Record<string, unknown>>,
+    ) => { exports: Record<string, unknown> },
   ): Promise<{ run: { run(): Promise<void> } }>;
 };
 
@@ -67,6 +71,8 @@ export interface ProcessIo {
   stdin: ByteQueue;
   /** The pipe to the core for `/proc`, `/self` and `/run`. */
   fs: FsChannel;
+  /** Its time slices, kill switch and memory limit. */
+  control: GuestControl;
   onStdout(line: string): void;
   onStderr(line: string): void;
 }
@@ -135,17 +141,22 @@ export async function runProcess(
   };
   let ended: Ended;
   try {
-    const instance = await glue.instantiate(
-      (name) => modules.get(name)!,
-      imports,
-      (m, i) => new WebAssembly.Instance(m, i),
+    const control = io.control;
+    const instance = await control.instantiate(() =>
+      glue.instantiate(
+        (name) => modules.get(name)!,
+        imports,
+        (m, i) => control.instantiateCore(m, i),
+      )
     );
+    control.started();
     await instance.run.run();
     ended = { status: 0 };
   } catch (e) {
-    if (e instanceof GuestExit) ended = { status: e.status };
+    if (io.control.killed) ended = { status: 1, error: "killed" };
+    else if (e instanceof GuestExit) ended = { status: e.status };
     else if (isRunError(e)) ended = { status: 1 };
-    else ended = { status: 1, error: trapMessage(e) };
+    else ended = { status: 1, error: trapMessage(e, io.control) };
   } finally {
     io.fs.abort();
     files.closeAll();
@@ -162,7 +173,13 @@ function isRunError(e: unknown): boolean {
     (e as { payload: unknown }).payload === undefined;
 }
 
-function trapMessage(e: unknown): string {
+function trapMessage(e: unknown, control: GuestControl): string {
+  if (control.memoryLimitHit) {
+    return `memory limit: the process tried to grow its memory past ${
+      control.memoryLimit / 2 ** 20
+    } MiB`;
+  }
+  if (e instanceof GuestKilled) return "killed";
   if (e instanceof WebAssembly.RuntimeError) return `trap: ${e.message}`;
   return e instanceof Error ? e.message : String(e);
 }

@@ -1,15 +1,19 @@
 /**
- * The sandbox: a long-lived subprocess that runs one process at a time, each
- * a fresh instance, and talks to the core with the messages of `protocol.ts`.
- * The core kills the whole sandbox to kill a process that does not stop.
+ * The sandbox: a long-lived subprocess that runs many processes at once,
+ * each a fresh instance, sharing its thread through time slices
+ * (`guest_control.ts`). It talks to the core with the messages of
+ * `protocol.ts`, one JSON object per line on stdin and stdout, and ends when
+ * the core goes away (EOF on stdin).
  *
  * @module
  */
 
-import type { FromSandbox, ToSandbox } from "./protocol.ts";
+import type { FromSandbox, RunMessage, ToSandbox } from "./protocol.ts";
 import { runProcess } from "./instance.ts";
 import { ByteQueue } from "./wasi/pipes.ts";
 import { FsChannel } from "./remote_mount.ts";
+import { GuestControl } from "./guest_control.ts";
+import { readLines } from "../rpc/line_channel.ts";
 
 const encoder = new TextEncoder();
 
@@ -19,51 +23,63 @@ function send(msg: FromSandbox): void {
   while (n < bytes.length) n += Deno.stdout.writeSync(bytes.subarray(n));
 }
 
-let stdin: ByteQueue | null = null;
-let fs: FsChannel | null = null;
+/** A process running in this sandbox. */
+interface Running {
+  stdin: ByteQueue;
+  fs: FsChannel;
+  control: GuestControl;
+}
+
+const running = new Map<string, Running>();
+
+function start(msg: RunMessage): void {
+  const { pid } = msg;
+  const p: Running = {
+    stdin: new ByteQueue(),
+    fs: new FsChannel(pid, send),
+    control: new GuestControl(msg.memoryLimit),
+  };
+  running.set(pid, p);
+  if (msg.request !== undefined) p.stdin.push(encoder.encode(msg.request + "\n"));
+  runProcess(msg.dir, msg.world, msg.env, {
+    stdin: p.stdin,
+    fs: p.fs,
+    control: p.control,
+    onStdout: (line) => send({ op: "out", pid, line }),
+    onStderr: (line) => send({ op: "err", pid, line }),
+  }, { args: msg.args, cwd: msg.cwd, preopens: msg.preopens }).then((ended) => {
+    running.delete(pid);
+    send({ op: "exit", pid, ...ended });
+  });
+}
 
 function handle(msg: ToSandbox): void {
+  if (msg.op === "run") return start(msg);
+  if (msg.op === "ping") return send({ op: "pong", n: msg.n });
+  const p = running.get(msg.pid);
+  if (!p) return; // it has ended meanwhile
   switch (msg.op) {
-    case "run": {
-      const queue = new ByteQueue();
-      stdin = queue;
-      fs = new FsChannel(send);
-      if (msg.request !== undefined) queue.push(encoder.encode(msg.request + "\n"));
-      runProcess(msg.dir, msg.world, msg.env, {
-        stdin: queue,
-        fs,
-        onStdout: (line) => send({ op: "out", line }),
-        onStderr: (line) => send({ op: "err", line }),
-      }, { args: msg.args, cwd: msg.cwd, preopens: msg.preopens }).then((ended) => {
-        stdin = null;
-        fs = null;
-        send({ op: "exit", ...ended });
-      });
-      break;
-    }
     case "in":
-      stdin?.push(encoder.encode(msg.line + "\n"));
+      p.stdin.push(encoder.encode(JSON.stringify(msg.msg) + "\n"));
       break;
     case "eof":
-      stdin?.end();
+      p.stdin.end();
+      break;
+    case "kill":
+      p.control.kill();
+      p.stdin.end();
+      p.fs.abort();
       break;
     case "fs-reply":
-      fs?.reply(msg);
+      p.fs.reply(msg);
       break;
   }
 }
 
 async function main(): Promise<void> {
   send({ op: "ready" });
-  let buffer = "";
-  for await (const chunk of Deno.stdin.readable.pipeThrough(new TextDecoderStream())) {
-    buffer += chunk;
-    let nl: number;
-    while ((nl = buffer.indexOf("\n")) >= 0) {
-      const line = buffer.slice(0, nl);
-      buffer = buffer.slice(nl + 1);
-      if (line) handle(JSON.parse(line) as ToSandbox);
-    }
+  for await (const line of readLines(Deno.stdin.readable)) {
+    if (line) handle(JSON.parse(line) as ToSandbox);
   }
   Deno.exit(0); // the core went away
 }

@@ -1,10 +1,13 @@
 /**
- * The messages between the core and a sandbox subprocess, one JSON object per
- * line on the sandbox's stdin and stdout. A sandbox runs one process at a
- * time, so no message needs a process id.
+ * The messages between the core and a sandbox, one JSON object per line. A
+ * sandbox runs many processes at once, so every message about a process
+ * names it by `pid`. Nothing here depends on the pipe the messages travel on
+ * (today a subprocess's stdin and stdout).
  *
  * @module
  */
+
+import type { Message } from "../rpc/message.ts";
 
 /** A host folder preopened at a guest path, beside `/` (a disk mount, read-write). */
 export interface ExtraPreopen {
@@ -17,8 +20,10 @@ export interface ExtraPreopen {
 /** Starts a process: a fresh instance of a transpiled component. */
 export interface RunMessage {
   op: "run";
-  /** The process id, for error messages. */
+  /** The process id: every later message about it carries it. */
   pid: string;
+  /** The most bytes one memory of the process may grow to. */
+  memoryLimit: number;
   /** The folder of the transpiled component (`plugin.js` and core modules). */
   dir: string;
   /** The environment of the process. */
@@ -45,6 +50,7 @@ export type RemoteMountName = "proc" | "self" | "run";
  */
 export interface FsRequest {
   op: "fs";
+  pid: string;
   id: number;
   mount: RemoteMountName;
   method: string;
@@ -54,22 +60,43 @@ export interface FsRequest {
 /** The answer to an `FsRequest`: a result, or a WIT error code with a message. */
 export interface FsReply {
   op: "fs-reply";
+  pid: string;
   id: number;
   result?: unknown;
   error?: { code: string; message: string };
 }
 
+/** How a process ended in its sandbox. */
+export interface ExitMessage {
+  op: "exit";
+  pid: string;
+  /** The exit status (0 after `run` returned ok, 1 after an error or a trap). */
+  status: number;
+  /** What went wrong: a trap, the memory limit, a kill. */
+  error?: string;
+}
+
 /** Core → sandbox. */
 export type ToSandbox =
   | RunMessage
-  | { op: "in"; line: string }
-  | { op: "eof" }
+  /** A message for the process's stdin (written as one line). */
+  | { op: "in"; pid: string; msg: Message }
+  /** EOF on the process's stdin: "stop now". */
+  | { op: "eof"; pid: string }
+  /** End the process at its next check; its pending host calls fail now. */
+  | { op: "kill"; pid: string }
+  /** Are you there? Answered with `pong` (the core's stall detector). */
+  | { op: "ping"; n: number }
   | FsReply;
 
 /** Sandbox → core. */
 export type FromSandbox =
   | { op: "ready" }
-  | { op: "out"; line: string }
-  | { op: "err"; line: string }
-  | { op: "exit"; status: number; error?: string }
+  | { op: "pong"; n: number }
+  | { op: "out"; pid: string; line: string }
+  | { op: "err"; pid: string; line: string }
+  | ExitMessage
   | FsRequest;
+
+/** A message about one process (everything but `ready` and `pong`). */
+export type ProcessMessage = Exclude<FromSandbox, { op: "ready" } | { op: "pong" }>;

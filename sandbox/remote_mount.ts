@@ -26,15 +26,18 @@ export class FsChannel {
     { resolve: (v: unknown) => void; reject: (e: unknown) => void }
   >();
 
-  /** @param send writes a message to the core */
-  constructor(private send: (msg: FromSandbox) => void) {}
+  /**
+   * @param pid the process whose requests these are
+   * @param send writes a message to the core
+   */
+  constructor(private pid: string, private send: (msg: FromSandbox) => void) {}
 
   /** Makes a request; rejects with an `FsError` carrying the core's error code. */
   request(mount: RemoteMountName, method: string, args: unknown[]): Promise<unknown> {
     const id = ++this.next;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      this.send({ op: "fs", id, mount, method, args });
+      this.send({ op: "fs", pid: this.pid, id, mount, method, args });
     });
   }
 

@@ -18,6 +18,7 @@ import { Host, LocalCaller } from "../host.ts";
 import { cacheDir } from "../paths.ts";
 import type { ExitInfo } from "../process.ts";
 import { SandboxPool } from "../sandbox_pool.ts";
+import { defaultLimits } from "../limits.ts";
 import { parseTestArgs, selected } from "./test_args.ts";
 import { pruneTestCache, testBinary, testTranspileCache } from "./test_binary.ts";
 import { listText, type OutputLine, Report, type TestOutcome, testOutput } from "./test_output.ts";
@@ -179,8 +180,8 @@ export async function runTests(opts: RunTestsOptions): Promise<number> {
       : navigator.hardwareConcurrency || 1);
   const tmp = await Deno.makeTempDir({ prefix: "sausage-test-" });
   const pool = new SandboxPool(
-    { world: tmp, cache, folders: [opts.packageDir] },
-    args ? threads : 1,
+    { world: tmp, cache, folders: [opts.packageDir], stallMs: defaultLimits().stall_ms },
+    Math.min(args ? threads : 1, navigator.hardwareConcurrency || 1),
   );
   try {
     pool.warm();

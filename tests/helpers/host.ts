@@ -22,7 +22,7 @@ export class TestHost {
   /** Creates a world from `spec` and starts a host on it. */
   static async start(spec: WorldSpec = {}, opts: { watch?: boolean } = {}): Promise<TestHost> {
     const root = await makeWorld(spec);
-    const host = new Host(root, { spares: 1, watch: opts.watch ?? false });
+    const host = new Host(root, { sandboxes: 1, watch: opts.watch ?? false });
     await host.start();
     return new TestHost(host, root);
   }

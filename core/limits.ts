@@ -1,0 +1,70 @@
+/**
+ * The limits of a world (`config/limits.json`, documented in PROTOCOL.md):
+ * what keeps one plugin from taking the host down. Every field is optional;
+ * a missing file means the defaults.
+ *
+ * @module
+ */
+
+/** The limits a host applies. */
+export interface Limits {
+  /** The most memory one process may grow to, in MiB (default 256). */
+  memory_mib: number;
+  /** The most live processes in the world at once (default 10,000). */
+  processes: number;
+  /** How many sandbox subprocesses run processes (default: one per core). */
+  sandboxes: number;
+  /** A sandbox that does not answer the core for this long is killed, with its processes (ms). */
+  stall_ms: number;
+}
+
+/** The defaults, for a machine like the one the host runs on. */
+export function defaultLimits(): Limits {
+  return {
+    memory_mib: 256,
+    processes: 10_000,
+    sandboxes: navigator.hardwareConcurrency || 1,
+    stall_ms: 10_000,
+  };
+}
+
+const BOUNDS: Record<keyof Limits, [number, number]> = {
+  memory_mib: [1, 4096],
+  processes: [1, 1_000_000],
+  sandboxes: [1, 256],
+  stall_ms: [100, 3_600_000],
+};
+
+/** Reads `config/limits.json` of a world; throws a one-line error that names the bad field. */
+export function readLimits(root: string): Limits {
+  const limits = defaultLimits();
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(`${root}/config/limits.json`);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return limits;
+    throw e;
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`config/limits.json is not valid JSON: ${(e as Error).message}`);
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json)) {
+    throw new Error("config/limits.json must be an object");
+  }
+  for (const [key, value] of Object.entries(json)) {
+    if (!(key in BOUNDS)) {
+      throw new Error(
+        `config/limits.json: unknown field "${key}" (known: ${Object.keys(BOUNDS).join(", ")})`,
+      );
+    }
+    const [min, max] = BOUNDS[key as keyof Limits];
+    if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+      throw new Error(`config/limits.json: "${key}" must be an integer from ${min} to ${max}`);
+    }
+    limits[key as keyof Limits] = value;
+  }
+  return limits;
+}

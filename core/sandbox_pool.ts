@@ -1,0 +1,109 @@
+/**
+ * The sandbox pool: a few sandbox subprocesses (by default one per core),
+ * each running many processes, plus a pre-started spare. A new process goes
+ * to the sandbox that runs the fewest; a sandbox that is lost (crashed,
+ * killed for a stall) is replaced by the spare at once, and a new spare
+ * starts in the background.
+ *
+ * @module
+ */
+
+import { Sandbox, type SandboxOptions } from "./sandbox.ts";
+
+export type { SandboxOptions } from "./sandbox.ts";
+
+/** Starts, places on and replaces sandboxes. */
+export class SandboxPool {
+  private live: Sandbox[] = [];
+  private spare: Promise<Sandbox> | null = null;
+  private warming: Promise<void> | null = null;
+  private closed = false;
+
+  /**
+   * @param opts how to start sandboxes
+   * @param size how many sandboxes run processes (default: one per core)
+   */
+  constructor(private opts: SandboxOptions, private size = navigator.hardwareConcurrency || 1) {
+    if (!Number.isInteger(size) || size < 1) throw new Error("a pool needs at least one sandbox");
+  }
+
+  private async startOne(): Promise<Sandbox> {
+    const sb = new Sandbox(this.opts);
+    const why = await Promise.race([sb.ready.then(() => null), sb.exited]);
+    if (why !== null) throw new Error(`a sandbox failed to start: ${why} (see the host's stderr)`);
+    if (this.closed) sb.kill("the host is shutting down");
+    return sb;
+  }
+
+  private adopt(sb: Sandbox): void {
+    this.live.push(sb);
+    sb.exited.then(() => {
+      this.live = this.live.filter((s) => s !== sb);
+      if (!this.closed && this.live.length < this.size) this.replace();
+    });
+  }
+
+  /** Brings a new sandbox in: the spare if there is one, then a new spare. */
+  private replace(): Promise<void> {
+    const next = this.spare ?? this.startOne();
+    this.spare = null;
+    const adopted = next.then((sb) => {
+      if (!this.closed) this.adopt(sb);
+    });
+    this.topUpSpare();
+    return adopted;
+  }
+
+  private topUpSpare(): void {
+    if (this.closed || this.spare) return;
+    const spare = this.startOne();
+    spare.catch(() => {
+      if (this.spare === spare) this.spare = null;
+    });
+    this.spare = spare;
+  }
+
+  /** Starts the sandboxes and the spare; resolves when they can run processes. */
+  warm(): Promise<void> {
+    this.warming ??= (async () => {
+      const first = Array.from({ length: this.size - this.live.length }, () => this.startOne());
+      for (const sb of await Promise.all(first)) if (!this.closed) this.adopt(sb);
+      this.topUpSpare();
+    })();
+    this.warming.catch(() => (this.warming = null));
+    return this.warming;
+  }
+
+  /** The sandbox for a new process: the one that runs the fewest. */
+  async place(): Promise<Sandbox> {
+    if (this.closed) throw new Error("the host is shutting down");
+    await this.warm();
+    let best = this.leastLoaded();
+    if (!best) {
+      await this.replace();
+      best = this.leastLoaded();
+    }
+    if (!best) throw new Error("no sandbox could be started (see the host's stderr)");
+    return best;
+  }
+
+  private leastLoaded(): Sandbox | null {
+    let best: Sandbox | null = null;
+    for (const sb of this.live) if (!sb.isDead && (!best || sb.load < best.load)) best = sb;
+    return best;
+  }
+
+  /** The sandboxes that run processes now (for `ps`-like views and tests). */
+  get sandboxes(): readonly Sandbox[] {
+    return this.live;
+  }
+
+  /** Kills every sandbox and refuses new work. */
+  close(): void {
+    this.closed = true;
+    for (const sb of this.live) sb.kill("the host is shutting down");
+    this.live = [];
+    this.spare?.then((sb) => sb.kill("the host is shutting down"), () => {});
+    this.spare = null;
+  }
+}

@@ -1,0 +1,221 @@
+/**
+ * Sharing one thread among many guests: time slices, kills and memory
+ * limits (DECISIONS.md, "Many processes per sandbox").
+ *
+ * Core modules are instrumented (`wasm/preempt.ts`): their loops and calls
+ * count fuel down and call the `yield` import at zero. That import is a
+ * `WebAssembly.Suspending`: it returns at once while the current time slice
+ * lasts, and otherwise suspends the guest until the next macrotask, so the
+ * event loop (other guests, the pipe to the core) runs. A killed guest traps
+ * at its next check, and every host call it waits on (a read, a poll)
+ * fails at once.
+ *
+ * A guest may only suspend when no JavaScript frame sits between the
+ * suspension point and its `run` export (JSPI's rule). jco's glue calls back
+ * into wasm from JavaScript (`cabi_realloc`, post-return functions); those
+ * calls are counted (`depth`) and a check inside them never suspends.
+ *
+ * @module
+ */
+
+import { GROW_IMPORT, INITIAL_FUEL, PREEMPT_MODULE, YIELD_IMPORT } from "../wasm/preempt.ts";
+
+/** How long a guest runs before it lets the others run, in ms. */
+export const SLICE_MS = 5;
+
+/** Thrown into a killed guest at its next check or host call. */
+export class GuestKilled extends Error {
+  constructor() {
+    super("killed");
+  }
+}
+
+// deno-lint-ignore no-explicit-any
+type Fn = (...args: any[]) => any;
+
+/** JavaScript frames that re-entered wasm (a check inside them must not suspend). */
+let depth = 0;
+/** When the wasm now running got the thread. */
+let sliceStart = performance.now();
+/** The guest whose glue is being instantiated (its async imports are made now). */
+let instantiating: GuestControl | null = null;
+/** Export wrappers to the wasm functions they wrap. */
+const originals = new WeakMap<Fn, Fn>();
+
+/** JSPI's two entry points (not yet in TypeScript's lib). */
+const jspi = WebAssembly as unknown as {
+  Suspending: new (fn: Fn) => object;
+  promising: (fn: Fn) => Fn;
+};
+const OriginalSuspending = jspi.Suspending;
+const originalPromising = jspi.promising;
+
+/** Async imports made while a guest's glue is instantiated are bound to that guest. */
+class OwnedSuspending extends OriginalSuspending {
+  constructor(fn: Fn) {
+    const owner = instantiating;
+    super(owner ? owner.guard(fn) : fn);
+  }
+}
+jspi.Suspending = OwnedSuspending;
+jspi.promising = (f: Fn) => originalPromising(originals.get(f) ?? f);
+
+const turns: (() => void)[] = [];
+const channel = new MessageChannel();
+channel.port1.onmessage = () => turns.shift()?.();
+
+/** Runs `f` on a later macrotask, after pending I/O and other guests. */
+function nextTurn(f: () => void): void {
+  turns.push(f);
+  channel.port2.postMessage(0);
+}
+
+const needsImports = new WeakMap<WebAssembly.Module, boolean>();
+
+function isInstrumented(m: WebAssembly.Module): boolean {
+  let yes = needsImports.get(m);
+  if (yes === undefined) {
+    yes = WebAssembly.Module.imports(m).some((i) => i.module === PREEMPT_MODULE);
+    needsImports.set(m, yes);
+  }
+  return yes;
+}
+
+/** The scheduling state of one guest: its fuel, its kill switch, its memory limit. */
+export class GuestControl {
+  /** Set once the guest was killed. */
+  killed = false;
+  /** Set when the guest tried to grow its memory past the limit. */
+  memoryLimitHit = false;
+  private period = INITIAL_FUEL;
+  private lastCheck = 0;
+  private waiting = new Set<(e: unknown) => void>();
+
+  /** @param memoryLimit the most bytes any one memory of the guest may have */
+  constructor(readonly memoryLimit: number) {}
+
+  /** Kills the guest: it traps at its next check, and its pending host calls fail now. */
+  kill(): void {
+    if (this.killed) return;
+    this.killed = true;
+    for (const reject of this.waiting) reject(new GuestKilled());
+    this.waiting.clear();
+  }
+
+  /** Instantiates the guest's glue with `f`: the async imports made meanwhile are this guest's. */
+  instantiate<T>(f: () => T): T {
+    instantiating = this;
+    try {
+      return f();
+    } finally {
+      instantiating = null;
+    }
+  }
+
+  /** Marks the start of the guest's run: a fresh time slice. */
+  started(): void {
+    sliceStart = this.lastCheck = performance.now();
+  }
+
+  /**
+   * Wraps an async host function of this guest: the guest is failed with
+   * {@link GuestKilled} at once when killed while it waits, and a resumed
+   * guest starts a fresh time slice.
+   */
+  guard(fn: Fn): Fn {
+    return (...args: unknown[]) => {
+      if (this.killed) throw new GuestKilled();
+      const r = fn(...args);
+      if (!(r instanceof Promise)) return r;
+      return this.wait(r);
+    };
+  }
+
+  private wait<T>(p: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.add(reject);
+      p.then((v) => {
+        this.waiting.delete(reject);
+        if (this.killed) return reject(new GuestKilled());
+        sliceStart = performance.now();
+        resolve(v);
+      }, (e) => {
+        this.waiting.delete(reject);
+        reject(e);
+      });
+    });
+  }
+
+  /** The `yield` import: more fuel now, or after the other guests had a turn. */
+  private yield(): number | Promise<number> {
+    if (this.killed) throw new GuestKilled();
+    const now = performance.now();
+    if (this.lastCheck >= sliceStart) {
+      // Aim for a check every 0.2–2 ms of running, whatever a loop iteration costs.
+      const dt = now - this.lastCheck;
+      if (dt < 0.2 && this.period < 2 ** 28) this.period *= 2;
+      else if (dt > 2 && this.period > 64) this.period = Math.floor(this.period / 2);
+    }
+    this.lastCheck = now;
+    if (depth > 0 || now - sliceStart < SLICE_MS) return this.period;
+    return this.wait(new Promise<void>((r) => nextTurn(r))).then(() => {
+      this.lastCheck = sliceStart;
+      return this.period;
+    });
+  }
+
+  /** The `grow` import: the page delta for `memory.grow`, or -1 (fail) past the limit. */
+  private grow(delta: number, size: number): number {
+    if (this.killed) throw new GuestKilled();
+    if (((size >>> 0) + (delta >>> 0)) * 65536 > this.memoryLimit) {
+      this.memoryLimitHit = true;
+      return -1;
+    }
+    return delta;
+  }
+
+  /**
+   * jco's `instantiateCore` hook for this guest: links wasm to wasm
+   * directly, adds the preemption imports to instrumented modules, and
+   * hands the glue export wrappers that count re-entries from JavaScript.
+   */
+  instantiateCore(
+    m: WebAssembly.Module,
+    imports: Record<string, Record<string, unknown>> = {},
+  ): { exports: Record<string, unknown> } {
+    const linked: Record<string, Record<string, unknown>> = {};
+    for (const [ns, values] of Object.entries(imports)) {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(values)) {
+        out[k] = typeof v === "function" ? originals.get(v as Fn) ?? v : v;
+      }
+      linked[ns] = out;
+    }
+    if (isInstrumented(m)) {
+      linked[PREEMPT_MODULE] = {
+        [YIELD_IMPORT]: new OriginalSuspending(() => this.yield()),
+        [GROW_IMPORT]: (delta: number, size: number) => this.grow(delta, size),
+      };
+    }
+    const instance = new WebAssembly.Instance(m, linked as WebAssembly.Imports);
+    const exports: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(instance.exports)) {
+      exports[k] = typeof v === "function" ? reentry(v as Fn) : v;
+    }
+    return { exports };
+  }
+}
+
+/** Wraps a wasm export for calls from JavaScript: counted in `depth` while they run. */
+function reentry(f: Fn): Fn {
+  const wrapper = (...args: unknown[]) => {
+    depth++;
+    try {
+      return f(...args);
+    } finally {
+      depth--;
+    }
+  };
+  originals.set(wrapper, f);
+  return wrapper;
+}

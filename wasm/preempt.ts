@@ -1,0 +1,378 @@
+/**
+ * Makes a core module preemptible and its memory bounded, so that many
+ * processes can share one sandbox thread (DECISIONS.md, "Many processes per
+ * sandbox"). The rewrite adds:
+ *
+ * - a fuel counter (a mutable global) that every loop header, and the entry
+ *   of every function that calls others (recursion has no loop), counts
+ *   down; at zero it calls the import `sausage:preempt/yield`, which returns
+ *   the next amount of fuel. The host wraps that import in
+ *   `WebAssembly.Suspending`, so it can suspend the guest when its time
+ *   slice is used up, and trap it when it was killed.
+ * - before each `memory.grow` of memory 0, a call of `sausage:preempt/grow`
+ *   with the page delta and the current size: the host applies the
+ *   process's memory limit and returns the delta, or -1 (2^32 - 1 pages),
+ *   which makes the grow fail as the guest expects when memory runs out.
+ *
+ * New imports come after the existing function imports, so every defined
+ * function's index moves up by two: calls, `ref.func`, exports, the start
+ * function, element segments and the name section are renumbered.
+ *
+ * @module
+ */
+
+import { Reader, WasmFormatError, Writer } from "./binary.ts";
+import { copyExpression, type ExpressionEdit } from "./instructions.ts";
+
+/** The import module of the added functions. */
+export const PREEMPT_MODULE = "sausage:preempt";
+/** `() -> i32`: called when the fuel runs out; returns the next fuel. */
+export const YIELD_IMPORT = "yield";
+/** `(delta: i32, size: i32) -> i32`: the page delta to grow memory 0 by, or -1 to fail. */
+export const GROW_IMPORT = "grow";
+/** The fuel a fresh instance starts with (loop iterations and calls before the first check). */
+export const INITIAL_FUEL = 10_000;
+
+const SECTION_ORDER: Record<number, number> = {
+  1: 1, // type
+  2: 2, // import
+  3: 3, // function
+  4: 4, // table
+  5: 5, // memory
+  13: 6, // tag
+  6: 7, // global
+  7: 8, // export
+  8: 9, // start
+  9: 10, // element
+  12: 11, // data count
+  10: 12, // code
+  11: 13, // data
+};
+
+interface Section {
+  id: number;
+  body: Uint8Array;
+}
+
+function splitSections(bytes: Uint8Array): Section[] {
+  const r = new Reader(bytes);
+  const magic = r.take(4);
+  if (magic[0] !== 0 || magic[1] !== 0x61 || magic[2] !== 0x73 || magic[3] !== 0x6d) {
+    throw new WasmFormatError("not a WebAssembly module");
+  }
+  const version = r.take(4);
+  if (version[0] !== 1 || version[1] !== 0 || version[2] !== 0 || version[3] !== 0) {
+    throw new WasmFormatError("not a core module (a component?)");
+  }
+  const sections: Section[] = [];
+  while (!r.done) {
+    const id = r.u8();
+    const size = r.u32();
+    sections.push({ id, body: r.take(size) });
+  }
+  return sections;
+}
+
+function skipValType(r: Reader): void {
+  const b = r.u8();
+  if (b === 0x63 || b === 0x64) r.signed();
+}
+
+function skipLimits(r: Reader): void {
+  const flags = r.u8();
+  r.skipLeb();
+  if (flags & 1) r.skipLeb();
+}
+
+/** What the rewrite needs to know of a module before it changes it. */
+interface Shape {
+  types: number;
+  funcImports: number;
+  globalImports: number;
+  globals: number;
+}
+
+function shapeOf(sections: Section[]): Shape {
+  const shape: Shape = { types: 0, funcImports: 0, globalImports: 0, globals: 0 };
+  for (const s of sections) {
+    const r = new Reader(s.body);
+    if (s.id === 1) {
+      const n = r.u32();
+      for (let i = 0; i < n; i++) {
+        if (r.u8() !== 0x60) throw new WasmFormatError("GC types are not supported");
+        for (let k = 0; k < 2; k++) {
+          const m = r.u32();
+          for (let j = 0; j < m; j++) skipValType(r);
+        }
+      }
+      shape.types = n;
+    } else if (s.id === 2) {
+      const n = r.u32();
+      for (let i = 0; i < n; i++) {
+        r.name();
+        r.name();
+        const kind = r.u8();
+        if (kind === 0x00) {
+          r.u32();
+          shape.funcImports++;
+        } else if (kind === 0x01) {
+          skipValType(r);
+          skipLimits(r);
+        } else if (kind === 0x02) {
+          skipLimits(r);
+        } else if (kind === 0x03) {
+          skipValType(r);
+          r.u8();
+          shape.globalImports++;
+        } else if (kind === 0x04) {
+          r.u8();
+          r.u32();
+        } else throw new WasmFormatError(`unknown import kind ${kind}`);
+      }
+    } else if (s.id === 6) shape.globals = r.u32();
+    else if (s.id === 4) {
+      const n = r.u32();
+      for (let i = 0; i < n; i++) {
+        if (r.bytes[r.pos] === 0x40) throw new WasmFormatError("tables with initialisers");
+        skipValType(r);
+        skipLimits(r);
+      }
+    }
+  }
+  return shape;
+}
+
+/** Appends to a vector section: the old count plus `extra`, the old items, then `more`. */
+function appendToVector(body: Uint8Array | undefined, extra: number, more: Uint8Array): Uint8Array {
+  const w = new Writer();
+  if (!body) return w.u32(extra).bytes(more).view().slice();
+  const r = new Reader(body);
+  const n = r.u32();
+  return w.u32(n + extra).bytes(body.subarray(r.pos)).bytes(more).view().slice();
+}
+
+/** Copies a vector of function indices, renumbered. */
+function copyFuncIndices(r: Reader, w: Writer, remap: (i: number) => number): void {
+  const n = r.u32();
+  w.u32(n);
+  for (let i = 0; i < n; i++) w.u32(remap(r.u32()));
+}
+
+function rewriteElements(body: Uint8Array, edit: ExpressionEdit): Uint8Array {
+  const r = new Reader(body), w = new Writer();
+  const n = r.u32();
+  w.u32(n);
+  for (let i = 0; i < n; i++) {
+    const flags = r.u32();
+    w.u32(flags);
+    if (flags & 2 && !(flags & 1)) w.u32(r.u32()); // table index
+    if (!(flags & 1)) copyExpression(r, w, edit, true); // offset
+    if (flags & 3) { // element kind or reference type
+      const start = r.pos;
+      if (flags & 4) skipValType(r);
+      else r.u8();
+      w.bytes(body.subarray(start, r.pos));
+    }
+    if (flags & 4) {
+      const m = r.u32();
+      w.u32(m);
+      for (let j = 0; j < m; j++) copyExpression(r, w, edit, true);
+    } else copyFuncIndices(r, w, edit.funcIndex);
+  }
+  return w.view().slice();
+}
+
+function rewriteGlobals(body: Uint8Array | undefined, edit: ExpressionEdit, fuel: Uint8Array) {
+  const w = new Writer();
+  if (!body) return w.u32(1).bytes(fuel).view().slice();
+  const r = new Reader(body);
+  const n = r.u32();
+  w.u32(n + 1);
+  for (let i = 0; i < n; i++) {
+    const start = r.pos;
+    skipValType(r);
+    r.u8();
+    w.bytes(body.subarray(start, r.pos));
+    copyExpression(r, w, edit, true);
+  }
+  return w.bytes(fuel).view().slice();
+}
+
+function rewriteExports(body: Uint8Array, remap: (i: number) => number) {
+  const r = new Reader(body), w = new Writer();
+  const n = r.u32();
+  w.u32(n);
+  for (let i = 0; i < n; i++) {
+    w.name(r.name());
+    const kind = r.u8();
+    const index = r.u32();
+    w.u8(kind).u32(kind === 0 ? remap(index) : index);
+  }
+  return w.view().slice();
+}
+
+function rewriteNames(body: Uint8Array, remap: (i: number) => number): Uint8Array {
+  const r = new Reader(body), w = new Writer();
+  w.name(r.name()); // "name"
+  while (!r.done) {
+    const id = r.u8();
+    const size = r.u32();
+    const sub = new Reader(body, r.pos, r.pos + size);
+    r.pos += size;
+    const out = new Writer();
+    if (id === 1) {
+      const n = sub.u32();
+      out.u32(n);
+      for (let i = 0; i < n; i++) out.u32(remap(sub.u32())).name(sub.name());
+    } else if (id === 2 || id === 3) {
+      const n = sub.u32();
+      out.u32(n);
+      for (let i = 0; i < n; i++) {
+        out.u32(remap(sub.u32()));
+        const start = sub.pos;
+        const m = sub.u32();
+        for (let j = 0; j < m; j++) {
+          sub.u32();
+          sub.name();
+        }
+        out.bytes(body.subarray(start, sub.pos));
+      }
+    } else out.bytes(sub.take(size));
+    w.u8(id).u32(out.length).bytes(out.view());
+  }
+  return w.view().slice();
+}
+
+/** Statistics of a rewrite, for the cache's record and the benchmark. */
+export interface PreemptStats {
+  /** Functions with a check at entry (they call others). */
+  entries: number;
+  /** Loop headers with a check. */
+  loops: number;
+  /** `memory.grow` instructions routed through the host. */
+  grows: number;
+}
+
+function rewriteCode(
+  body: Uint8Array,
+  edit: ExpressionEdit,
+  check: Uint8Array,
+  stats: PreemptStats,
+): Uint8Array {
+  const r = new Reader(body), w = new Writer();
+  const n = r.u32();
+  w.u32(n);
+  for (let i = 0; i < n; i++) {
+    const size = r.u32();
+    const end = r.pos + size;
+    const f = new Reader(body, r.pos, end);
+    r.pos = end;
+    const localsStart = f.pos;
+    const groups = f.u32();
+    for (let g = 0; g < groups; g++) {
+      f.u32();
+      skipValType(f);
+    }
+    const locals = body.subarray(localsStart, f.pos);
+    let calls = false;
+    const code = new Writer();
+    copyExpression(f, code, { ...edit, onCall: () => (calls = true) }, false);
+    const out = new Writer().bytes(locals);
+    if (calls) {
+      out.bytes(check);
+      stats.entries++;
+    }
+    out.bytes(code.view());
+    w.u32(out.length).bytes(out.view());
+  }
+  return w.view().slice();
+}
+
+/**
+ * Instruments a core module (see the module doc). Returns null for a module
+ * without code (nothing can loop), and throws a `WasmFormatError` for a
+ * module it cannot read; the caller then runs the module as it is.
+ */
+export function instrumentModule(
+  bytes: Uint8Array,
+): { bytes: Uint8Array; stats: PreemptStats } | null {
+  const sections = splitSections(bytes);
+  const code = sections.find((s) => s.id === 10);
+  if (!code || new Reader(code.body).u32() === 0) return null;
+  const shape = shapeOf(sections);
+  const yieldType = shape.types, growType = shape.types + 1;
+  const yieldFunc = shape.funcImports, growFunc = shape.funcImports + 1;
+  const fuelGlobal = shape.globalImports + shape.globals;
+  const remap = (i: number) => (i < shape.funcImports ? i : i + 2);
+
+  const check = new Writer()
+    .u8(0x23).u32(fuelGlobal) // global.get $fuel
+    .u8(0x41).s32(1) // i32.const 1
+    .u8(0x6b) // i32.sub
+    .u8(0x24).u32(fuelGlobal) // global.set $fuel
+    .u8(0x23).u32(fuelGlobal) // global.get $fuel
+    .u8(0x45) // i32.eqz
+    .u8(0x04).u8(0x40) // if
+    .u8(0x10).u32(yieldFunc) // call $yield
+    .u8(0x24).u32(fuelGlobal) // global.set $fuel
+    .u8(0x0b) // end
+    .view().slice();
+  const stats: PreemptStats = { entries: 0, loops: 0, grows: 0 };
+  const edit: ExpressionEdit = {
+    funcIndex: remap,
+    loopHeader: (w) => {
+      w.bytes(check);
+      stats.loops++;
+    },
+    memoryGrow: (w) => {
+      w.u8(0x3f).u8(0x00) // memory.size 0
+        .u8(0x10).u32(growFunc) // call $grow: the delta, or -1
+        .u8(0x40).u8(0x00); // memory.grow 0
+      stats.grows++;
+    },
+  };
+
+  const types = new Writer()
+    .u8(0x60).u32(0).u32(1).u8(0x7f) // () -> i32
+    .u8(0x60).u32(2).u8(0x7f).u8(0x7f).u32(1).u8(0x7f) // (i32, i32) -> i32
+    .view().slice();
+  const imports = new Writer()
+    .name(PREEMPT_MODULE).name(YIELD_IMPORT).u8(0x00).u32(yieldType)
+    .name(PREEMPT_MODULE).name(GROW_IMPORT).u8(0x00).u32(growType)
+    .view().slice();
+  const fuel = new Writer().u8(0x7f).u8(0x01).u8(0x41).s32(INITIAL_FUEL).u8(0x0b).view().slice();
+
+  const replaced = new Map<number, Uint8Array>();
+  const body = (id: number) => sections.find((s) => s.id === id)?.body;
+  replaced.set(1, appendToVector(body(1), 2, types));
+  replaced.set(2, appendToVector(body(2), 2, imports));
+  replaced.set(6, rewriteGlobals(body(6), edit, fuel));
+  const exports = body(7);
+  if (exports) replaced.set(7, rewriteExports(exports, remap));
+  replaced.set(10, rewriteCode(code.body, edit, check, stats));
+  const start = body(8);
+  if (start) replaced.set(8, new Writer().u32(remap(new Reader(start).u32())).view().slice());
+  const elements = body(9);
+  if (elements) replaced.set(9, rewriteElements(elements, edit));
+
+  const out = new Writer().bytes(bytes.subarray(0, 8));
+  const emit = (id: number, b: Uint8Array) => out.u8(id).u32(b.length).bytes(b);
+  const pending = new Set(replaced.keys());
+  for (const s of sections) {
+    if (s.id !== 0) {
+      for (const id of [...pending]) {
+        if (SECTION_ORDER[id] < SECTION_ORDER[s.id]) {
+          emit(id, replaced.get(id)!);
+          pending.delete(id);
+        }
+      }
+    }
+    if (replaced.has(s.id) && s.id !== 0) {
+      if (pending.delete(s.id)) emit(s.id, replaced.get(s.id)!);
+    } else if (s.id === 0 && new Reader(s.body).name() === "name") {
+      emit(0, rewriteNames(s.body, remap));
+    } else emit(s.id, s.body);
+  }
+  for (const id of pending) emit(id, replaced.get(id)!);
+  return { bytes: out.view().slice(), stats };
+}
