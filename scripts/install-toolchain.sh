@@ -2,9 +2,10 @@
 # Installs what core/build/toolchain.ts needs to build plugins (Rust source ->
 # WASI component) on a Debian 12 machine without crates.io or rustup
 # downloads: Debian's rustc/cargo 1.96 with the matching std source (for
-# -Zbuild-std), wasi-libc, wasm-ld, and the crates plugins may use.
-# Idempotent: does nothing when a real wasm32-wasip2 target is installed or
-# when the packages already are. Runs apt-get as root, or through sudo.
+# -Zbuild-std), wasi-libc, wasm-ld, and the crates plugins may use; and
+# bubblewrap, the sandbox every build runs in (core/build/build_jail.ts).
+# Idempotent: installs only the packages that are missing (with a real
+# wasm32-wasip2 target, only bubblewrap). Runs apt-get as root, or through sudo.
 set -euo pipefail
 
 PACKAGES=(
@@ -14,12 +15,17 @@ PACKAGES=(
   clang librust-cc-dev
 )
 
+# Builds run build scripts and proc macros: always in bubblewrap.
+SANDBOX=(bubblewrap)
+
 say() { echo "install-toolchain: $*" >&2; }
 
 if command -v rustup >/dev/null 2>&1 &&
   rustup target list --installed 2>/dev/null | grep -qx 'wasm32-wasip2'; then
-  say "rustup has the wasm32-wasip2 target: nothing to install"
-  exit 0
+  say "rustup has the wasm32-wasip2 target: only the build sandbox is needed"
+  PACKAGES=("${SANDBOX[@]}")
+else
+  PACKAGES+=("${SANDBOX[@]}")
 fi
 
 missing=()
@@ -29,7 +35,7 @@ for pkg in "${PACKAGES[@]}"; do
   fi
 done
 if [ "${#missing[@]}" -eq 0 ]; then
-  say "offline wasm32-wasip1 toolchain already installed"
+  say "toolchain and build sandbox already installed"
   exit 0
 fi
 
@@ -56,4 +62,4 @@ say "apt-get update"
 run apt-get update
 say "apt-get install ${missing[*]}"
 run apt-get install -y "${missing[@]}"
-say "done: Debian rustc $(/usr/bin/rustc --version | cut -d' ' -f2), wasi-libc, wasm-ld"
+say "done: installed ${missing[*]}"

@@ -8,6 +8,7 @@
 
 import { BuildError, detectToolchain, type Toolchain } from "./toolchain.ts";
 import { spawnGroup } from "./process_group.ts";
+import { buildSpec, jailed } from "./build_jail.ts";
 
 export { BuildError } from "./toolchain.ts";
 
@@ -172,7 +173,7 @@ async function buildOne(
   const diagnostics: Diagnostic[] = [];
   try {
     await lock.lock(true);
-    const built = await runCargo(tc, dir, args, manifest, opts.onProgress, opts.signal);
+    const built = await runCargo(tc, dir, args, manifest, opts);
     warnings.push(...built.warnings);
     diagnostics.push(...built.diagnostics);
     if (opts.signal?.aborted) {
@@ -311,15 +312,21 @@ async function runCargo(
   dir: string,
   args: string[],
   manifest: string,
-  onProgress?: (line: string) => void,
-  signal?: AbortSignal,
+  opts: BuildOptions,
 ): Promise<CargoRun> {
+  const { onProgress, signal } = opts;
+  const jail = await jailed(
+    tc.cargo,
+    args,
+    cargoEnv(tc),
+    buildSpec(tc, dir, opts.sdkDir ?? DEFAULT_SDK_DIR),
+  );
   let child: Deno.ChildProcess;
   try {
-    child = spawnGroup(tc.cargo, {
-      args,
+    child = spawnGroup(jail.cmd, {
+      args: jail.args,
       cwd: dir,
-      env: cargoEnv(tc),
+      env: jail.env,
       clearEnv: true,
       stdin: "null",
       stdout: "piped",

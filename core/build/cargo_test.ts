@@ -39,6 +39,8 @@
 
 import { BuildError, cargoEnv, crateArgs, type Diagnostic, lines } from "./cargo_build.ts";
 import { spawnGroup } from "./process_group.ts";
+import { buildSpec, jailed } from "./build_jail.ts";
+import { DEFAULT_SDK_DIR } from "./cargo_build.ts";
 import { detectToolchain, type Toolchain } from "./toolchain.ts";
 
 /** Options of {@link cargoTest}. */
@@ -152,7 +154,7 @@ export async function buildTests(
     ...opts,
     extra: ["--no-run", "--message-format", "json"],
   });
-  const compiled = await run(build.cargo, build.args, build.env, dir, opts);
+  const compiled = await run(build, dir, opts);
   const diagnostics: Diagnostic[] = [];
   const rendered: string[] = [];
   const executables: TestExecutable[] = [];
@@ -207,7 +209,7 @@ export async function cargoTest(
   const { diagnostics } = await buildTests(sourceDir, opts);
   const dir = await Deno.realPath(sourceDir);
   const test = await cargoTestCommand(dir, { ...opts, extra: ["--no-fail-fast"] });
-  const ran = await run(test.cargo, test.args, test.env, dir, opts);
+  const ran = await run(test, dir, opts);
   if (opts.signal?.aborted) throw new BuildError(`cargo test was stopped for ${sourceDir}`, "");
   let passed = 0, failed = 0, ignored = 0, binaries = 0;
   for (const line of ran.stdout) {
@@ -234,14 +236,18 @@ export async function cargoTest(
   };
 }
 
-/** Runs cargo; its stdout and stderr lines (stderr also as progress). */
+/** Runs cargo in the build sandbox; its stdout and stderr lines (stderr also as progress). */
 async function run(
-  cargo: string,
-  args: string[],
-  env: Record<string, string>,
+  command: { cargo: string; args: string[]; env: Record<string, string>; toolchain: Toolchain },
   cwd: string,
   opts: CargoTestOptions,
 ): Promise<{ success: boolean; stdout: string[]; stderr: string[] }> {
+  const { cmd: cargo, args, env } = await jailed(
+    command.cargo,
+    command.args,
+    command.env,
+    buildSpec(command.toolchain, cwd, opts.sdkDir ?? DEFAULT_SDK_DIR),
+  );
   let child: Deno.ChildProcess;
   try {
     child = spawnGroup(cargo, {
