@@ -29,7 +29,7 @@ export const NO_SANDBOX =
   `namespaces must be enabled), or set ${UNSANDBOXED_SETTING}=1 to let build scripts and ` +
   "proc macros run as your user, with your files and your network";
 
-/** Where bubblewrap is looked for. */
+/** Where bubblewrap is looked for (`SAUSAGE_BWRAP` names another place). */
 const BWRAP = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"];
 
 /** What a jailed command may see beyond the system. */
@@ -71,7 +71,8 @@ let probe: Promise<string | { error: string }> | undefined;
 /** Finds bubblewrap and checks that it can make a sandbox here (once per process). */
 function sandboxer(): Promise<string | { error: string }> {
   probe ??= (async () => {
-    const bwrap = BWRAP.find((p) => {
+    const explicit = Deno.env.get("SAUSAGE_BWRAP");
+    const bwrap = (explicit ? [explicit] : BWRAP).find((p) => {
       try {
         return Deno.statSync(p).isFile;
       } catch {
