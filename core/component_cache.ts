@@ -14,7 +14,7 @@ import { ASYNC_IMPORTS } from "../sandbox/wasi/async_imports.ts";
 import { instrumentModule, type PreemptStats } from "../wasm/preempt.ts";
 
 /** The version of the instrumentation; part of the cache key. */
-const PREEMPT_VERSION = 2;
+const PREEMPT_VERSION = 5;
 
 /** The jco version the glue comes from; part of the cache key. */
 export const JCO_VERSION = "1.12.0";
@@ -39,10 +39,16 @@ export class ComponentCache {
    * name the subfolder: a change of either never loads old glue.
    * @param hashes the file hashes (shared with the host's other users)
    */
-  constructor(cache = cacheDir(), private hashes = new FileHashes()) {
+  constructor(
+    cache = cacheDir(),
+    private hashes = new FileHashes(),
+    /** Make core modules preemptible (default); false only to measure what that costs. */
+    private preempt = true,
+  ) {
     let h = 0;
     for (const c of ASYNC_IMPORTS.join(",")) h = (Math.imul(h, 31) + c.charCodeAt(0)) >>> 0;
-    this.root = `${cache}/jco-${JCO_VERSION}-${h.toString(16)}-p${PREEMPT_VERSION}`;
+    const variant = preempt ? `p${PREEMPT_VERSION}` : "plain";
+    this.root = `${cache}/jco-${JCO_VERSION}-${h.toString(16)}-${variant}`;
   }
 
   /** Loads a component file; transpiles it unless its hash is known. */
@@ -87,7 +93,9 @@ export class ComponentCache {
       let [file, content] = Array.isArray(data)
         ? data as [string, Uint8Array]
         : [name, data as Uint8Array];
-      if (file.endsWith(".wasm")) [content, preempt[file]] = preemptible(content);
+      if (file.endsWith(".wasm") && this.preempt) {
+        [content, preempt[file]] = preemptible(content);
+      }
       await Deno.writeFile(`${tmp}/${file}`, content);
     }
     await Deno.writeTextFile(`${tmp}/preempt.json`, JSON.stringify(preempt, null, 2));

@@ -26,7 +26,12 @@ export class FsServer {
       return { op: "fs-reply", pid: req.pid, id: req.id, result: await this.perform(req) };
     } catch (e) {
       const err = toFsError(e);
-      return { op: "fs-reply", pid: req.pid, id: req.id, error: { code: err.code, message: err.message } };
+      return {
+        op: "fs-reply",
+        pid: req.pid,
+        id: req.id,
+        error: { code: err.code, message: err.message },
+      };
     }
   }
 

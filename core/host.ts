@@ -43,6 +43,12 @@ export interface HostOptions {
   sandboxes?: number;
   /** Where transpiled components are cached. */
   cacheDir?: string;
+  /**
+   * Run components without the preemption checks (default false). Only the
+   * benchmark sets it, to measure what the checks cost: such guests cannot be
+   * killed at a check, and a loop stalls its whole sandbox until the backstop.
+   */
+  noPreemption?: boolean;
   /** Receives one line per notable event (boot results), for the terminal. */
   report?: (line: string) => void;
   /** Fetch every plugin's document at start and watch `plugins/` (default true). */
@@ -136,7 +142,7 @@ export class Host {
     this.journal = new Journal(opts.journalPath ?? this.world.journalPath());
     const cache = opts.cacheDir ?? cacheDir();
     const hashes = new FileHashes();
-    const components = new ComponentCache(cache, hashes);
+    const components = new ComponentCache(cache, hashes, !opts.noPreemption);
     this.pool = opts.pool ?? new SandboxPool(
       { world: this.world.root, cache, stallMs: this.limits.stall_ms },
       opts.sandboxes ?? this.limits.sandboxes,

@@ -124,6 +124,11 @@ export class Sandbox {
     } else this.send({ op: "ping", n: Date.now() });
   }
 
+  /** The OS process id of the subprocess. */
+  get osPid(): number {
+    return this.child.pid;
+  }
+
   /** True once the sandbox is gone or being killed. */
   get isDead(): boolean {
     return this.lost !== null;

@@ -77,7 +77,7 @@ export class Reader {
 
 /** Builds a byte array with appends. */
 export class Writer {
-  private buf = new Uint8Array(256);
+  private buf: Uint8Array<ArrayBuffer> = new Uint8Array(256);
   /** How many bytes have been written. */
   length = 0;
 
@@ -133,7 +133,7 @@ export class Writer {
   }
 
   /** The bytes written so far (a view; copy it to keep it past later writes). */
-  view(): Uint8Array {
+  view(): Uint8Array<ArrayBuffer> {
     return this.buf.subarray(0, this.length);
   }
 }

@@ -20,8 +20,8 @@ export interface ExpressionEdit {
   loopHeader?(w: Writer): void;
   /** Writes a replacement for `memory.grow` of memory 0 (the page delta is on the stack). */
   memoryGrow?(w: Writer): void;
-  /** Told of every call instruction (direct, indirect or by reference). */
-  onCall?(): void;
+  /** Told of every call: the callee's (old) index for a direct call, undefined for an indirect one. */
+  onCall?(callee?: number): void;
 }
 
 /** Reads a block type (empty, a value type, or a type index). */
@@ -130,8 +130,8 @@ export function copyExpression(
       case 0x10: // call
       case 0x12: // return_call
       case 0xd2: { // ref.func
-        if (op !== 0xd2) edit.onCall?.();
         const index = r.u32();
+        if (op !== 0xd2) edit.onCall?.(index);
         w.u8(op).u32(edit.funcIndex(index));
         continue;
       }
@@ -143,16 +143,16 @@ export function copyExpression(
         }
         break;
       }
-      case 0x0c: // br
-      case 0x0d: // br_if
-      case 0x07: // catch
-      case 0x08: // throw
-      case 0x09: // rethrow
       case 0x14: // call_ref
       case 0x15: // return_call_ref
         edit.onCall?.();
         r.u32();
         break;
+      case 0x0c: // br
+      case 0x0d: // br_if
+      case 0x07: // catch
+      case 0x08: // throw
+      case 0x09: // rethrow
       case 0x20: // local.get
       case 0x21: // local.set
       case 0x22: // local.tee

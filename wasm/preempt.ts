@@ -3,19 +3,23 @@
  * processes can share one sandbox thread (DECISIONS.md, "Many processes per
  * sandbox"). The rewrite adds:
  *
- * - a fuel counter (a mutable global) that every loop header, and the entry
- *   of every function that calls others (recursion has no loop), counts
- *   down; at zero it calls the import `sausage:preempt/yield`, which returns
- *   the next amount of fuel. The host wraps that import in
- *   `WebAssembly.Suspending`, so it can suspend the guest when its time
- *   slice is used up, and trap it when it was killed.
+ * - a fuel counter (a mutable global) that every loop header counts down,
+ *   and so does the entry of every function that can be part of a
+ *   recursion (a loop without a loop instruction): functions in a cycle of
+ *   direct calls, and functions that call indirectly; at zero it calls the import `sausage:preempt/check`, which returns
+ *   the next amount of fuel, traps a killed guest, or returns 0 when the
+ *   guest's time slice is used up: then the guest calls
+ *   `sausage:preempt/yield`, which the host wraps in `WebAssembly.Suspending`
+ *   to let the others run. (JSPI traps any call of a suspending import made
+ *   outside a `promising` export, even one that would not suspend, so the
+ *   common path must not touch it.)
  * - before each `memory.grow` of memory 0, a call of `sausage:preempt/grow`
  *   with the page delta and the current size: the host applies the
  *   process's memory limit and returns the delta, or -1 (2^32 - 1 pages),
  *   which makes the grow fail as the guest expects when memory runs out.
  *
  * New imports come after the existing function imports, so every defined
- * function's index moves up by two: calls, `ref.func`, exports, the start
+ * function's index moves up by three: calls, `ref.func`, exports, the start
  * function, element segments and the name section are renumbered.
  *
  * @module
@@ -26,7 +30,9 @@ import { copyExpression, type ExpressionEdit } from "./instructions.ts";
 
 /** The import module of the added functions. */
 export const PREEMPT_MODULE = "sausage:preempt";
-/** `() -> i32`: called when the fuel runs out; returns the next fuel. */
+/** `() -> i32`: called when the fuel runs out; returns the next fuel, or 0 to yield. */
+export const CHECK_IMPORT = "check";
+/** `() -> i32`: suspends the guest until the others had a turn; returns the next fuel. */
 export const YIELD_IMPORT = "yield";
 /** `(delta: i32, size: i32) -> i32`: the page delta to grow memory 0 by, or -1 to fail. */
 export const GROW_IMPORT = "grow";
@@ -245,7 +251,7 @@ function rewriteNames(body: Uint8Array, remap: (i: number) => number): Uint8Arra
 
 /** Statistics of a rewrite, for the cache's record and the benchmark. */
 export interface PreemptStats {
-  /** Functions with a check at entry (they call others). */
+  /** Functions with a check at entry (they may recurse). */
   entries: number;
   /** Loop headers with a check. */
   loops: number;
@@ -253,15 +259,78 @@ export interface PreemptStats {
   grows: number;
 }
 
+/** A function body rewritten without its entry check, and whom it calls. */
+interface Body {
+  locals: Uint8Array;
+  code: Uint8Array;
+  /** Defined functions it calls directly, by their index among defined functions. */
+  callees: number[];
+  indirect: boolean;
+}
+
+/**
+ * The defined functions that may recurse: those in a cycle of direct calls
+ * (Tarjan's strongly connected components, iteratively) and those that call
+ * indirectly. Any endless recursion passes through one of them.
+ */
+function mayRecurse(bodies: Body[]): boolean[] {
+  const n = bodies.length;
+  const out = bodies.map((b) => b.indirect);
+  const index = new Array<number>(n).fill(-1), low = new Array<number>(n).fill(0);
+  const onStack = new Array<boolean>(n).fill(false), stack: number[] = [];
+  let next = 0;
+  for (let root = 0; root < n; root++) {
+    if (index[root] >= 0) continue;
+    const work: [number, number][] = [[root, 0]];
+    index[root] = low[root] = next++;
+    stack.push(root);
+    onStack[root] = true;
+    while (work.length) {
+      const top = work[work.length - 1];
+      const [v, i] = top;
+      const callees = bodies[v].callees;
+      if (i < callees.length) {
+        top[1]++;
+        const w = callees[i];
+        if (w === v) out[v] = true; // calls itself
+        if (index[w] < 0) {
+          index[w] = low[w] = next++;
+          stack.push(w);
+          onStack[w] = true;
+          work.push([w, 0]);
+        } else if (onStack[w]) low[v] = Math.min(low[v], index[w]);
+        continue;
+      }
+      work.pop();
+      if (work.length) {
+        const parent = work[work.length - 1][0];
+        low[parent] = Math.min(low[parent], low[v]);
+      }
+      if (low[v] === index[v]) {
+        const scc: number[] = [];
+        let w: number;
+        do {
+          w = stack.pop()!;
+          onStack[w] = false;
+          scc.push(w);
+        } while (w !== v);
+        if (scc.length > 1) { for (const f of scc) out[f] = true; }
+      }
+    }
+  }
+  return out;
+}
+
 function rewriteCode(
   body: Uint8Array,
   edit: ExpressionEdit,
   check: Uint8Array,
+  funcImports: number,
   stats: PreemptStats,
 ): Uint8Array {
-  const r = new Reader(body), w = new Writer();
+  const r = new Reader(body);
   const n = r.u32();
-  w.u32(n);
+  const bodies: Body[] = [];
   for (let i = 0; i < n; i++) {
     const size = r.u32();
     const end = r.pos + size;
@@ -273,18 +342,34 @@ function rewriteCode(
       f.u32();
       skipValType(f);
     }
-    const locals = body.subarray(localsStart, f.pos);
-    let calls = false;
+    const fn: Body = {
+      locals: body.subarray(localsStart, f.pos),
+      code: new Uint8Array(),
+      callees: [],
+      indirect: false,
+    };
     const code = new Writer();
-    copyExpression(f, code, { ...edit, onCall: () => (calls = true) }, false);
-    const out = new Writer().bytes(locals);
-    if (calls) {
-      out.bytes(check);
+    copyExpression(f, code, {
+      ...edit,
+      onCall: (callee) => {
+        if (callee === undefined) fn.indirect = true;
+        else if (callee >= funcImports) fn.callees.push(callee - funcImports);
+      },
+    }, false);
+    fn.code = code.view().slice();
+    bodies.push(fn);
+  }
+  const checked = mayRecurse(bodies);
+  const w = new Writer().u32(n);
+  bodies.forEach((fn, i) => {
+    const size = fn.locals.length + (checked[i] ? check.length : 0) + fn.code.length;
+    w.u32(size).bytes(fn.locals);
+    if (checked[i]) {
+      w.bytes(check);
       stats.entries++;
     }
-    out.bytes(code.view());
-    w.u32(out.length).bytes(out.view());
-  }
+    w.bytes(fn.code);
+  });
   return w.view().slice();
 }
 
@@ -295,15 +380,16 @@ function rewriteCode(
  */
 export function instrumentModule(
   bytes: Uint8Array,
-): { bytes: Uint8Array; stats: PreemptStats } | null {
+): { bytes: Uint8Array<ArrayBuffer>; stats: PreemptStats } | null {
   const sections = splitSections(bytes);
   const code = sections.find((s) => s.id === 10);
   if (!code || new Reader(code.body).u32() === 0) return null;
   const shape = shapeOf(sections);
-  const yieldType = shape.types, growType = shape.types + 1;
-  const yieldFunc = shape.funcImports, growFunc = shape.funcImports + 1;
+  const fuelType = shape.types, growType = shape.types + 1;
+  const checkFunc = shape.funcImports;
+  const yieldFunc = checkFunc + 1, growFunc = checkFunc + 2;
   const fuelGlobal = shape.globalImports + shape.globals;
-  const remap = (i: number) => (i < shape.funcImports ? i : i + 2);
+  const remap = (i: number) => (i < shape.funcImports ? i : i + 3);
 
   const check = new Writer()
     .u8(0x23).u32(fuelGlobal) // global.get $fuel
@@ -313,8 +399,14 @@ export function instrumentModule(
     .u8(0x23).u32(fuelGlobal) // global.get $fuel
     .u8(0x45) // i32.eqz
     .u8(0x04).u8(0x40) // if
+    .u8(0x10).u32(checkFunc) // call $check
+    .u8(0x24).u32(fuelGlobal) // global.set $fuel
+    .u8(0x23).u32(fuelGlobal) // global.get $fuel
+    .u8(0x45) // i32.eqz
+    .u8(0x04).u8(0x40) // if
     .u8(0x10).u32(yieldFunc) // call $yield
     .u8(0x24).u32(fuelGlobal) // global.set $fuel
+    .u8(0x0b) // end
     .u8(0x0b) // end
     .view().slice();
   const stats: PreemptStats = { entries: 0, loops: 0, grows: 0 };
@@ -337,7 +429,8 @@ export function instrumentModule(
     .u8(0x60).u32(2).u8(0x7f).u8(0x7f).u32(1).u8(0x7f) // (i32, i32) -> i32
     .view().slice();
   const imports = new Writer()
-    .name(PREEMPT_MODULE).name(YIELD_IMPORT).u8(0x00).u32(yieldType)
+    .name(PREEMPT_MODULE).name(CHECK_IMPORT).u8(0x00).u32(fuelType)
+    .name(PREEMPT_MODULE).name(YIELD_IMPORT).u8(0x00).u32(fuelType)
     .name(PREEMPT_MODULE).name(GROW_IMPORT).u8(0x00).u32(growType)
     .view().slice();
   const fuel = new Writer().u8(0x7f).u8(0x01).u8(0x41).s32(INITIAL_FUEL).u8(0x0b).view().slice();
@@ -345,11 +438,11 @@ export function instrumentModule(
   const replaced = new Map<number, Uint8Array>();
   const body = (id: number) => sections.find((s) => s.id === id)?.body;
   replaced.set(1, appendToVector(body(1), 2, types));
-  replaced.set(2, appendToVector(body(2), 2, imports));
+  replaced.set(2, appendToVector(body(2), 3, imports));
   replaced.set(6, rewriteGlobals(body(6), edit, fuel));
   const exports = body(7);
   if (exports) replaced.set(7, rewriteExports(exports, remap));
-  replaced.set(10, rewriteCode(code.body, edit, check, stats));
+  replaced.set(10, rewriteCode(code.body, edit, check, shape.funcImports, stats));
   const start = body(8);
   if (start) replaced.set(8, new Writer().u32(remap(new Reader(start).u32())).view().slice());
   const elements = body(9);

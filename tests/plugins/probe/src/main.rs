@@ -128,6 +128,38 @@ fn main() {
                 x = std::hint::black_box(x.wrapping_add(1));
             }
         }
+        "hog" => {
+            // {mb}: allocates and touches `mb` MiB, 1 MiB at a time (past the memory limit: a trap).
+            let mut held: Vec<Vec<u8>> = Vec::new();
+            for i in 0..params["mb"].as_u64().unwrap_or(1) {
+                held.push(vec![i as u8; 1 << 20]);
+            }
+            Ok(json!({"held_mb": held.len()}))
+        }
+        "bomb" => {
+            // {count, method, params}: starts `count` detached processes, as notifications.
+            let n = params["count"].as_u64().unwrap_or(1);
+            for _ in 0..n {
+                io.send(&json!({"jsonrpc": "2.0", "method": "core.call", "params": {
+                    "method": params["method"], "params": params["params"], "detach": true}}));
+            }
+            Ok(json!({"sent": n}))
+        }
+        "count" => {
+            // {n}: an empty counting loop of n iterations (the worst case for loop checks).
+            let mut x: u64 = 0;
+            for _ in 0..params["n"].as_u64().unwrap_or(0) {
+                x = std::hint::black_box(x.wrapping_add(1));
+            }
+            Ok(json!(x))
+        }
+        "fib" => {
+            // {n}: the n-th Fibonacci number, by plain recursion (calls, no loop).
+            fn fib(n: u64) -> u64 {
+                if n < 2 { n } else { fib(n - 1) + fib(n - 2) }
+            }
+            Ok(json!(fib(std::hint::black_box(params["n"].as_u64().unwrap_or(10)))))
+        }
         "sleep" => {
             std::thread::sleep(std::time::Duration::from_millis(params["ms"].as_u64().unwrap_or(0)));
             Ok(json!({"slept": params["ms"]}))

@@ -1,0 +1,134 @@
+import { strict as assert } from "node:assert";
+import { Writer } from "./binary.ts";
+import {
+  CHECK_IMPORT,
+  GROW_IMPORT,
+  INITIAL_FUEL,
+  instrumentModule,
+  PREEMPT_MODULE,
+  YIELD_IMPORT,
+} from "./preempt.ts";
+
+/** A section: id, then the length-prefixed body. */
+function section(w: Writer, id: number, body: Writer): void {
+  w.u8(id).u32(body.length).bytes(body.view());
+}
+
+/** A function body: its locals and code, length-prefixed. */
+function func(locals: number[][], code: number[]): Uint8Array {
+  const b = new Writer().u32(locals.length);
+  for (const [count, type] of locals) b.u32(count).u8(type);
+  b.bytes(new Uint8Array(code)).u8(0x0b);
+  return new Writer().u32(b.length).bytes(b.view()).view().slice();
+}
+
+/**
+ * A module with an imported `env.id: (i32) -> i32` (so defined functions
+ * move when imports are added), a counting loop, a recursive factorial that
+ * also calls the import and an exported `grow` of its one-page memory.
+ */
+function testModule(): Uint8Array {
+  const w = new Writer().bytes(new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]));
+  section(w, 1, new Writer().u32(1).u8(0x60).u32(1).u8(0x7f).u32(1).u8(0x7f)); // (i32) -> i32
+  section(w, 2, new Writer().u32(1).name("env").name("id").u8(0).u32(0));
+  section(w, 3, new Writer().u32(3).u32(0).u32(0).u32(0));
+  section(w, 5, new Writer().u32(1).u8(0).u32(1));
+  const exports = new Writer().u32(3);
+  exports.name("count").u8(0).u32(1).name("fact").u8(0).u32(2).name("grow").u8(0).u32(3);
+  section(w, 7, exports);
+  const code = new Writer().u32(3);
+  // count(n): i = 0; while (n != 0) { n--; i++ }; i
+  code.bytes(func([[1, 0x7f]], [
+    0x02,
+    0x40,
+    0x03,
+    0x40, // block loop
+    0x20,
+    0,
+    0x45,
+    0x0d,
+    1, // local.get 0; i32.eqz; br_if 1
+    0x20,
+    0,
+    0x41,
+    1,
+    0x6b,
+    0x21,
+    0, // n--
+    0x20,
+    1,
+    0x41,
+    1,
+    0x6a,
+    0x21,
+    1, // i++
+    0x0c,
+    0,
+    0x0b,
+    0x0b, // br 0; end; end
+    0x20,
+    1,
+  ]));
+  // fact(n): n == 0 ? 1 : id(n * fact(n - 1))
+  code.bytes(func([], [
+    0x20,
+    0,
+    0x45,
+    0x04,
+    0x7f,
+    0x41,
+    1,
+    0x05, // if (result i32) 1 else
+    0x20,
+    0,
+    0x20,
+    0,
+    0x41,
+    1,
+    0x6b,
+    0x10,
+    2,
+    0x6c,
+    0x10,
+    0, // n * fact(n-1), id(...)
+    0x0b,
+  ]));
+  code.bytes(func([], [0x20, 0, 0x40, 0])); // grow(delta): memory.grow 0
+  section(w, 10, code);
+  return w.view().slice();
+}
+
+Deno.test("an instrumented module computes the same, checks its loops and recursion, and asks before growing", () => {
+  const out = instrumentModule(testModule())!;
+  assert.ok(WebAssembly.validate(out.bytes));
+  assert.deepEqual(out.stats, { entries: 1, loops: 1, grows: 1 }, "fact recurses; count does not");
+  let checks = 0, yields = 0;
+  const grows: [number, number][] = [];
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(out.bytes), {
+    env: { id: (x: number) => x },
+    [PREEMPT_MODULE]: {
+      [CHECK_IMPORT]: () => (++checks % 2 ? 0 : 1000), // every other check asks for a yield
+      [YIELD_IMPORT]: () => (yields++, 1000),
+      [GROW_IMPORT]: (delta: number, size: number) => {
+        grows.push([delta, size]);
+        return size + delta > 3 ? -1 : delta;
+      },
+    },
+  });
+  const { count, fact, grow } = instance.exports as Record<string, (n: number) => number>;
+  // 15,001 loop headers: out of fuel at 10,000, then every 1,000.
+  assert.equal(count(INITIAL_FUEL + 5000), INITIAL_FUEL + 5000);
+  assert.equal(checks, 6, "the fuel ran out six times");
+  assert.equal(yields, 3, "every other check asked for a yield");
+  assert.equal(fact(10), 3628800);
+  assert.equal(grow(1), 1, "within the limit: grown, the old size returned");
+  assert.equal(grow(5), -1, "past the limit: the grow fails");
+  assert.deepEqual(grows, [[1, 1], [5, 2]]);
+});
+
+Deno.test("a module without code is left alone; a component is refused", () => {
+  const empty = new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]);
+  assert.equal(instrumentModule(empty), null);
+  const component = new Uint8Array([0, 0x61, 0x73, 0x6d, 0x0d, 0, 1, 0]);
+  assert.throws(() => instrumentModule(component), /not a core module/);
+});
