@@ -65,8 +65,8 @@ export class Process implements Caller {
   readonly children = new Set<Process>();
   /** Its journal lines so far (the newest `KEEP_LINES`). */
   readonly lines: string[] = [];
-  /** The current state. */
-  state: ProcessState = "running";
+  /** The current state; only the process changes it. */
+  private current: ProcessState = "running";
   /** Set once the process has answered its call. */
   private answered = false;
   /** The start time, ms since the epoch. */
@@ -101,6 +101,18 @@ export class Process implements Caller {
     readonly runner: ProcessRunner,
   ) {
     this.ended = new Promise((r) => (this.resolveEnded = r));
+  }
+
+  /** The current state, as `ps` shows it. */
+  get state(): ProcessState {
+    return this.current;
+  }
+
+  /** Marks it as being stopped (`core.stop`); false when it already was. */
+  stopping(): boolean {
+    if (this.current === "stopping") return false;
+    this.current = "stopping";
+    return true;
   }
 
   /** True for a native method of the host (no sandbox). */
@@ -142,7 +154,7 @@ export class Process implements Caller {
     if (msg.id !== this.pid) return "a response to an unknown id was dropped";
     if (this.answered) return "a second answer was dropped";
     this.answered = true;
-    if (this.state === "running") this.state = "answered";
+    if (this.current === "running") this.current = "answered";
     if (this.callerId === undefined || this.caller.gone) return null;
     this.caller.deliver(
       msg.error
@@ -174,7 +186,7 @@ export class Process implements Caller {
    */
   finish(exit: ExitInfo): void {
     this.exit = exit;
-    this.state = "ended";
+    this.current = "ended";
     this.resolveEnded(exit);
     if (!this.callerWaits) return;
     this.answered = true;

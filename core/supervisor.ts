@@ -339,8 +339,7 @@ export class Supervisor {
   /** `core.stop`: closes stdin, waits the grace period, then kills. Resolves when it has ended. */
   async stop(p: Process, graceMs = STOP_GRACE_MS): Promise<ExitInfo> {
     if (p.gone) return p.exit!;
-    if (p.state !== "stopping") {
-      p.state = "stopping";
+    if (p.stopping()) {
       this.event(p, { event: "stop" });
       p.runner.eof();
       const timer = setTimeout(() => this.kill(p), graceMs);

@@ -35,25 +35,24 @@ export class Reader {
 
   /** An unsigned LEB128 of up to 32 bits. */
   u32(): number {
-    let result = 0, shift = 0, b: number;
-    do {
-      b = this.u8();
-      result += (b & 0x7f) * 2 ** shift;
-      shift += 7;
-    } while (b & 0x80);
-    return result;
+    return this.leb().value;
   }
 
   /** A signed LEB128 (s32, s33 or s64), as a number (exact up to 2^53). */
   signed(): number {
-    let result = 0, shift = 0, b: number;
+    const { value, shift, last } = this.leb();
+    return last & 0x40 ? value - 2 ** shift : value;
+  }
+
+  /** The bits of a LEB128 as an unsigned number, how many there were, and the last byte. */
+  private leb(): { value: number; shift: number; last: number } {
+    let value = 0, shift = 0, last: number;
     do {
-      b = this.u8();
-      result += (b & 0x7f) * 2 ** shift;
+      last = this.u8();
+      value += (last & 0x7f) * 2 ** shift;
       shift += 7;
-    } while (b & 0x80);
-    if (b & 0x40) result -= 2 ** shift;
-    return result;
+    } while (last & 0x80);
+    return { value, shift, last };
   }
 
   /** Skips a LEB128 of any size. */
