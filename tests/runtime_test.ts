@@ -71,6 +71,17 @@ test("stdout lines that are not JSON-RPC and every stderr line go to the journal
   assert.ok(lines.includes("stderr:another line on stderr"));
 });
 
+test("a raw-protocol plugin (plain std, no SDK) moves megabytes: params, answers, files, stderr", async (h) => {
+  // Each of these trapped in the preview-1 adapter before cabi_realloc.c was linked in.
+  const big = "z".repeat(1_000_000);
+  assert.deepEqual(await h.result("probe.echo", { big }), { big });
+  const text = "q".repeat(256 * 1024);
+  await h.result("probe.write_file", { path: "/state/probe/big.txt", text });
+  assert.equal(await h.result("probe.read_file", { path: "/state/probe/big.txt" }), text);
+  assert.deepEqual(await h.result("probe.hog", { mb: 2, log: true }), { held_mb: 2 });
+  assert.ok((await entries(h, { grep: "holding 2 MiB" })).length === 1);
+}, { "state/probe/.keep": "" });
+
 test("a process can have many calls in flight and gets answers in any order", async (h) => {
   const calls = [40, 5, 20].map((ms) => ({ method: "probe.sleep", params: { ms } }));
   const out = await h.result<{ result: { slept: number } }[]>("probe.fanout", { calls });

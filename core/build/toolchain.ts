@@ -24,6 +24,7 @@
 import { WIT_BINDGEN_LIB, WIT_BINDGEN_TOML } from "./_wit_bindgen_shim.ts";
 import { cacheDir } from "../paths.ts";
 import { detectWasiCc, type WasiCc, wasiCcEnv } from "./wasi_cc.ts";
+import { prepareMainRealloc } from "./main_realloc.ts";
 
 /** A build that could not run or failed; `output` holds what the tools printed. */
 export class BuildError extends Error {
@@ -123,7 +124,7 @@ async function detect(): Promise<Toolchain> {
       cc,
     };
   }
-  const found = await findOffline();
+  const found = await findOffline(cc);
   if (typeof found === "string") {
     throw new BuildError(
       "No Rust toolchain for WASI components: run scripts/install-toolchain.sh",
@@ -134,6 +135,12 @@ async function detect(): Promise<Toolchain> {
   const vendorDir = await prepareVendor(root, [DEBIAN_REGISTRY, `${found.rustSrc}/library/vendor`]);
   const witBindgenDir = await prepareWitBindgen(root);
   const wasiLibc = WASI_LIBC;
+  let mainRealloc: string;
+  try {
+    mainRealloc = await prepareMainRealloc(root, cc!);
+  } catch (e) {
+    throw new BuildError("the offline toolchain could not be prepared", String(e));
+  }
   const rustflags = [
     "-C",
     "link-self-contained=no",
@@ -141,6 +148,8 @@ async function detect(): Promise<Toolchain> {
     wasiLibc,
     "-C",
     `link-arg=${wasiLibc}/crt1-command.o`,
+    "-C",
+    `link-arg=${mainRealloc}`,
   ];
   const config = (key: string, value: string | string[]) => ["--config", `${key}=${toml(value)}`];
   return {
@@ -219,8 +228,10 @@ type OfflineTools = Pick<OfflineToolchain, "rustc" | "rustcVersion" | "rustSrc" 
 };
 
 /** The offline path's pieces, or a list of what is missing (one line each). */
-async function findOffline(): Promise<OfflineTools | string> {
+async function findOffline(cc: WasiCc | null): Promise<OfflineTools | string> {
   const missing: string[] = [];
+  // Every module links core/build/cabi_realloc.c (see main_realloc.ts).
+  if (!cc) missing.push("clang with the WebAssembly target, and llvm-ar (clang, lld)");
   const version = (await output(DEBIAN_RUSTC, ["--version"]))?.match(/^rustc (\d+\.\d+\.\d+)/)?.[1];
   if (!version) missing.push(`${DEBIAN_RUSTC} (Debian package rustc-web)`);
   if (!await exists(DEBIAN_CARGO)) missing.push(`${DEBIAN_CARGO} (Debian package cargo-web)`);

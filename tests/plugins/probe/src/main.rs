@@ -129,10 +129,14 @@ fn main() {
             }
         }
         "hog" => {
-            // {mb}: allocates and touches `mb` MiB, 1 MiB at a time (past the memory limit: a trap).
+            // {mb, log}: allocates and touches `mb` MiB, 1 MiB at a time (past the memory
+            // limit: a trap); then, with `log`, says so on stderr.
             let mut held: Vec<Vec<u8>> = Vec::new();
             for i in 0..params["mb"].as_u64().unwrap_or(1) {
                 held.push(vec![i as u8; 1 << 20]);
+            }
+            if params["log"].as_bool().unwrap_or(false) {
+                eprintln!("holding {} MiB", held.len());
             }
             Ok(json!({"held_mb": held.len()}))
         }

@@ -1,0 +1,39 @@
+/**
+ * The `cabi_realloc` object linked into every module built on the offline
+ * `wasm32-wasip1` path, so that the preview-1 adapter allocates its stack
+ * and state with the program's malloc rather than with `memory.grow`, which
+ * the 2022 wasi-libc counts as its heap (`core/build/cabi_realloc.c` says
+ * why; DECISIONS.md has the failure it fixes).
+ *
+ * @module
+ */
+
+import type { WasiCc } from "./wasi_cc.ts";
+import { sha256 } from "../file_hash.ts";
+
+const SOURCE = new URL("./cabi_realloc.c", import.meta.url);
+
+/**
+ * Compiles `cabi_realloc.c` with the WASI clang into `root` (once per
+ * version of the source) and resolves with the object's path. Rejects with
+ * the compiler's output when it fails.
+ */
+export async function prepareMainRealloc(root: string, cc: WasiCc): Promise<string> {
+  const key = (await sha256(await Deno.readFile(SOURCE))).slice(0, 16);
+  const object = `${root}/cabi_realloc-${key}.o`;
+  if (await Deno.stat(object).then(() => true, () => false)) return object;
+  await Deno.mkdir(root, { recursive: true });
+  const tmp = `${object}.tmp-${crypto.randomUUID()}`;
+  const r = await new Deno.Command(cc.cc, {
+    args: [...cc.cflags.split(" "), "-O2", "-c", SOURCE.pathname, "-o", tmp],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!r.success) {
+    await Deno.remove(tmp).catch(() => {});
+    const out = new TextDecoder().decode(r.stderr) + new TextDecoder().decode(r.stdout);
+    throw new Error(`${cc.cc} could not compile ${SOURCE.pathname}:\n${out}`);
+  }
+  await Deno.rename(tmp, object);
+  return object;
+}
