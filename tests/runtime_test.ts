@@ -71,7 +71,7 @@ test("stdout lines that are not JSON-RPC and every stderr line go to the journal
   assert.ok(lines.includes("stderr:another line on stderr"));
 });
 
-test("a raw-protocol plugin (plain std, no SDK) moves megabytes: params, answers, files, stderr", async (h) => {
+test("a plain-std plugin (no SDK) moves megabytes: params, answers, files, stderr", async (h) => {
   // Each of these trapped in the preview-1 adapter before cabi_realloc.c was linked in.
   const big = "z".repeat(1_000_000);
   assert.deepEqual(await h.result("probe.echo", { big }), { big });
