@@ -10,7 +10,8 @@
 
 import { HELLO } from "../core/control_server.ts";
 import { controlSocketPath } from "../core/control_path.ts";
-import { LineWriter, readLines } from "../rpc/line_channel.ts";
+import { LineWriter } from "../rpc/line_channel.ts";
+import { carrierLineLimit, DEFAULT_MAX_LINE, streamLines } from "../rpc/line_splitter.ts";
 import { parseLine, type Request, type Response } from "../rpc/message.ts";
 import type { World } from "../core/world.ts";
 
@@ -46,7 +47,10 @@ export class HostClient {
 
   private async read(): Promise<void> {
     try {
-      for await (const line of readLines(this.conn.readable)) {
+      // The host's answers carry lines of up to the world's limit, JSON-encoded.
+      for await (
+        const line of streamLines(this.conn.readable, carrierLineLimit(DEFAULT_MAX_LINE))
+      ) {
         const p = parseLine(line);
         if (p.kind === "response" && p.msg.id !== null) {
           this.waiting.get(p.msg.id)?.(p.msg);

@@ -40,7 +40,9 @@ export async function run(args: string[]): Promise<number> {
   console.error(code === 75 ? "sausage: core.exit: stopping" : "sausage: stopping");
   Deno.removeSignalListener("SIGINT", stop);
   Deno.removeSignalListener("SIGTERM", stop);
-  control.close();
+  // Processes get their grace period to answer (a guest that called
+  // core.exit answers its caller) before the connections close.
   await host.shutdown();
+  await control.close();
   return code;
 }

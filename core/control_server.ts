@@ -3,7 +3,8 @@
  * Unix socket that only the world's owner can reach (`core/control_path.ts`:
  * a private folder outside the world, named by a hash of the world's path).
  * The CLI (`sausage call`, `ps`, …) and later the console connect here. A
- * connection is a caller named `console`: its attached processes stop when
+ * connection is a caller named `console` (or `mcp`, when its `$/hello` says
+ * `{"as": "mcp"}`: the MCP server, `mcp/`): its attached processes stop when
  * it closes. Methods under `$/` are host queries, not calls: `$/hello` (which
  * world), `$/ps` (the process table), `$/ls {path}` and `$/cat {path}` (the
  * filesystem as a process sees it).
@@ -19,7 +20,8 @@
  */
 
 import { ErrorCode } from "../rpc/errors.ts";
-import { LineWriter, readLines } from "../rpc/line_channel.ts";
+import { LineWriter } from "../rpc/line_channel.ts";
+import { streamLines } from "../rpc/line_splitter.ts";
 import { type Message, parseLine, type Request } from "../rpc/message.ts";
 import type { Caller } from "./caller.ts";
 import type { Host } from "./host.ts";
@@ -39,8 +41,11 @@ export interface HostFile {
 /** The method that must open every connection. */
 export const HELLO = "$/hello";
 
+/** The names a connection may call itself in `$/hello {"as"}`: its processes' `SAUSAGE_PARENT`. */
+export const CONNECTION_NAMES = ["console", "mcp"];
+
 class Connection implements Caller {
-  readonly name = "console";
+  name = "console";
   readonly children = new Set<Process>();
   gone = false;
   constructor(private out: LineWriter) {}
@@ -51,7 +56,7 @@ class Connection implements Caller {
 
 /** Serves the control socket of a host until `close`. */
 export class ControlServer {
-  private conns = new Set<Deno.UnixConn>();
+  private conns = new Map<Deno.UnixConn, LineWriter>();
 
   private constructor(
     private host: Host,
@@ -94,12 +99,23 @@ export class ControlServer {
   }
 
   private async serve(conn: Deno.UnixConn): Promise<void> {
-    this.conns.add(conn);
     const out = new LineWriter(conn.writable);
+    this.conns.set(conn, out);
     const caller = new Connection(out);
     let greeted = false;
     try {
-      for await (const line of readLines(conn.readable)) {
+      const max = this.host.limits.line_mib * 2 ** 20;
+      const tooLong = (seen: number) =>
+        out.send({
+          jsonrpc: "2.0",
+          id: null,
+          error: {
+            code: ErrorCode.InvalidRequest,
+            message: `a line of over ${seen} bytes was dropped: the limit is ${max} ` +
+              `("line_mib" in config/limits.json)`,
+          },
+        });
+      for await (const line of streamLines(conn.readable, max, tooLong)) {
         const parsed = parseLine(line);
         if (!greeted) {
           if (parsed.kind !== "request" || parsed.msg.method !== HELLO) {
@@ -115,8 +131,17 @@ export class ControlServer {
           }
           greeted = true;
         }
-        if (parsed.kind === "request") this.handle(caller, parsed.msg, out);
-        else if (parsed.kind === "invalid") {
+        if (parsed.kind === "request") {
+          try {
+            this.handle(caller, parsed.msg, out);
+          } catch (e) {
+            out.send({
+              jsonrpc: "2.0",
+              id: parsed.msg.id ?? null,
+              error: { code: ErrorCode.InternalError, message: String(e) },
+            });
+          }
+        } else if (parsed.kind === "invalid") {
           out.send({ jsonrpc: "2.0", id: parsed.id, error: parsed.error });
         } else if (parsed.kind === "text") {
           out.send({
@@ -141,14 +166,22 @@ export class ControlServer {
   private handle(caller: Connection, req: Request, out: LineWriter): void {
     if (!req.method.startsWith("$/")) return this.host.request(caller, req);
     const reply = (result: unknown) => out.send({ jsonrpc: "2.0", id: req.id ?? null, result });
+    const refuse = (message: string) =>
+      out.send({
+        jsonrpc: "2.0",
+        id: req.id ?? null,
+        error: { code: ErrorCode.InvalidParams, message },
+      });
     switch (req.method) {
       case HELLO:
+        if (CONNECTION_NAMES.includes(req.params.as as string)) caller.name = String(req.params.as);
         return reply({ world: this.host.world.root, pid: Deno.pid });
       case "$/ps":
         return reply(this.host.table.list());
       case "$/ls":
       case "$/cat": {
-        const path = String(req.params.path ?? "/");
+        const path = req.params.path ?? "/";
+        if (typeof path !== "string") return refuse(`"path" must be a string`);
         const fail = (e: unknown) =>
           out.send({
             jsonrpc: "2.0",
@@ -172,12 +205,19 @@ export class ControlServer {
     }
   }
 
-  /** Stops listening, closes connections and removes the host file. */
-  close(): void {
+  /**
+   * Stops listening, closes connections (after what was sent to them is
+   * written, for up to a second) and removes the host file.
+   */
+  async close(): Promise<void> {
     try {
       this.listener.close();
     } catch { /* closed */ }
-    for (const c of this.conns) {
+    const drained = Promise.all([...this.conns.values()].map((out) => out.close()));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([drained, new Promise((r) => (timer = setTimeout(r, 1000)))]);
+    clearTimeout(timer);
+    for (const c of this.conns.keys()) {
       try {
         c.close();
       } catch { /* closed */ }

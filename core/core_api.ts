@@ -10,7 +10,7 @@
 import { ErrorCode, RpcError } from "../rpc/errors.ts";
 import { isObject, type JsonObject } from "../rpc/message.ts";
 import type { Caller } from "./caller.ts";
-import type { Journal, LogFilter } from "./journal.ts";
+import { type Journal, LOG_LIMIT, type LogFilter } from "./journal.ts";
 import type { ProcessTable } from "./process_table.ts";
 import type { Process } from "./process.ts";
 import { type CoreMethod, splitMethod } from "./router.ts";
@@ -131,6 +131,14 @@ export function coreMethods(deps: CoreApiDeps): Map<string, CoreMethod> {
       grep: optional(params, "grep", "string"),
       limit: optional(params, "limit", "number"),
     };
+    if (
+      f.limit !== undefined && (!Number.isInteger(f.limit) || f.limit < 1 || f.limit > LOG_LIMIT.max)
+    ) {
+      throw new RpcError(
+        ErrorCode.InvalidParams,
+        `"limit" must be an integer from 1 to ${LOG_LIMIT.max}`,
+      );
+    }
     for (const k of ["since", "until"] as const) {
       const v = params[k];
       if (v === undefined || v === null) continue;

@@ -144,7 +144,12 @@ export class Host {
     const hashes = new FileHashes();
     const components = new ComponentCache(cache, hashes, !opts.noPreemption);
     this.pool = opts.pool ?? new SandboxPool(
-      { world: this.world.root, cache, stallMs: this.limits.stall_ms },
+      {
+        world: this.world.root,
+        cache,
+        stallMs: this.limits.stall_ms,
+        maxLine: this.limits.line_mib * 2 ** 20,
+      },
       opts.sandboxes ?? this.limits.sandboxes,
     );
     this.docs = new PluginDocs(this.world, (plugin) => this.discover(plugin), hashes);

@@ -16,6 +16,8 @@ export interface Limits {
   sandboxes: number;
   /** A sandbox that does not answer the core for this long is killed, with its processes (ms). */
   stall_ms: number;
+  /** The longest line on any channel, in MiB (default 16): a guest's longer line ends it. */
+  line_mib: number;
 }
 
 /** The defaults, for a machine like the one the host runs on. */
@@ -25,6 +27,7 @@ export function defaultLimits(): Limits {
     processes: 10_000,
     sandboxes: navigator.hardwareConcurrency || 1,
     stall_ms: 10_000,
+    line_mib: 16,
   };
 }
 
@@ -33,6 +36,7 @@ const BOUNDS: Record<keyof Limits, [number, number]> = {
   processes: [1, 1_000_000],
   sandboxes: [1, 256],
   stall_ms: [100, 3_600_000],
+  line_mib: [1, 1024],
 };
 
 /** Reads `config/limits.json` of a world; throws a one-line error that names the bad field. */

@@ -11,7 +11,8 @@
  */
 
 import type { ExitMessage, FromSandbox, ProcessMessage, ToSandbox } from "../sandbox/protocol.ts";
-import { LineWriter, readLines } from "../rpc/line_channel.ts";
+import { LineWriter } from "../rpc/line_channel.ts";
+import { carrierLineLimit, streamLines } from "../rpc/line_splitter.ts";
 
 /** How to start a sandbox subprocess. */
 export interface SandboxOptions {
@@ -26,6 +27,8 @@ export interface SandboxOptions {
   folders?: string[];
   /** A sandbox that has not answered a ping for this long is killed (ms). */
   stallMs: number;
+  /** The world's longest line (`line_mib`), in bytes; the pipe carries lines of that size. */
+  maxLine: number;
 }
 
 /** True inside a binary made by `deno compile`: its modules live in a virtual folder. */
@@ -60,6 +63,7 @@ function sandboxCommand(opts: SandboxOptions): [string, string[]] {
     "--allow-env=JCO_DEBUG",
     new URL("../sandbox/main.ts", import.meta.url).pathname,
   ];
+  args.push(`--max-line=${opts.maxLine}`);
   return SETPRIV
     ? [SETPRIV, ["--pdeathsig", "KILL", "--", Deno.execPath(), ...args]]
     : [Deno.execPath(), args];
@@ -106,7 +110,9 @@ export class Sandbox {
 
   private async read(started: () => void): Promise<void> {
     try {
-      for await (const line of readLines(this.child.stdout)) {
+      const max = carrierLineLimit(this.opts.maxLine);
+      const tooLong = () => this.kill(`it sent a line longer than ${max} bytes`);
+      for await (const line of streamLines(this.child.stdout, max, tooLong)) {
         const msg = JSON.parse(line) as FromSandbox;
         if (msg.op === "ready") started();
         else if (msg.op === "pong") this.lastPong = Date.now();

@@ -80,6 +80,8 @@ export interface CommandRequest {
   args: string[];
   /** Its environment; `SAUSAGE_PID`, `SAUSAGE_PLUGIN` and `SAUSAGE_PARENT` are added. */
   env: [string, string][];
+  /** Exactly `env`: no `SAUSAGE_*` variables added (a conformance case that counts them). */
+  exactEnv?: boolean;
   /** Its initial current folder (default `/`). */
   cwd?: string;
   /** Host folders preopened beside `/`; the pool's sandboxes must be allowed to use them. */
@@ -93,7 +95,7 @@ export interface CommandRequest {
 export type LineHandler = (p: Process, line: string) => void;
 
 /** The part of a run message the supervisor fills in for every guest. */
-type GuestRun = Omit<RunMessage, "op" | "pid" | "world" | "memoryLimit">;
+type GuestRun = Omit<RunMessage, "op" | "pid" | "world" | "memoryLimit" | "maxLine">;
 
 /** Starts, stops and cleans up processes. */
 export class Supervisor {
@@ -199,7 +201,7 @@ export class Supervisor {
     ]] as [string, string][];
     this.run(p, sandbox, {
       dir: req.component.dir,
-      env: [...req.env.filter(([k]) => !k.startsWith("SAUSAGE_")), ...own],
+      env: req.exactEnv ? req.env : [...req.env.filter(([k]) => !k.startsWith("SAUSAGE_")), ...own],
       args: req.args,
       cwd: req.cwd,
       preopens: req.preopens,
@@ -229,6 +231,7 @@ export class Supervisor {
         pid: p.pid,
         world: this.world.root,
         memoryLimit: this.limits.memory_mib * 2 ** 20,
+        maxLine: this.limits.line_mib * 2 ** 20,
       },
       (msg) => this.onGuest(p, sandbox, msg),
     );

@@ -1,26 +1,11 @@
 /**
- * Newline-delimited JSON over a byte stream pair (a TCP connection, pipes):
- * the transport of the control socket.
+ * Newline-delimited JSON over a byte stream (a socket, a pipe): the writing
+ * side; `line_splitter.ts` reads.
  *
  * @module
  */
 
 const encoder = new TextEncoder();
-
-/** Splits a byte stream into lines (without the newline). */
-export async function* readLines(readable: ReadableStream<Uint8Array>): AsyncGenerator<string> {
-  let buffer = "";
-  for await (const chunk of readable.pipeThrough(new TextDecoderStream())) {
-    buffer += chunk;
-    let nl: number;
-    while ((nl = buffer.indexOf("\n")) >= 0) {
-      const line = buffer.slice(0, nl);
-      buffer = buffer.slice(nl + 1);
-      yield line.endsWith("\r") ? line.slice(0, -1) : line;
-    }
-  }
-  if (buffer !== "") yield buffer;
-}
 
 /** Writes JSON messages, one per line, in order. */
 export class LineWriter {

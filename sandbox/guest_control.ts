@@ -95,6 +95,8 @@ function isInstrumented(m: WebAssembly.Module): boolean {
 export class GuestControl {
   /** Set once the guest was killed. */
   killed = false;
+  /** Why the sandbox itself killed it (a broken limit); unset for a kill the core asked for. */
+  killReason: string | undefined;
   /** Set when the guest tried to grow its memory past the limit. */
   memoryLimitHit = false;
   private period = INITIAL_FUEL;
@@ -104,10 +106,14 @@ export class GuestControl {
   /** @param memoryLimit the most bytes any one memory of the guest may have */
   constructor(readonly memoryLimit: number) {}
 
-  /** Kills the guest: it traps at its next check, and its pending host calls fail now. */
-  kill(): void {
+  /**
+   * Kills the guest: it traps at its next check, and its pending host calls
+   * fail now. `reason` is given when the sandbox ends it for breaking a limit.
+   */
+  kill(reason?: string): void {
     if (this.killed) return;
     this.killed = true;
+    this.killReason = reason;
     for (const reject of this.waiting) reject(new GuestKilled());
     this.waiting.clear();
   }

@@ -73,6 +73,8 @@ export interface ProcessIo {
   fs: FsChannel;
   /** Its time slices, kill switch and memory limit. */
   control: GuestControl;
+  /** The longest line on stdout or stderr, in bytes: a longer one ends the process. */
+  maxLine: number;
   onStdout(line: string): void;
   onStderr(line: string): void;
 }
@@ -112,8 +114,13 @@ export async function runProcess(
     guestPath: p.guestPath,
     mount: diskMount(p.hostPath),
   }));
-  const stdout = new LineSink(io.onStdout);
-  const stderr = new LineSink(io.onStderr);
+  const tooLong = (stream: string) => () =>
+    io.control.kill(
+      `line limit: a line on ${stream} passed ${io.maxLine / 2 ** 20} MiB ` +
+        `("line_mib" in config/limits.json)`,
+    );
+  const stdout = new LineSink(io.onStdout, io.maxLine, tooLong("stdout"));
+  const stderr = new LineSink(io.onStderr, io.maxLine, tooLong("stderr"));
   const files = new OpenFiles();
   const resources = new ProcessResources();
   const imports = {
@@ -153,7 +160,7 @@ export async function runProcess(
     await instance.run.run();
     ended = { status: 0 };
   } catch (e) {
-    if (io.control.killed) ended = { status: 1, error: "killed" };
+    if (io.control.killed) ended = { status: 1, error: io.control.killReason ?? "killed" };
     else if (e instanceof GuestExit) ended = { status: e.status };
     else if (isRunError(e)) ended = { status: 1 };
     else ended = { status: 1, error: trapMessage(e, io.control) };

@@ -13,7 +13,7 @@ import { runProcess } from "./instance.ts";
 import { ByteQueue } from "./wasi/pipes.ts";
 import { FsChannel } from "./remote_mount.ts";
 import { GuestControl } from "./guest_control.ts";
-import { readLines } from "../rpc/line_channel.ts";
+import { carrierLineLimit, DEFAULT_MAX_LINE, streamLines } from "../rpc/line_splitter.ts";
 
 const encoder = new TextEncoder();
 
@@ -45,6 +45,7 @@ function start(msg: RunMessage): void {
     stdin: p.stdin,
     fs: p.fs,
     control: p.control,
+    maxLine: msg.maxLine,
     onStdout: (line) => send({ op: "out", pid, line }),
     onStderr: (line) => send({ op: "err", pid, line }),
   }, { args: msg.args, cwd: msg.cwd, preopens: msg.preopens }).then((ended) => {
@@ -76,9 +77,20 @@ function handle(msg: ToSandbox): void {
   }
 }
 
+/** The `--max-line=<bytes>` argument: the world's longest line (`line_mib`). */
+function maxLineArg(): number {
+  const arg = Deno.args.find((a) => a.startsWith("--max-line="));
+  const n = Number(arg?.slice("--max-line=".length));
+  return Number.isSafeInteger(n) && n > 0 ? n : DEFAULT_MAX_LINE;
+}
+
 async function main(): Promise<void> {
   send({ op: "ready" });
-  for await (const line of readLines(Deno.stdin.readable)) {
+  const max = carrierLineLimit(maxLineArg());
+  const tooLong = (seen: number) => {
+    throw new Error(`the core sent a line of over ${seen} bytes (limit ${max})`);
+  };
+  for await (const line of streamLines(Deno.stdin.readable, max, tooLong)) {
     if (line) handle(JSON.parse(line) as ToSandbox);
   }
   Deno.exit(0); // the core went away

@@ -24,6 +24,8 @@ export interface RunMessage {
   pid: string;
   /** The most bytes one memory of the process may grow to. */
   memoryLimit: number;
+  /** The longest line it may write on stdout or stderr, in bytes; a longer one ends it. */
+  maxLine: number;
   /** The folder of the transpiled component (`plugin.js` and core modules). */
   dir: string;
   /** The environment of the process. */

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { streamLines } from "../../rpc/line_splitter.ts";
 import { BuildError, detectToolchain, type Toolchain } from "./toolchain.ts";
 import { spawnGroup } from "./process_group.ts";
 import { buildSpec, jailed } from "./build_jail.ts";
@@ -78,15 +79,9 @@ export interface Diagnostic {
   rendered: string | null;
 }
 
-/** The lines of a byte stream, without their line ends. */
-export async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
-  let rest = "";
-  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-    const parts = (rest + chunk).split("\n");
-    rest = parts.pop()!;
-    for (const part of parts) yield part.replace(/\r$/, "");
-  }
-  if (rest) yield rest;
+/** The lines of a tool's output, without their line ends (a line over 16 MiB is left out). */
+export function lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  return streamLines(stream);
 }
 
 async function sha256Hex(text: string): Promise<string> {

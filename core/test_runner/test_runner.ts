@@ -180,7 +180,13 @@ export async function runTests(opts: RunTestsOptions): Promise<number> {
       : navigator.hardwareConcurrency || 1);
   const tmp = await Deno.makeTempDir({ prefix: "sausage-test-" });
   const pool = new SandboxPool(
-    { world: tmp, cache, folders: [opts.packageDir], stallMs: defaultLimits().stall_ms },
+    {
+      world: tmp,
+      cache,
+      folders: [opts.packageDir],
+      stallMs: defaultLimits().stall_ms,
+      maxLine: defaultLimits().line_mib * 2 ** 20,
+    },
     Math.min(args ? threads : 1, navigator.hardwareConcurrency || 1),
   );
   try {

@@ -8,6 +8,7 @@
 
 import type { ByteSink, ByteSource } from "./streams.ts";
 import { ReadBuffer } from "./read_buffer.ts";
+import { LineSplitter } from "../../rpc/line_splitter.ts";
 
 /** A byte queue with an end: the core pushes, the guest reads. */
 export class ByteQueue implements ByteSource {
@@ -34,26 +35,26 @@ export class ByteQueue implements ByteSource {
   }
 }
 
-/** Splits written bytes into lines and hands each to `emit`, without the newline. */
+/** Splits written bytes into lines of at most `max` bytes and hands each to `emit`. */
 export class LineSink implements ByteSink {
-  private decoder = new TextDecoder();
-  private partial = "";
+  private splitter: LineSplitter;
 
-  /** @param emit receives each complete line */
-  constructor(private emit: (line: string) => void) {}
+  /**
+   * @param emit receives each complete line, without the newline
+   * @param max the longest line, in bytes
+   * @param tooLong hears of the first line longer than `max` (which is dropped)
+   */
+  constructor(emit: (line: string) => void, max: number, tooLong: (seen: number) => void) {
+    this.splitter = new LineSplitter(max, { line: emit, tooLong });
+  }
 
   /** Takes bytes; emits every line they complete. */
   write(bytes: Uint8Array): void {
-    const text = this.partial + this.decoder.decode(bytes, { stream: true });
-    const lines = text.split("\n");
-    this.partial = lines.pop()!;
-    for (const line of lines) this.emit(line.endsWith("\r") ? line.slice(0, -1) : line);
+    this.splitter.push(bytes);
   }
 
   /** Emits a last line that had no newline (at process end). */
   finish(): void {
-    const rest = this.partial + this.decoder.decode();
-    this.partial = "";
-    if (rest !== "") this.emit(rest);
+    this.splitter.end();
   }
 }

@@ -1,0 +1,121 @@
+/**
+ * The one line splitter of every channel (a guest's stdout and stderr, the
+ * sandbox pipe, the control socket, build output): bytes in, lines out, in
+ * linear time, each line at most `max` bytes. A line that grows past the
+ * limit is dropped as it arrives (memory stays bounded) and reported once;
+ * splitting resumes after its newline.
+ *
+ * @module
+ */
+
+/** The default longest line of every channel: 16 MiB (`line_mib` in `config/limits.json`). */
+export const DEFAULT_MAX_LINE = 16 * 2 ** 20;
+
+const NEWLINE = 10;
+const RETURN = 13;
+
+/** What a splitter does with what it finds. */
+export interface LineHandlers {
+  /** Each complete line, without its `\n` (and without a `\r` before it). */
+  line(text: string): void;
+  /** A line passed `max` bytes; `seen` is how many had arrived when it did. */
+  tooLong?(seen: number): void;
+}
+
+/** Splits a byte stream into lines (see the module doc). */
+export class LineSplitter {
+  private parts: Uint8Array[] = [];
+  private size = 0;
+  private skipping = false;
+  private decoder = new TextDecoder();
+
+  /**
+   * @param max the longest line kept, in bytes
+   * @param on receives lines and over-long line reports
+   */
+  constructor(readonly max: number, private on: LineHandlers) {}
+
+  /** Takes the next bytes of the stream (kept only as long as a line is incomplete). */
+  push(bytes: Uint8Array): void {
+    let start = 0;
+    while (start <= bytes.length) {
+      const nl = bytes.indexOf(NEWLINE, start);
+      const end = nl < 0 ? bytes.length : nl;
+      if (!this.skipping && end > start) this.keep(bytes.subarray(start, end), nl < 0);
+      if (nl < 0) return;
+      if (this.skipping) this.skipping = false;
+      else this.emit();
+      start = nl + 1;
+    }
+  }
+
+  /** Ends the stream: a last line without a newline is handed on. */
+  end(): void {
+    if (!this.skipping && this.size > 0) this.emit();
+    this.parts = [];
+    this.size = 0;
+    this.skipping = false;
+  }
+
+  private keep(piece: Uint8Array, copy: boolean): void {
+    const seen = this.size + piece.length;
+    if (seen > this.max) {
+      this.parts = [];
+      this.size = 0;
+      this.skipping = true;
+      this.on.tooLong?.(seen);
+      return;
+    }
+    // A piece that ends a line is used before push returns; one that does not is kept: copy it.
+    this.parts.push(copy ? piece.slice() : piece);
+    this.size = seen;
+  }
+
+  private emit(): void {
+    let bytes: Uint8Array;
+    if (this.parts.length === 1) bytes = this.parts[0];
+    else {
+      bytes = new Uint8Array(this.size);
+      let at = 0;
+      for (const p of this.parts) (bytes.set(p, at), at += p.length);
+    }
+    this.parts = [];
+    this.size = 0;
+    const n = bytes.length > 0 && bytes[bytes.length - 1] === RETURN
+      ? bytes.length - 1
+      : bytes.length;
+    this.on.line(this.decoder.decode(bytes.subarray(0, n)));
+  }
+}
+
+/**
+ * The lines of a byte stream, each at most `max` bytes; `tooLong` hears of
+ * each longer one, which is left out.
+ */
+export async function* streamLines(
+  stream: ReadableStream<Uint8Array>,
+  max = DEFAULT_MAX_LINE,
+  tooLong?: (seen: number) => void,
+): AsyncGenerator<string> {
+  let ready: string[] = [];
+  const splitter = new LineSplitter(max, { line: (l) => ready.push(l), tooLong });
+  for await (const chunk of stream) {
+    splitter.push(chunk);
+    if (ready.length) {
+      const out = ready;
+      ready = [];
+      yield* out;
+    }
+  }
+  splitter.end();
+  yield* ready;
+}
+
+/**
+ * The longest line of a channel that carries, JSON-encoded, lines of
+ * another channel limited to `max` bytes (the sandbox pipe, answers to the
+ * CLI): JSON's escapes make a byte at most six.
+ */
+export function carrierLineLimit(max: number): number {
+  return max * 6 + 2 ** 20;
+}
