@@ -7,12 +7,20 @@
 
 import { ErrorCode, RpcError } from "../rpc/errors.ts";
 
-const NAME = /^[a-z0-9_-]+$/;
+const NAME = /^[a-z0-9_-]{1,64}$/;
 
-/** Why a plugin name is not valid, or null when it is. */
+/** Names the core owns: its API (`core.*`) and its native plugin (`cargo.build`). */
+const RESERVED = new Set(["core", "cargo"]);
+
+/**
+ * Why a plugin name is not valid, or null when it is. Every place where a
+ * name enters (activation, revert, builds, the world's folders) asks here.
+ */
 export function pluginNameProblem(name: string): string | null {
-  if (name === "core") return `"core" is reserved for the core`;
-  if (!NAME.test(name)) return `plugin names use a-z, 0-9, - and _ only: "${name}"`;
+  if (RESERVED.has(name)) return `"${name}" is reserved for the core: choose another plugin name`;
+  if (!NAME.test(name)) {
+    return `plugin names are 1 to 64 of a-z, 0-9, - and _: ${JSON.stringify(name)} is not`;
+  }
   return null;
 }
 

@@ -155,13 +155,44 @@ Deno.test(
       const dec = new TextDecoder();
       assert.equal(out.code, 0, dec.decode(out.stderr));
       // probe.call answers with the whole response core.exit gave it.
-    assert.deepEqual(JSON.parse(dec.decode(out.stdout)).result, {});
+      assert.deepEqual(JSON.parse(dec.decode(out.stdout)).result, {});
       assert.equal((await host.status).code, 75);
     } finally {
       try {
         host.kill("SIGKILL");
       } catch { /* ended */ }
       await host.stderr.cancel();
+    }
+  },
+);
+
+Deno.test(
+  { name: "names the core owns are refused wherever a plugin name enters", ...opts },
+  async () => {
+    const h = await TestHost.start({ plugins: { probe } });
+    try {
+      const bad = ["cargo", "core", "..", "../probe", "Probe", "a/b", "$/x", "", "x".repeat(65)];
+      for (const plugin of bad) {
+        for (
+          const [method, params] of [
+            ["core.activate", { plugin, wasm: "/plugins/probe/plugin.wasm" }],
+            ["core.activate", { plugins: [{ plugin, wasm: "/plugins/probe/plugin.wasm" }] }],
+            ["core.revert", { plugin }],
+            ["cargo.build", { plugin }],
+          ] as const
+        ) {
+          const r = await h.call(method, params);
+          assert.equal(
+            r.error?.code,
+            -32602,
+            `${method} ${JSON.stringify(plugin)}: ${JSON.stringify(r)}`,
+          );
+          assert.match(r.error!.message, /reserved for the core|plugin names are 1 to 64/);
+        }
+      }
+      assert.deepEqual(await h.result("probe.noop"), {}, "probe was not replaced");
+    } finally {
+      await h.close();
     }
   },
 );
