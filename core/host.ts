@@ -139,7 +139,14 @@ export class Host {
   constructor(path: string, private opts: HostOptions = {}) {
     this.world = new World(path);
     this.limits = readLimits(this.world.root);
-    this.journal = new Journal(opts.journalPath ?? this.world.journalPath());
+    this.journal = new Journal(
+      opts.journalPath ?? this.world.journalPath(),
+      opts.report,
+      {
+        maxBytes: this.limits.journal_mib * 2 ** 20,
+        maxAgeMs: this.limits.journal_days * 86_400_000,
+      },
+    );
     const cache = opts.cacheDir ?? cacheDir();
     const hashes = new FileHashes();
     const components = new ComponentCache(cache, hashes, !opts.noPreemption);

@@ -2,7 +2,9 @@
  * The journal (section 8): every line a process writes that is not a JSON-RPC
  * message, every stderr line, and the core's own events, in SQLite at
  * `state/core/journal.sqlite`. Only the core writes it; writes are batched in
- * one transaction every few milliseconds so a call stays cheap.
+ * one transaction every few milliseconds so a call stays cheap. It is bounded
+ * by size and age (`journal_mib`, `journal_days` in `config/limits.json`):
+ * the oldest entries go first.
  *
  * @module
  */
@@ -143,12 +145,32 @@ function moveAside(path: string): string {
   return to;
 }
 
+/** How much a journal may hold. */
+export interface JournalBounds {
+  /** The most bytes of database pages in use (the file stays near this size). */
+  maxBytes: number;
+  /** Entries older than this (ms) are dropped. */
+  maxAgeMs: number;
+}
+
+/** No bounds (an in-memory journal, tests of other things). */
+const UNBOUNDED: JournalBounds = { maxBytes: Infinity, maxAgeMs: Infinity };
+
+/** SQLite needs about four bytes of file per byte of line (keys, two indexes): measured 3.9x. */
+const BYTES_PER_LINE_BYTE = 4;
+
+/** After pruning, the journal holds at most this share of `maxBytes`, so pruning is not constant. */
+const PRUNE_TO = 0.9;
+
 /** The journal of a running host. */
 export class Journal {
   private db!: DatabaseSync;
   private insert!: StatementSync;
   private pending: Entry[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** Estimated bytes written since the bounds were last checked. */
+  private sinceCheck = 0;
+  private lastAgeCheck = 0;
   /** Set when the file could not be used and was replaced by a new one. */
   recovered: JournalRecovery | null = null;
 
@@ -162,6 +184,7 @@ export class Journal {
   constructor(
     private path: string,
     private report: (line: string) => void = (l) => console.error(l),
+    private bounds: JournalBounds = UNBOUNDED,
   ) {
     try {
       this.use(openDatabase(path));
@@ -169,6 +192,60 @@ export class Journal {
       if (path === ":memory:" || !isDamaged(e)) throw e;
       this.replace(e);
     }
+    this.prune();
+  }
+
+  /**
+   * Drops entries older than `maxAgeMs`, then the oldest entries while the
+   * pages in use pass `maxBytes` (down to 90 % of it). Returns how many went.
+   */
+  prune(): number {
+    let dropped = 0;
+    const now = Date.now();
+    this.lastAgeCheck = now;
+    this.sinceCheck = 0;
+    if (Number.isFinite(this.bounds.maxAgeMs)) {
+      const r = this.db.prepare("DELETE FROM journal WHERE id < ?")
+        .run(uuidFloor(now - this.bounds.maxAgeMs));
+      dropped += Number(r.changes);
+    }
+    if (!Number.isFinite(this.bounds.maxBytes)) return dropped;
+    const target = this.bounds.maxBytes * PRUNE_TO;
+    for (let used = this.usedBytes(); used > this.bounds.maxBytes;) {
+      const rows = Number(
+        (this.db.prepare("SELECT count(*) AS n FROM journal").get() as { n: number }).n,
+      );
+      if (rows === 0) break;
+      const n = Math.max(1, Math.ceil(rows * (used - target) / used));
+      const r = this.db.prepare(
+        "DELETE FROM journal WHERE id IN (SELECT id FROM journal ORDER BY id LIMIT ?)",
+      ).run(n);
+      dropped += Number(r.changes);
+      const after = this.usedBytes();
+      if (after >= used) break; // nothing more to gain
+      used = after;
+      if (used <= target) break;
+    }
+    return dropped;
+  }
+
+  /** Prunes after about 1/16 of `maxBytes` was written, or an hour after the last time. */
+  private pruneWhenDue(): void {
+    const due = this.sinceCheck > this.bounds.maxBytes / 16 ||
+      Date.now() - this.lastAgeCheck > 3_600_000;
+    if (!due) return;
+    try {
+      this.prune();
+    } catch (e) {
+      this.report(`sausage: journal pruning failed: ${e instanceof Error ? e.message : e}`);
+    }
+  }
+
+  /** Bytes of database pages that hold data (free pages are reused before the file grows). */
+  private usedBytes(): number {
+    const pragma = (name: string) =>
+      Number(Object.values(this.db.prepare(`PRAGMA ${name}`).get() as object)[0]);
+    return (pragma("page_count") - pragma("freelist_count")) * pragma("page_size");
   }
 
   private use(db: DatabaseSync): void {
@@ -222,6 +299,7 @@ export class Journal {
     for (let attempt = 0;; attempt++) {
       try {
         this.write(batch);
+        this.pruneWhenDue();
         return;
       } catch (e) {
         if (attempt === 0 && this.path !== ":memory:" && isDamaged(e)) {
@@ -242,7 +320,10 @@ export class Journal {
   private write(batch: Entry[]): void {
     this.db.exec("BEGIN");
     try {
-      for (const e of batch) this.insert.run(e.id, e.time, e.pid, e.plugin, e.stream, e.line);
+      for (const e of batch) {
+        this.insert.run(e.id, e.time, e.pid, e.plugin, e.stream, e.line);
+        this.sinceCheck += (e.line.length + e.pid.length + 80) * BYTES_PER_LINE_BYTE;
+      }
       this.db.exec("COMMIT");
     } catch (e) {
       try {

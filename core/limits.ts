@@ -18,6 +18,12 @@ export interface Limits {
   stall_ms: number;
   /** The longest line on any channel, in MiB (default 16): a guest's longer line ends it. */
   line_mib: number;
+  /** The journal's most size, in MiB (default 1024): the oldest entries go first. */
+  journal_mib: number;
+  /** Journal entries older than this many days are dropped (default 30). */
+  journal_days: number;
+  /** Lines a second one process may add to the journal (default 1000, bursts of 10x). */
+  log_lines_per_second: number;
 }
 
 /** The defaults, for a machine like the one the host runs on. */
@@ -28,6 +34,9 @@ export function defaultLimits(): Limits {
     sandboxes: navigator.hardwareConcurrency || 1,
     stall_ms: 10_000,
     line_mib: 16,
+    journal_mib: 1024,
+    journal_days: 30,
+    log_lines_per_second: 1000,
   };
 }
 
@@ -37,6 +46,9 @@ const BOUNDS: Record<keyof Limits, [number, number]> = {
   sandboxes: [1, 256],
   stall_ms: [100, 3_600_000],
   line_mib: [1, 1024],
+  journal_mib: [1, 1_048_576],
+  journal_days: [1, 36_500],
+  log_lines_per_second: [1, 1_000_000],
 };
 
 /** Reads `config/limits.json` of a world; throws a one-line error that names the bad field. */

@@ -12,6 +12,7 @@ import type { Id, JsonObject, Message } from "../rpc/message.ts";
 import type { Caller } from "./caller.ts";
 import type { Compiled, ComponentCache } from "./component_cache.ts";
 import type { Journal } from "./journal.ts";
+import { JournalBudget } from "./journal_budget.ts";
 import { type ExitInfo, type OutputHandler, Process, type ProcessRunner } from "./process.ts";
 import type { ProcessTable } from "./process_table.ts";
 import type { SandboxPool } from "./sandbox_pool.ts";
@@ -110,6 +111,8 @@ export class Supervisor {
    * call fails with -32001 and this message for `<plugin>.<method>`.
    */
   noPlugins: ((method: string) => string) | null = null;
+  /** What each process may still add to the journal. */
+  private budgets = new WeakMap<Process, JournalBudget>();
 
   constructor(
     private world: World,
@@ -328,11 +331,29 @@ export class Supervisor {
     }
   }
 
-  /** Writes a line of a process to the journal and to its in-memory log (and to its output handler). */
+  /**
+   * Writes a line of a process to the journal (within its budget: see
+   * `journal_budget.ts`) and to its in-memory log (and to its output handler).
+   */
   log(p: Process, stream: "stdout" | "stderr" | "core", line: string): void {
-    this.journal.append(p.pid, p.plugin, stream, line);
+    if (stream === "core" || this.budget(p).take()) {
+      if (stream !== "core") this.reportDropped(p, false);
+      this.journal.append(p.pid, p.plugin, stream, line);
+    }
     p.remember(stream === "core" ? `[core] ${line}` : line);
     if (stream !== "core") p.onOutput?.(stream, line);
+  }
+
+  private budget(p: Process): JournalBudget {
+    let b = this.budgets.get(p);
+    if (!b) this.budgets.set(p, b = new JournalBudget(this.limits.log_lines_per_second));
+    return b;
+  }
+
+  /** Journals how many lines of `p` were dropped, if any were (see {@link JournalBudget.report}). */
+  private reportDropped(p: Process, final: boolean): void {
+    const event = this.budgets.get(p)?.report(final);
+    if (event) this.journal.append(p.pid, p.plugin, "core", JSON.stringify(event));
   }
 
   private event(p: Process, event: Record<string, unknown>): void {
@@ -367,6 +388,7 @@ export class Supervisor {
     if (p.gone) return;
     this.table.remove(p);
     p.fs?.close();
+    this.reportDropped(p, true);
     this.event(p, { event: "exit", ...exit });
     if (!p.detached) p.caller.children.delete(p);
     p.finish(exit);

@@ -21,7 +21,11 @@ export class TestHost {
 
   /** Creates a world from `spec` and starts a host on it. */
   static async start(spec: WorldSpec = {}, opts: { watch?: boolean } = {}): Promise<TestHost> {
-    const root = await makeWorld(spec);
+    return await TestHost.open(await makeWorld(spec), opts);
+  }
+
+  /** Starts a host on an existing world folder (it is removed at `close`). */
+  static async open(root: string, opts: { watch?: boolean } = {}): Promise<TestHost> {
     const host = new Host(root, { sandboxes: 1, watch: opts.watch ?? false });
     await host.start();
     return new TestHost(host, root);

@@ -149,6 +149,16 @@ fn main() {
             }
             Ok(json!({"sent": n}))
         }
+        "spew" => {
+            // {n, len}: writes n numbered lines of about len bytes to stderr.
+            let n = params["n"].as_u64().unwrap_or(1);
+            let pad = "s".repeat(params["len"].as_u64().unwrap_or(10) as usize);
+            let mut err = std::io::stderr().lock();
+            for i in 0..n {
+                writeln!(err, "spew {i} {pad}").unwrap();
+            }
+            Ok(json!({"lines": n}))
+        }
         "count" => {
             // {n}: an empty counting loop of n iterations (the worst case for loop checks).
             let mut x: u64 = 0;
