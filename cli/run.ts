@@ -1,7 +1,8 @@
 /**
  * `sausage run <world> [--headless]`: runs a world until SIGINT, SIGTERM or
- * `core.exit` (exit code 75). Until the console exists, it always runs
- * headless.
+ * `core.exit` (exit code 75). On a terminal it opens the console
+ * (`cli/console/`) after the boot calls, until `quit` or Ctrl-D (exit code
+ * 0); `--headless`, or a stdin that is not a terminal, runs without it.
  *
  * @module
  */
@@ -12,13 +13,14 @@ import { World } from "../core/world.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { HostClient } from "./client.ts";
 import { buildMissing } from "../core/build/world_build.ts";
+import { consoleWanted, type ReportSink, runConsole } from "./console/run_console.ts";
 
 /** Usage of `run`. */
 export const RUN_USAGE = "sausage run <world> [--headless]";
 
 /** Runs the subcommand; resolves with the exit code. */
 export async function run(args: string[]): Promise<number> {
-  const { positional } = parseArgs(args, ["--headless"], []);
+  const { positional, flags } = parseArgs(args, ["--headless"], []);
   if (positional.length !== 1) throw new UsageError(`usage: ${RUN_USAGE}`);
   const world = new World(positional[0]);
   const running = await HostClient.connect(world);
@@ -27,16 +29,19 @@ export async function run(args: string[]): Promise<number> {
     throw new Error(`a host already runs ${world.root} (see state/core/host.json); stop it first`);
   }
   await buildMissing(world, (line) => console.error(line));
-  const host = new Host(world.root, { report: (line) => console.error(line) });
+  const reports: ReportSink = { to: (line) => console.error(line) };
+  const host = new Host(world.root, { report: (line) => reports.to(line) });
   const control = await ControlServer.start(host);
   const stop = () => host.exit(0);
   Deno.addSignalListener("SIGINT", stop);
   Deno.addSignalListener("SIGTERM", stop);
   await host.start();
+  const interactive = consoleWanted(flags.has("--headless"));
   console.error(
-    `sausage: running ${world.root} (${world.pluginNames().length} plugins); Ctrl-C stops it`,
+    `sausage: running ${world.root} (${world.pluginNames().length} plugins); ` +
+      (interactive ? "quit or Ctrl-D stops it" : "Ctrl-C stops it"),
   );
-  const code = await host.done;
+  const code = interactive ? await runConsole(host, reports) : await host.done;
   console.error(code === 75 ? "sausage: core.exit: stopping" : "sausage: stopping");
   Deno.removeSignalListener("SIGINT", stop);
   Deno.removeSignalListener("SIGTERM", stop);

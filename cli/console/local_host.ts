@@ -1,0 +1,89 @@
+/**
+ * The console's host in the same process: `sausage run` hands its `Host`
+ * here. Each call gets a caller of its own named `console`, so that
+ * cancelling it kills exactly the processes it started.
+ *
+ * @module
+ */
+
+import { type Host, LocalCaller } from "../../core/host.ts";
+import type { Entry, LogFilter } from "../../core/journal.ts";
+import type { ProcessInfo } from "../../core/process.ts";
+import type { Message, Response } from "../../rpc/message.ts";
+import type { OpenRpcDocument } from "../../rpc/openrpc.ts";
+import type { Listing } from "../../vfs/host_fs.ts";
+import type { CallHandle, CallOutcome, ConsoleHost } from "./console_host.ts";
+
+/** A `ConsoleHost` over a host in this process. */
+export class LocalConsoleHost implements ConsoleHost {
+  /** @param host the running host */
+  constructor(private host: Host) {}
+
+  /** The world's folder. */
+  get root(): string {
+    return this.host.world.root;
+  }
+
+  /** The plugins of the world. */
+  plugins(): string[] {
+    return this.host.world.pluginNames();
+  }
+
+  /** The core's methods, without `core.`. */
+  coreMethods(): string[] {
+    return [...this.host.router.core.keys()].sort();
+  }
+
+  /** Makes a call as `console`; `cancel` kills the processes it started. */
+  call(
+    method: string,
+    params: Record<string, unknown>,
+    notify: (name: string, params: unknown) => void,
+  ): CallHandle {
+    let settle!: (o: CallOutcome) => void;
+    const outcome = new Promise<CallOutcome>((r) => (settle = r));
+    const caller = new LocalCaller("console", (msg: Message) => {
+      if ("method" in msg && msg.method === "core.notify") {
+        const p = msg.params as { name?: unknown; params?: unknown };
+        notify(String(p.name), p.params);
+      }
+    });
+    caller.call(this.host.router, method, params).then((msg) => {
+      const r = msg as Response;
+      settle(r.error ? { error: r.error } : { result: r.result });
+    });
+    return {
+      outcome,
+      cancel: () => {
+        caller.gone = true;
+        for (const p of caller.children) this.host.supervisor.kill(p);
+        settle({ cancelled: true });
+      },
+    };
+  }
+
+  /** The `rpc.discover` document of a plugin's current version. */
+  async discover(plugin: string): Promise<OpenRpcDocument> {
+    return await this.host.docs.get(plugin) as OpenRpcDocument;
+  }
+
+  /** A folder as a process sees it. */
+  list(path: string): Promise<Listing> {
+    return this.host.fs.list(path);
+  }
+
+  /** A file as a process sees it. */
+  read(path: string): Promise<Uint8Array> {
+    return this.host.fs.read(path);
+  }
+
+  /** The running processes. */
+  processes(): ProcessInfo[] {
+    return this.host.table.list();
+  }
+
+  /** Journal entries, oldest first. */
+  journal(filter: LogFilter): Entry[] {
+    return this.host.journal.query(filter);
+  }
+}
