@@ -9,6 +9,7 @@ import { UsageError } from "./args.ts";
 import { BuildError } from "../core/build/toolchain.ts";
 import { call, CALL_USAGE } from "./call.ts";
 import { log, LOG_USAGE } from "./log.ts";
+import { mcp, MCP_USAGE } from "./mcp.ts";
 import { printError } from "./output.ts";
 import { ps, PS_USAGE } from "./ps.ts";
 import { run, RUN_USAGE } from "./run.ts";
@@ -31,6 +32,11 @@ Usage:
       A folder as a process sees it, with /proc and /run of the running host.
   ${CAT_USAGE}
       A file as a process sees it (e.g. /proc/core/PROTOCOL.md, /proc/<pid>/log).
+  ${MCP_USAGE}
+      Serve the world to MCP clients: a tool per plugin method, the world's
+      documents as resources. Over stdio, or Streamable HTTP on 127.0.0.1
+      for requests with the world's token. Uses the running host of the
+      world, or starts one for the session.
   ${TEST_USAGE}
       Run a Rust test binary under WASI, each test in its own instance on an
       empty temporary world (libtest's output, exit code 101 on a failure).
@@ -47,6 +53,7 @@ const COMMANDS: Record<string, (args: string[]) => number | Promise<number>> = {
   log,
   ls,
   cat,
+  mcp,
   test,
 };
 

@@ -1,0 +1,94 @@
+/**
+ * A tool call: the method's call through the core, its answer as an MCP
+ * tool result, its `core.notify` notifications as MCP notifications.
+ *
+ * - A result comes back as its JSON text, and as `structuredContent` when
+ *   the tool has an output schema (wrapped as `{"result": …}` when it is not
+ *   an object, `tool_schema.ts`).
+ * - A JSON-RPC error (bad params, a plugin's own error, -32002 when the
+ *   process ended without an answer) is a tool result with `isError`: its
+ *   message as the first text, and the whole error object (`code`,
+ *   `message`, `data`) as JSON in the second. It is never a protocol error,
+ *   so the agent sees what went wrong and can fix its call.
+ * - `core.notify {name, params}` becomes `notifications/progress` when the
+ *   client asked for progress (a `progressToken`), else
+ *   `notifications/message` (logging, level `info`, the plugin as logger,
+ *   `{name, params}` as data).
+ * - When the client cancels the request, the process is stopped
+ *   (`core.stop`).
+ *
+ * @module
+ */
+
+// @ts-types="@modelcontextprotocol/sdk/types"
+import type {
+  CallToolResult,
+  ServerNotification,
+  ServerRequest,
+} from "@modelcontextprotocol/sdk/types.js";
+// @ts-types="@modelcontextprotocol/sdk/shared/protocol"
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import { RESULT_KEY } from "./tool_schema.ts";
+import type { ToolEntry } from "./tool_list.ts";
+import type { WorldLink } from "./world_link.ts";
+
+/** What the SDK hands a request handler. */
+export type HandlerExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** A text for one notification: its `line` or `message` when it has one, else name and params. */
+function notifyText(name: string, params: unknown): string {
+  const p = (params ?? {}) as Record<string, unknown>;
+  if (typeof p.line === "string") return p.line;
+  if (typeof p.message === "string") return p.message;
+  return `${name} ${JSON.stringify(params ?? {})}`;
+}
+
+/** Makes the call behind `entry` with `args`; resolves with the tool result. */
+export async function callTool(
+  link: WorldLink,
+  entry: ToolEntry,
+  args: Record<string, unknown>,
+  extra: HandlerExtra,
+): Promise<CallToolResult> {
+  const token = extra._meta?.progressToken;
+  const plugin = entry.method.slice(0, entry.method.indexOf("."));
+  let progress = 0;
+  const onNotify = (name: string, params: unknown) => {
+    const p = (params ?? {}) as Record<string, unknown>;
+    const sent = token !== undefined
+      ? extra.sendNotification({
+        method: "notifications/progress",
+        params: {
+          progressToken: token,
+          progress: typeof p.progress === "number" && p.progress > progress
+            ? (progress = p.progress)
+            : ++progress,
+          ...(typeof p.total === "number" ? { total: p.total } : {}),
+          message: notifyText(name, params),
+        },
+      })
+      : extra.sendNotification({
+        method: "notifications/message",
+        params: { level: "info", logger: plugin, data: { name, params: params ?? {} } },
+      });
+    sent.catch(() => {/* the session is gone */});
+  };
+  const response = await link.call(entry.method, args, { onNotify, signal: extra.signal });
+  if (response.error) {
+    return {
+      isError: true,
+      content: [
+        { type: "text", text: response.error.message },
+        { type: "text", text: JSON.stringify(response.error) },
+      ],
+    };
+  }
+  const result = response.result;
+  const out: CallToolResult = { content: [{ type: "text", text: JSON.stringify(result) }] };
+  if (entry.structured) {
+    out.structuredContent = entry.wraps
+      ? { [RESULT_KEY]: result }
+      : result as Record<string, unknown>;
+  }
+  return out;
+}

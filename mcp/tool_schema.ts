@@ -1,0 +1,164 @@
+/**
+ * MCP tool schemas from OpenRPC methods. MCP wants one JSON Schema object
+ * (`"type": "object"` at the top) for a tool's input and one for its
+ * structured output; a Sausage method has a list of params and a result,
+ * each with its own schema, whose `$ref`s name schemas embedded in it
+ * (`#/$defs/Added`, as schemars writes them) or in the document
+ * (`#/components/schemas/Added`).
+ *
+ * Every schema a `$ref` reaches (looked up as `rpc/schema_scope.ts` does for
+ * the compatibility check) is carried into the `$defs` at the top of the new
+ * schema, under its own name (`Added`, or `Added_2` when two different
+ * schemas share a name), and the `$ref` is rewritten to `#/$defs/<name>`;
+ * recursive types stay recursive. A `$ref` that names nothing becomes `{}`.
+ *
+ * The output: a result whose schema is an object is the structured content
+ * itself; any other result (`Vec<String>`, a number, `null`) is wrapped as
+ * `{"result": <value>}`.
+ *
+ * @module
+ */
+
+import type { JsonSchema, MethodObject, OpenRpcDocument } from "../rpc/openrpc.ts";
+import { enter, isSchemaObject, type Node, resolveRef, Scope } from "../rpc/schema_scope.ts";
+
+/** An object schema, as MCP's `inputSchema` and `outputSchema` need. */
+export interface ObjectSchema {
+  type: "object";
+  /** Other keywords. */
+  [keyword: string]: unknown;
+}
+
+/** The key that wraps a result that is not an object. */
+export const RESULT_KEY = "result";
+
+/** Keywords whose values are data, not schemas: never rewritten. */
+const DATA_KEYWORDS = new Set(["enum", "const", "examples", "default"]);
+
+/** Collects the named schemas of one new schema while its `$ref`s are rewritten. */
+class Carrier {
+  /** The new `$defs`. */
+  readonly defs: Record<string, JsonSchema> = {};
+  private names = new Map<JsonSchema, string>();
+
+  /** A copy of the schema at `node` whose references all point into `defs`. */
+  carry(node: Node): JsonSchema {
+    const entered = enter(node);
+    const s = entered.schema;
+    if (!isSchemaObject(s)) return s;
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(s)) {
+      if (key === "$defs" || key === "definitions") continue;
+      if (key === "$ref" && typeof value === "string") {
+        out.$ref = this.ref(value, entered.scope);
+        continue;
+      }
+      out[key] = DATA_KEYWORDS.has(key) ? value : this.walk(value, entered.scope);
+    }
+    if (typeof out.$ref === "string" && out.$ref === "") {
+      delete out.$ref; // a reference that names nothing: anything goes
+    }
+    return out as JsonSchema;
+  }
+
+  /** Rewrites the values under a keyword: schemas, lists of schemas, maps of schemas. */
+  private walk(value: unknown, scope: Scope): unknown {
+    if (Array.isArray(value)) return value.map((v) => this.walk(v, scope));
+    if (isSchemaObject(value)) {
+      // A map of schemas (`properties`) has no keywords of its own, but walking
+      // it as a schema keeps each of its values intact the same way.
+      return this.carry({ schema: value as JsonSchema, scope });
+    }
+    return value;
+  }
+
+  /** The new reference for `ref`, carrying its target into `defs` once. */
+  private ref(ref: string, scope: Scope): string {
+    const target = resolveRef(ref, scope);
+    if ("error" in target) return "";
+    const known = this.names.get(target.schema);
+    if (known) return `#/$defs/${known}`;
+    const base = ref.slice(ref.lastIndexOf("/") + 1).replace(/[^A-Za-z0-9_.-]/g, "_") || "schema";
+    let name = base;
+    for (let i = 2; Object.hasOwn(this.defs, name); i++) name = `${base}_${i}`;
+    this.names.set(target.schema, name);
+    this.defs[name] = true; // reserved while it is carried (recursive types)
+    this.defs[name] = this.carry(target);
+    return `#/$defs/${name}`;
+  }
+
+  /** The schema that `node` stands for, following `$ref`s at its top. */
+  resolveTop(node: Node): Node {
+    let n = enter(node);
+    for (let hops = 0; hops < 32; hops++) {
+      const s = n.schema;
+      if (!isSchemaObject(s) || typeof s.$ref !== "string") return n;
+      const target = resolveRef(s.$ref, n.scope);
+      if ("error" in target) return n;
+      n = target;
+    }
+    return n;
+  }
+}
+
+/** The named schemas of a document (`components.schemas`), as the outermost scope. */
+function documentScope(doc: OpenRpcDocument | undefined): Scope {
+  return new Scope(doc?.components?.schemas ?? {});
+}
+
+/** A copy of `schema` without its `$defs` key when there are none. */
+function withDefs(schema: Record<string, unknown>, defs: Record<string, JsonSchema>): ObjectSchema {
+  const out = { ...schema } as ObjectSchema;
+  if (Object.keys(defs).length) out.$defs = defs;
+  return out;
+}
+
+/** The params of a method as one object schema. */
+export function inputSchema(method: MethodObject, doc?: OpenRpcDocument): ObjectSchema {
+  const carrier = new Carrier();
+  const scope = documentScope(doc);
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  for (const p of method.params ?? []) {
+    let schema = carrier.carry({ schema: p.schema ?? true, scope });
+    if (p.description && isSchemaObject(schema) && schema.description === undefined) {
+      schema = { description: p.description, ...schema };
+    } else if (p.description && schema === true) schema = { description: p.description };
+    properties[p.name] = schema;
+    if (p.required) required.push(p.name);
+  }
+  const params = (method as { "x-sausage-params"?: { description?: string } })["x-sausage-params"];
+  const top: Record<string, unknown> = { type: "object", properties };
+  if (params?.description) top.description = params.description;
+  if (required.length) top.required = required;
+  return withDefs(top, carrier.defs);
+}
+
+/** The structured output of a method, or undefined when it has no result schema. */
+export function outputSchema(
+  method: MethodObject,
+  doc?: OpenRpcDocument,
+): ObjectSchema | undefined {
+  if (!method.result?.schema) return undefined;
+  const carrier = new Carrier();
+  const node: Node = { schema: method.result.schema, scope: documentScope(doc) };
+  const top = carrier.resolveTop(node);
+  if (isSchemaObject(top.schema) && top.schema.type === "object") {
+    const carried = carrier.carry(top) as Record<string, unknown>;
+    return withDefs(carried, carrier.defs);
+  }
+  const result = carrier.carry(node);
+  const wrapped = {
+    type: "object",
+    properties: { [RESULT_KEY]: result },
+    required: [RESULT_KEY],
+  };
+  return withDefs(wrapped, carrier.defs);
+}
+
+/** True when `outputSchema` wraps this method's result as `{"result": …}`. */
+export function wrapsResult(method: MethodObject, doc?: OpenRpcDocument): boolean {
+  if (!method.result?.schema) return false;
+  const top = new Carrier().resolveTop({ schema: method.result.schema, scope: documentScope(doc) });
+  return !(isSchemaObject(top.schema) && top.schema.type === "object");
+}
