@@ -8,7 +8,7 @@
 
 import { fromBase64, toBase64 } from "../rpc/base64.ts";
 import { toFsError } from "../vfs/errno.ts";
-import type { FileHandle, Mount, OpenOptions } from "../vfs/mount.ts";
+import type { FileHandle, Instant, Mount, OpenOptions } from "../vfs/mount.ts";
 import { statToWire } from "../vfs/wire.ts";
 import type { FsReply, FsRequest, RemoteMountName } from "../sandbox/protocol.ts";
 
@@ -17,8 +17,11 @@ export class FsServer {
   private handles = new Map<number, FileHandle>();
   private next = 0;
 
-  /** @param mounts the mounts by preopen name */
-  constructor(private mounts: Record<RemoteMountName, Mount>) {}
+  /**
+   * @param mounts the mounts by preopen name; `world` and `preopen:…` serve
+   * `symlink` only (the sandbox does the rest itself)
+   */
+  constructor(private mounts: Partial<Record<RemoteMountName, Mount>>) {}
 
   /** Performs one request and builds the reply. */
   async handle(req: FsRequest): Promise<FsReply> {
@@ -44,6 +47,8 @@ export class FsServer {
   private async perform(req: FsRequest): Promise<unknown> {
     const mount = this.mounts[req.mount];
     if (!mount) throw toFsError({ code: "EBADF" });
+    const linksOnly = req.mount === "world" || req.mount.startsWith("preopen:");
+    if (linksOnly && req.method !== "symlink") throw toFsError({ code: "EINVAL" });
     const a = req.args;
     switch (req.method) {
       case "stat":
@@ -66,13 +71,15 @@ export class FsServer {
         return await mount.rename(a[0] as string, a[1] as string) ?? null;
       case "symlink":
         return await mount.symlink(a[0] as string, a[1] as string) ?? null;
+      case "link":
+        return await mount.link(a[0] as string, a[1] as string, a[2] as boolean) ?? null;
       case "readlink":
         return await mount.readlink(a[0] as string);
       case "setTimes":
         return await mount.setTimes(
           a[0] as string,
-          a[1] as number | null,
-          a[2] as number | null,
+          a[1] as Instant | null,
+          a[2] as Instant | null,
           a[3] as boolean,
         ) ?? null;
       case "h.read":

@@ -124,6 +124,8 @@ export class Host {
   readonly activator: Activator;
   /** The filesystem as processes see it, for the host side. */
   readonly fs: HostFs;
+  /** The world folder as a mount: `sausage ls`/`cat`, and the symlinks guests make. */
+  private worldMount: DiskMount;
   readonly pool: SandboxPool;
   /** The world's limits (`config/limits.json`). */
   readonly limits: Limits;
@@ -138,6 +140,7 @@ export class Host {
   /** Opens a world (throws a one-line error when it is missing). */
   constructor(path: string, private opts: HostOptions = {}) {
     this.world = new World(path);
+    this.worldMount = new DiskMount(this.world.root);
     this.limits = readLimits(this.world.root);
     this.journal = new Journal(
       opts.journalPath ?? this.world.journalPath(),
@@ -175,7 +178,7 @@ export class Host {
     });
     this.proc = new ProcMount(view);
     this.fs = new HostFs({
-      "/": new DiskMount(this.world.root),
+      "/": this.worldMount,
       "/proc": this.proc,
       "/run": this.run,
     });
@@ -183,6 +186,7 @@ export class Host {
       proc: this.proc,
       run: this.run,
       source: view,
+      world: this.worldMount,
     }, this.limits);
     if (opts.noPlugins) this.supervisor.noPlugins = opts.noPlugins;
     this.router = new Router(this.supervisor);

@@ -25,13 +25,18 @@ import { type NativeMethod, NativeRunner } from "./native_process.ts";
 import { FsServer } from "./fs_server.ts";
 import type { Mount } from "../vfs/mount.ts";
 import { ProcessDir } from "../vfs/process_dir.ts";
+import { DiskMount } from "../vfs/disk_mount.ts";
 import type { ProcSource } from "../vfs/proc_source.ts";
 
-/** The mounts every process shares: `/proc` and `/run`, with the source of `/self`. */
+/**
+ * The mounts every process shares: `/proc` and `/run`, with the source of
+ * `/self`; and the world on disk, where the core makes the symlinks of guests.
+ */
 export interface SharedMounts {
   proc: Mount;
   run: Mount;
   source: ProcSource;
+  world: Mount;
 }
 
 /** How long `core.stop` waits after closing stdin before it kills. */
@@ -221,10 +226,15 @@ export class Supervisor {
 
   /** Enters a process in the table and journal and starts it in its sandbox. */
   private run(p: Process, sandbox: Sandbox, run: GuestRun): void {
+    const preopens = Object.fromEntries(
+      (run.preopens ?? []).map((o) => [`preopen:${o.guestPath}`, new DiskMount(o.hostPath)]),
+    );
     p.fs = new FsServer({
       proc: this.mounts.proc,
       run: this.mounts.run,
       self: new ProcessDir(this.mounts.source, p.pid, true),
+      world: this.mounts.world,
+      ...preopens,
     });
     this.enter(p);
     sandbox.start(

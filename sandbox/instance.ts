@@ -18,6 +18,7 @@ import { ProcessResources } from "./wasi/resources.ts";
 import { DiskMount } from "../vfs/disk_mount.ts";
 import type { Mount } from "../vfs/mount.ts";
 import { type FsChannel, RemoteMount } from "./remote_mount.ts";
+import { CoreSymlinks } from "./core_symlinks.ts";
 import type { ExtraPreopen } from "./protocol.ts";
 import { type GuestControl, GuestKilled } from "./guest_control.ts";
 
@@ -109,10 +110,10 @@ export async function runProcess(
     loaded.set(dir, entry);
   }
   const { glue, modules } = await entry;
-  const mount = diskMount(world);
+  const mount = new CoreSymlinks(diskMount(world), "world", io.fs);
   const extra = (command.preopens ?? []).map((p) => ({
     guestPath: p.guestPath,
-    mount: diskMount(p.hostPath),
+    mount: new CoreSymlinks(diskMount(p.hostPath), `preopen:${p.guestPath}`, io.fs),
   }));
   const tooLong = (stream: string) => () =>
     io.control.kill(

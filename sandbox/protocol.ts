@@ -42,8 +42,12 @@ export interface RunMessage {
   cwd?: string;
 }
 
-/** The mounts the core serves to a process, by their preopen name. */
-export type RemoteMountName = "proc" | "self" | "run";
+/**
+ * The mounts the core serves to a process, by their preopen name; and, for
+ * making symlinks only (`sandbox/core_symlinks.ts`), the world (`world`)
+ * and a command's extra preopens (`preopen:<guest path>`).
+ */
+export type RemoteMountName = "proc" | "self" | "run" | "world" | `preopen:${string}`;
 
 /**
  * A filesystem request from a process to the core, for a mount the core

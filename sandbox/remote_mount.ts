@@ -11,6 +11,7 @@ import {
   type DirEntry,
   type FileHandle,
   FsError,
+  type Instant,
   type Mount,
   type OpenOptions,
   type Stat,
@@ -123,13 +124,16 @@ export class RemoteMount implements Mount {
   async symlink(target: string, path: string): Promise<void> {
     await this.call("symlink", [target, path]);
   }
+  async link(from: string, to: string, follow: boolean): Promise<void> {
+    await this.call("link", [from, to, follow]);
+  }
   readlink(path: string): Promise<string> {
     return this.call("readlink", [path]) as Promise<string>;
   }
   async setTimes(
     path: string,
-    atime: number | null,
-    mtime: number | null,
+    atime: Instant | null,
+    mtime: Instant | null,
     follow: boolean,
   ): Promise<void> {
     await this.call("setTimes", [path, atime, mtime, follow]);

@@ -8,7 +8,7 @@
  */
 
 import { strict as assert } from "node:assert";
-import { FsError, type Mount, type OpenOptions } from "./mount.ts";
+import { FsError, type Instant, type Mount, type OpenOptions } from "./mount.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -30,6 +30,11 @@ export interface Fixture {
   /** A readable file that exists (read-only mounts). */
   existingFile?: string;
   cleanup(): Promise<void> | void;
+}
+
+/** An instant at a whole millisecond. */
+function at(ms: number): Instant {
+  return { ms, ns: 0 };
 }
 
 async function code(f: () => unknown): Promise<string> {
@@ -96,7 +101,9 @@ export function mountConformance(
       assert.equal(await code(() => m.mkdir("d")), "read-only");
       assert.equal(await code(() => m.unlink(file)), "read-only");
       assert.equal(await code(() => m.rename(file, "x")), "read-only");
-      assert.equal(await code(() => m.setTimes(file, 0, 0, true)), "read-only");
+      assert.equal(await code(() => m.setTimes(file, at(0), at(0), true)), "read-only");
+      assert.equal(await code(() => m.symlink(file, "l")), "read-only");
+      assert.equal(await code(() => m.link(file, "h", false)), "read-only");
     });
     return;
   }
@@ -175,10 +182,86 @@ export function mountConformance(
 
   t("mtime: set explicitly, and moved by a write", async (m) => {
     await writeFile(m, "m", "x");
-    await m.setTimes("m", 1_000_000, 2_000_000, true);
+    await m.setTimes("m", at(1_000_000), at(2_000_000), true);
     assert.equal((await m.stat("m", true)).mtime, 2_000_000);
     await writeFile(m, "m", "y");
     assert.ok((await m.stat("m", true)).mtime! > 2_000_000);
+  });
+
+  // wasi-testsuite fd_filestat_set, path_filestat: a time set to the nanosecond reads back so.
+  t("times keep their nanoseconds; an unchanged time stays as it was", async (m) => {
+    await writeFile(m, "ns", "x");
+    const before = await m.stat("ns", true);
+    await m.setTimes("ns", null, { ms: 1_700_000_000_126, ns: 999_900 }, true);
+    const s = await m.stat("ns", true);
+    assert.equal(s.mtime, 1_700_000_000_126);
+    assert.equal(s.mtimeNs ?? 0, 999_900);
+    assert.equal(s.atime, before.atime);
+    assert.equal(s.atimeNs ?? 0, before.atimeNs ?? 0);
+    const h = (await m.open("ns", READ))!;
+    assert.equal((await h.stat()).mtimeNs ?? 0, 999_900);
+    h.close();
+  });
+
+  // wasi-testsuite symlink_create, readlink, symlink_filestat, dangling_symlink.
+  t("symlinks: made, read, followed or not, dangling, and removed", async (m) => {
+    await m.mkdir("d");
+    await writeFile(m, "d/f", "data");
+    await m.symlink("f", "d/l");
+    await m.symlink("d", "ld");
+    await m.symlink("missing", "dangling");
+    assert.equal(await m.readlink("d/l"), "f");
+    assert.equal((await m.stat("d/l", false)).type, "symbolic-link");
+    assert.equal((await m.stat("d/l", true)).type, "regular-file");
+    assert.equal(await readAll(m, "d/l"), "data");
+    assert.equal(await readAll(m, "ld/l"), "data");
+    assert.equal(await code(() => m.stat("dangling", true)), "no-entry");
+    assert.equal((await m.stat("dangling", false)).type, "symbolic-link");
+    assert.equal(await code(() => m.symlink("f", "d/l")), "exist");
+    assert.equal(await code(() => m.readlink("d/f")), "invalid");
+    const names = (await m.readDir("")).map((e) => `${e.name}:${e.type}`);
+    assert.ok(names.includes("ld:symbolic-link") && names.includes("dangling:symbolic-link"));
+    await m.unlink("ld");
+    await m.unlink("dangling");
+    assert.equal((await m.stat("d", true)).type, "directory", "unlink removes the link only");
+  });
+
+  // The security rule: a link that leads out of the mount is neither made nor followed.
+  t("symlinks that leave the mount cannot be made", async (m) => {
+    await m.mkdir("d");
+    assert.equal(await code(() => m.symlink("/etc/passwd", "abs")), "not-permitted");
+    assert.equal(await code(() => m.symlink("../../x", "d/up")), "not-permitted");
+    await m.symlink("../x", "d/ok");
+    assert.equal(await code(() => m.rename("d/ok", "moved")), "not-permitted");
+  });
+
+  // wasi-testsuite nofollow_errors: open without symlink-follow on a link is loop.
+  t("opening a symlink without following it is loop", async (m) => {
+    await writeFile(m, "target", "t");
+    await m.symlink("target", "sl");
+    assert.equal(await code(() => m.open("sl", { ...READ, nofollow: true })), "loop");
+    assert.equal(await readAll(m, "sl"), "t");
+  });
+
+  // wasi-testsuite path_link.
+  t("hard links: one file under two names; folders and existing names refused", async (m) => {
+    await writeFile(m, "orig", "one");
+    await m.mkdir("sub");
+    await m.link("orig", "sub/copy", false);
+    await writeFile(m, "sub/copy", "two");
+    assert.equal(await readAll(m, "orig"), "two");
+    const a = await m.stat("orig", true);
+    const b = await m.stat("sub/copy", true);
+    assert.equal(a.ino, b.ino);
+    assert.equal(a.nlink, 2);
+    assert.equal(await code(() => m.link("orig", "sub/copy", false)), "exist");
+    assert.equal(await code(() => m.link("sub", "sub2", false)), "not-permitted");
+    await m.unlink("orig");
+    assert.equal(await readAll(m, "sub/copy"), "two");
+    assert.equal((await m.stat("sub/copy", true)).nlink, 1);
+    await m.symlink("nowhere", "dl");
+    await m.link("dl", "dl2", false);
+    assert.equal(await m.readlink("dl2"), "nowhere");
   });
 
   t("a file inside a file is not-directory", async (m) => {

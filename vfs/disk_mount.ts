@@ -27,13 +27,16 @@ import {
   type FileHandle,
   type FileType,
   FsError,
+  type Instant,
   type Mount,
   type OpenOptions,
   resolveGuestPath,
   type Stat,
 } from "./mount.ts";
+import { lutimesSync } from "node:fs";
 import { toFsError } from "./errno.ts";
 import { inFolder, relativeTo, splitPath } from "./confined_dir.ts";
+import { SubMillis } from "./sub_millis.ts";
 
 /** The folders of a world that only the core writes. */
 export const CORE_FOLDERS = ["state/core"];
@@ -47,8 +50,8 @@ function fileType(info: Deno.FileInfo): FileType {
   return "unknown";
 }
 
-function toStat(info: Deno.FileInfo): Stat {
-  return {
+function toStat(info: Deno.FileInfo, subMillis: SubMillis): Stat {
+  const stat: Stat = {
     type: fileType(info),
     size: info.size,
     nlink: info.nlink ?? 1,
@@ -57,6 +60,8 @@ function toStat(info: Deno.FileInfo): Stat {
     ctime: info.ctime?.getTime() ?? info.birthtime?.getTime(),
     ino: BigInt(info.ino ?? 0),
   };
+  subMillis.fill(info, stat);
+  return stat;
 }
 
 /** A resolved path: the absolute host path and what lstat saw there (null: does not exist). */
@@ -66,7 +71,7 @@ interface Resolved {
 }
 
 class DiskFile implements FileHandle {
-  constructor(private file: Deno.FsFile) {}
+  constructor(private file: Deno.FsFile, private subMillis: SubMillis) {}
   read(len: number, offset: number): Uint8Array {
     const buf = new Uint8Array(len);
     this.file.seekSync(offset, Deno.SeekMode.Start);
@@ -88,7 +93,7 @@ class DiskFile implements FileHandle {
     return this.file.statSync().size;
   }
   stat(): Stat {
-    return toStat(this.file.statSync());
+    return toStat(this.file.statSync(), this.subMillis);
   }
   truncate(size: number): void {
     this.file.truncateSync(size);
@@ -114,6 +119,8 @@ export class DiskMount implements Mount {
   readonly writable = true;
   private root: string;
   private protect: string[];
+  /** The nanoseconds of times that guests set (the disk keeps milliseconds). */
+  private subMillis = new SubMillis();
 
   /** @param root the host folder; it must exist */
   constructor(root: string, opts: DiskMountOptions = {}) {
@@ -205,12 +212,13 @@ export class DiskMount implements Mount {
   }
 
   stat(path: string, follow: boolean): Stat {
-    return this.run(() => toStat(this.existing(path, follow).info));
+    return this.run(() => toStat(this.existing(path, follow).info, this.subMillis));
   }
 
   open(path: string, opts: OpenOptions): FileHandle | null {
     return this.run(() => {
-      const r = this.resolve(path, true);
+      const r = this.resolve(path, !opts.nofollow);
+      if (r.info?.isSymlink) throw new FsError("loop", `${path} is a symlink`);
       if (r.info !== null && opts.create && opts.exclusive) throw new FsError("exist");
       if (opts.directory || r.info?.isDirectory) {
         if (r.info === null) throw new FsError("no-entry");
@@ -232,7 +240,7 @@ export class DiskMount implements Mount {
       file.close();
       throw new FsError("access", `${path} changed while it was opened`);
     }
-    return new DiskFile(file);
+    return new DiskFile(file, this.subMillis);
   }
 
   /**
@@ -275,7 +283,7 @@ export class DiskMount implements Mount {
           throw new FsError("access", `${path} changed while it was opened`);
         }
         if (opts.truncate) file.truncateSync(0);
-        return new DiskFile(file);
+        return new DiskFile(file, this.subMillis);
       }
     });
   }
@@ -347,12 +355,7 @@ export class DiskMount implements Mount {
       const link = a.info.isSymlink ? Deno.readLinkSync(a.host) : null;
       this.atParent(b.host, (name, dir) => {
         // A link keeps its target text: where it points from its new folder must stay inside.
-        if (link !== null) {
-          if (link.startsWith("/")) {
-            throw new FsError("not-permitted", `${from}: symlink to an absolute path`);
-          }
-          resolveGuestPath(dir, link);
-        }
+        if (link !== null) this.checkLinkTarget(link, dir, from);
         const before = Deno.lstatSync(a.host);
         if (before.ino !== a.info.ino || before.dev !== a.info.dev) {
           throw new FsError("access", `${from} changed while it was renamed`);
@@ -384,6 +387,48 @@ export class DiskMount implements Mount {
     });
   }
 
+  /**
+   * Makes a hard link in the folder of `to`; the source is checked by inode
+   * before and after (a link that caught something else is removed), may
+   * not be a folder or a core file, and a symlink keeps its target text, so
+   * where it points from its new folder must stay inside.
+   */
+  link(from: string, to: string, follow: boolean): void {
+    this.run(() => {
+      const a = this.existing(from, follow);
+      if (a.info.isDirectory) throw new FsError("not-permitted", `${from} is a folder`);
+      const src = relativeTo(this.root, a.host);
+      if (src === null) throw new FsError("not-permitted", `${from} leaves the world folder`);
+      this.guard(src);
+      const b = this.resolve(to, false);
+      if (b.info !== null) throw new FsError("exist");
+      const link = a.info.isSymlink ? Deno.readLinkSync(a.host) : null;
+      this.atParent(b.host, (name, dir) => {
+        if (link !== null) this.checkLinkTarget(link, dir, from);
+        const before = Deno.lstatSync(a.host);
+        if (before.ino !== a.info.ino || before.dev !== a.info.dev) {
+          throw new FsError("access", `${from} changed while it was linked`);
+        }
+        Deno.linkSync(a.host, name);
+        const after = Deno.lstatSync(name);
+        if (after.ino !== a.info.ino || after.dev !== a.info.dev) {
+          try {
+            Deno.removeSync(name);
+          } catch { /* gone already */ }
+          throw new FsError("access", `${from} changed while it was linked`);
+        }
+      });
+    });
+  }
+
+  /** Fails unless the symlink text `link`, read from the root-relative folder `dir`, stays inside. */
+  private checkLinkTarget(link: string, dir: string, what: string): void {
+    if (link.startsWith("/")) {
+      throw new FsError("not-permitted", `${what}: symlink to an absolute path`);
+    }
+    resolveGuestPath(dir, link);
+  }
+
   readlink(path: string): string {
     return this.run(() => {
       const r = this.existing(path, false);
@@ -392,17 +437,23 @@ export class DiskMount implements Mount {
     });
   }
 
-  setTimes(path: string, atime: number | null, mtime: number | null, follow: boolean): void {
+  setTimes(path: string, atime: Instant | null, mtime: Instant | null, follow: boolean): void {
     this.run(() => {
       const r = this.existing(path, follow);
-      const a = atime ?? r.info.atime?.getTime() ?? Date.now();
-      const m = mtime ?? r.info.mtime?.getTime() ?? Date.now();
-      if (r.host === this.root) return Deno.utimeSync(r.host, new Date(a), new Date(m));
+      const a = atime?.ms ?? r.info.atime?.getTime() ?? Date.now();
+      const m = mtime?.ms ?? r.info.mtime?.getTime() ?? Date.now();
+      const set = (name: string) => {
+        // Deno.utime follows links; the link itself needs lutimes (seconds, to the millisecond).
+        if (r.info.isSymlink) lutimesSync(name, a / 1000, m / 1000);
+        else Deno.utimeSync(name, new Date(a), new Date(m));
+        this.subMillis.remember(Deno.lstatSync(name), atime, mtime);
+      };
+      if (r.host === this.root) return set(r.host);
       this.atParent(r.host, (name) => {
         if (Deno.lstatSync(name).ino !== r.info.ino) {
           throw new FsError("access", `${path} changed while its times were set`);
         }
-        Deno.utimeSync(name, new Date(a), new Date(m));
+        set(name);
       });
     });
   }

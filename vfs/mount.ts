@@ -13,7 +13,18 @@
 /** The WIT `descriptor-type` names. */
 export type FileType = "directory" | "regular-file" | "symbolic-link" | "unknown";
 
-/** What `stat` tells. Times are milliseconds since the epoch. */
+/** A point in time: whole milliseconds since the epoch, and the nanoseconds past them. */
+export interface Instant {
+  ms: number;
+  /** 0–999,999. */
+  ns: number;
+}
+
+/**
+ * What `stat` tells. Times are whole milliseconds since the epoch; the
+ * `…Ns` fields add the nanoseconds past them where the mount knows them
+ * (absent: 0).
+ */
 export interface Stat {
   type: FileType;
   size: number;
@@ -21,6 +32,9 @@ export interface Stat {
   mtime?: number;
   atime?: number;
   ctime?: number;
+  mtimeNs?: number;
+  atimeNs?: number;
+  ctimeNs?: number;
   /** A number that is the same for the same file (inode, or an id of the mount). */
   ino: bigint;
 }
@@ -39,6 +53,8 @@ export interface OpenOptions {
   exclusive: boolean;
   truncate: boolean;
   directory: boolean;
+  /** Do not follow a symlink in the last component: opening one fails with `loop`. */
+  nofollow?: boolean;
 }
 
 /** An open regular file. */
@@ -72,13 +88,21 @@ export interface Mount {
   unlink(path: string): void | Promise<void>;
   rename(from: string, to: string): void | Promise<void>;
   symlink(target: string, path: string): void | Promise<void>;
+  /** Makes `to` a hard link to the file `from` (a symlink in its last component followed when `follow`). */
+  link(from: string, to: string, follow: boolean): void | Promise<void>;
   readlink(path: string): string | Promise<string>;
   setTimes(
     path: string,
-    atime: number | null,
-    mtime: number | null,
+    atime: Instant | null,
+    mtime: Instant | null,
     follow: boolean,
   ): void | Promise<void>;
+}
+
+/** An instant from milliseconds since the epoch. */
+export function instantOfMs(ms: number): Instant {
+  const whole = Math.floor(ms);
+  return { ms: whole, ns: Math.round((ms - whole) * 1e6) };
 }
 
 /** A filesystem error with its WIT `error-code` name (`no-entry`, `access`, …). */

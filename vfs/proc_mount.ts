@@ -116,6 +116,9 @@ export class ProcMount implements Mount {
   symlink(): void {
     throw new FsError("read-only");
   }
+  link(): void {
+    throw new FsError("read-only");
+  }
   setTimes(): void {
     throw new FsError("read-only");
   }

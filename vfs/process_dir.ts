@@ -11,6 +11,7 @@ import {
   type DirEntry,
   type FileHandle,
   FsError,
+  type Instant,
   type Mount,
   type OpenOptions,
   type Stat,
@@ -59,13 +60,13 @@ export class ProcessDir implements Mount {
     }
   }
 
-  async stat(path: string): Promise<Stat> {
+  async stat(path: string, follow = true): Promise<Stat> {
     const files = this.files();
     if (path === "") return virtualDirStat(`proc/${this.pid}`);
     const core = this.core(path);
     if (core) return virtualStat(`proc/${this.pid}/${path}`, (await render(core)).length);
     if (path === "fs" || path.startsWith("fs/")) throw new FsError("no-entry");
-    return files.stat(path);
+    return files.stat(path, follow);
   }
 
   async open(path: string, opts: OpenOptions): Promise<FileHandle | null> {
@@ -117,15 +118,20 @@ export class ProcessDir implements Mount {
     this.guard(to);
     this.files().rename(from, to);
   }
-  symlink(_target: string, path: string): void {
+  symlink(target: string, path: string): void {
     this.guard(path);
-    this.files().symlink();
+    this.files().symlink(target, path);
+  }
+  link(from: string, to: string, follow: boolean): void {
+    this.guard(from);
+    this.guard(to);
+    this.files().link(from, to, follow);
   }
   readlink(path: string): string {
     return this.files().readlink(path);
   }
-  setTimes(path: string, atime: number | null, mtime: number | null): void {
+  setTimes(path: string, atime: Instant | null, mtime: Instant | null, follow = true): void {
     this.guard(path);
-    this.files().setTimes(path, atime, mtime);
+    this.files().setTimes(path, atime, mtime, follow);
   }
 }

@@ -10,6 +10,8 @@
 import {
   type FileHandle,
   FsError,
+  type Instant,
+  instantOfMs,
   type Mount,
   resolveGuestPath,
   type Stat,
@@ -31,16 +33,19 @@ type DescriptorFlags = {
   requestedWriteSync?: boolean;
 };
 
-function datetime(ms: number | undefined): Datetime | undefined {
+function datetime(ms: number | undefined, ns = 0): Datetime | undefined {
   if (ms === undefined) return undefined;
   const s = Math.floor(ms / 1000);
-  return { seconds: BigInt(s), nanoseconds: Math.round((ms - s * 1000) * 1e6) };
+  return { seconds: BigInt(s), nanoseconds: Math.round((ms - s * 1000) * 1e6) + ns };
 }
 
-function toMs(t: NewTimestamp): number | null {
+/** A WIT timestamp as an instant, to the nanosecond (null: no change). */
+function toInstant(t: NewTimestamp): Instant | null {
   if (t.tag === "no-change") return null;
-  if (t.tag === "now") return Date.now();
-  return Number(t.val.seconds) * 1000 + t.val.nanoseconds / 1e6;
+  if (t.tag === "now") return instantOfMs(Date.now());
+  const ns = BigInt(t.val.seconds) * 1_000_000_000n + BigInt(t.val.nanoseconds);
+  const ms = ns / 1_000_000n - (ns % 1_000_000n < 0n ? 1n : 0n);
+  return { ms: Number(ms), ns: Number(ns - ms * 1_000_000n) };
 }
 
 function descriptorStat(s: Stat) {
@@ -48,10 +53,18 @@ function descriptorStat(s: Stat) {
     type: s.type,
     linkCount: BigInt(s.nlink),
     size: BigInt(s.size),
-    dataAccessTimestamp: datetime(s.atime),
-    dataModificationTimestamp: datetime(s.mtime),
-    statusChangeTimestamp: datetime(s.ctime),
+    dataAccessTimestamp: datetime(s.atime, s.atimeNs),
+    dataModificationTimestamp: datetime(s.mtime, s.mtimeNs),
+    statusChangeTimestamp: datetime(s.ctime, s.ctimeNs),
   };
+}
+
+/**
+ * True when a guest path ends with a slash after a name (`a/`, `a//`): as
+ * in POSIX, it then names a folder (a link to one is followed) or nothing.
+ */
+function trailingSlash(path: string): boolean {
+  return path.endsWith("/") && /[^/]/.test(path);
 }
 
 /** Runs a mount operation; any failure becomes `{payload: error-code}` for the glue. */
@@ -109,8 +122,14 @@ export class Descriptor {
     private files: OpenFiles,
   ) {}
 
+  /**
+   * The mount path of `path` under this directory; a path that climbs
+   * above this directory fails with `not-permitted` (as in wasmtime: a
+   * descriptor grants its directory, not its parents).
+   */
   private at(path: string): string {
     if (this.file) throw new FsError("not-directory");
+    resolveGuestPath("", path);
     return resolveGuestPath(this.path, path);
   }
 
@@ -122,6 +141,27 @@ export class Descriptor {
   private mutable(): Mount {
     if (!this.mount.writable) throw new FsError("read-only");
     return this.mount;
+  }
+
+  /**
+   * For a guest path with a trailing slash: fails unless it names a folder
+   * (`no-entry` when nothing is there, `not-directory` for anything else).
+   */
+  private async mustBeFolder(path: string, target: string): Promise<void> {
+    if (!trailingSlash(path)) return;
+    if ((await this.mount.stat(target, true)).type !== "directory") {
+      throw new FsError("not-directory", `${path}: not a folder`);
+    }
+  }
+
+  /**
+   * For the new name of a link with a trailing slash: nothing there is
+   * `no-entry`, a folder `exist`, anything else `not-directory` (as Linux).
+   */
+  private async newLinkName(path: string, target: string): Promise<void> {
+    if (!trailingSlash(path)) return;
+    const st = await this.mount.stat(target, false);
+    throw new FsError(st.type === "directory" ? "exist" : "not-directory");
   }
 
   /** An input stream reading the file from `offset`. */
@@ -189,7 +229,9 @@ export class Descriptor {
 
   /** Sets its access and modification times. */
   setTimes(atime: NewTimestamp, mtime: NewTimestamp): Promise<void> {
-    return guard(() => this.mutable().setTimes(this.path, toMs(atime), toMs(mtime), true));
+    return guard(() =>
+      this.mutable().setTimes(this.path, toInstant(atime), toInstant(mtime), true)
+    );
   }
 
   /** Reads up to `length` bytes at `offset`; the flag says whether the end was reached. */
@@ -231,9 +273,11 @@ export class Descriptor {
 
   /** The stat of a path under this directory. */
   statAt(flags: PathFlags, path: string): Promise<ReturnType<typeof descriptorStat>> {
-    return guard(async () =>
-      descriptorStat(await this.mount.stat(this.at(path), !!flags.symlinkFollow))
-    );
+    return guard(async () => {
+      const target = this.at(path);
+      await this.mustBeFolder(path, target);
+      return descriptorStat(await this.mount.stat(target, !!flags.symlinkFollow));
+    });
   }
 
   /** Sets the times of a path under this directory. */
@@ -243,21 +287,33 @@ export class Descriptor {
     atime: NewTimestamp,
     mtime: NewTimestamp,
   ): Promise<void> {
-    return guard(() =>
-      this.mutable().setTimes(this.at(path), toMs(atime), toMs(mtime), !!flags.symlinkFollow)
-    );
+    return guard(async () => {
+      const target = this.at(path);
+      await this.mustBeFolder(path, target);
+      return this.mutable().setTimes(
+        target,
+        toInstant(atime),
+        toInstant(mtime),
+        !!flags.symlinkFollow,
+      );
+    });
   }
 
-  /** Hard links are not supported. */
-  linkAt(): Promise<void> {
-    return guard(() => {
-      throw new FsError("unsupported");
+  /** Makes `newPath` under `newDir` a hard link to the file at `oldPath` (one mount only). */
+  linkAt(flags: PathFlags, oldPath: string, newDir: Descriptor, newPath: string): Promise<void> {
+    return guard(async () => {
+      if (newDir.mount !== this.mount) throw new FsError("cross-device");
+      const from = this.at(oldPath);
+      const to = newDir.at(newPath);
+      await this.mustBeFolder(oldPath, from);
+      await newDir.newLinkName(newPath, to);
+      return this.mutable().link(from, to, !!flags.symlinkFollow);
     });
   }
 
   /** Opens a path under this directory. */
   openAt(
-    _pathFlags: PathFlags,
+    pathFlags: PathFlags,
     path: string,
     open: OpenFlags,
     flags: DescriptorFlags,
@@ -266,13 +322,15 @@ export class Descriptor {
       const target = this.at(path);
       const writes = !!(flags.write || open.create || open.truncate);
       if (writes && !this.mount.writable) throw new FsError("read-only");
+      const slash = trailingSlash(path);
       const file = await this.mount.open(target, {
         read: !!flags.read,
         write: !!flags.write,
         create: !!open.create,
         exclusive: !!open.exclusive,
         truncate: !!open.truncate,
-        directory: !!open.directory,
+        directory: !!open.directory || slash,
+        nofollow: !pathFlags.symlinkFollow && !slash,
       });
       return new Descriptor(this.mount, target, file && this.files.add(file), flags, this.files);
     });
@@ -288,22 +346,40 @@ export class Descriptor {
     return guard(() => this.mutable().rmdir(this.at(path)));
   }
 
-  /** Renames within one mount. */
+  /** Renames within one mount; a trailing slash on either name needs a folder to move. */
   renameAt(oldPath: string, newDir: Descriptor, newPath: string): Promise<void> {
-    return guard(() => {
+    return guard(async () => {
       if (newDir.mount !== this.mount) throw new FsError("cross-device");
-      return this.mutable().rename(this.at(oldPath), newDir.at(newPath));
+      const from = this.at(oldPath);
+      const to = newDir.at(newPath);
+      if (trailingSlash(oldPath) || trailingSlash(newPath)) {
+        if ((await this.mount.stat(from, false)).type !== "directory") {
+          throw new FsError("not-directory");
+        }
+      }
+      return this.mutable().rename(from, to);
     });
   }
 
   /** Creates a symlink. */
   symlinkAt(oldPath: string, newPath: string): Promise<void> {
-    return guard(() => this.mutable().symlink(oldPath, this.at(newPath)));
+    return guard(async () => {
+      const to = this.at(newPath);
+      await this.newLinkName(newPath, to);
+      return this.mutable().symlink(oldPath, to);
+    });
   }
 
-  /** Removes a file. */
+  /** Removes a file; with a trailing slash, the name is a folder (`is-directory`) or wrong. */
   unlinkFileAt(path: string): Promise<void> {
-    return guard(() => this.mutable().unlink(this.at(path)));
+    return guard(async () => {
+      const target = this.at(path);
+      if (trailingSlash(path)) {
+        const st = await this.mount.stat(target, true);
+        throw new FsError(st.type === "directory" ? "is-directory" : "not-directory");
+      }
+      return this.mutable().unlink(target);
+    });
   }
 
   /** True when both name the same file. */
@@ -320,7 +396,11 @@ export class Descriptor {
 
   /** The metadata hash of a path under this directory. */
   metadataHashAt(flags: PathFlags, path: string): Promise<{ lower: bigint; upper: bigint }> {
-    return guard(async () => hashOf(await this.mount.stat(this.at(path), !!flags.symlinkFollow)));
+    return guard(async () => {
+      const target = this.at(path);
+      await this.mustBeFolder(path, target);
+      return hashOf(await this.mount.stat(target, !!flags.symlinkFollow));
+    });
   }
 
   /** Called by the glue when the guest drops the descriptor. */
