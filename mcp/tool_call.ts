@@ -53,7 +53,9 @@ export async function callTool(
   const token = extra._meta?.progressToken;
   const plugin = entry.method.slice(0, entry.method.indexOf("."));
   let progress = 0;
+  let notified = false;
   const onNotify = (name: string, params: unknown) => {
+    notified = true;
     const p = (params ?? {}) as Record<string, unknown>;
     const sent = token !== undefined
       ? extra.sendNotification({
@@ -74,6 +76,9 @@ export async function callTool(
     sent.catch(() => {/* the session is gone */});
   };
   const response = await link.call(entry.method, args, { onNotify, signal: extra.signal });
+  // The SDK's client handles notifications a microtask late: a response read
+  // in the same chunk as the last ones would overtake them and drop them.
+  if (notified) await new Promise((r) => setTimeout(r, 0));
   if (response.error) {
     return {
       isError: true,
