@@ -5,18 +5,20 @@
  * @module
  */
 
-/** The Levenshtein distance between `a` and `b`. */
+/** The edit distance between `a` and `b`: inserts, deletes, changes and swaps of neighbours. */
 export function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i]);
+  for (let j = 1; j <= b.length; j++) d[0][j] = j;
   for (let i = 1; i <= a.length; i++) {
-    const row = [i];
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      row.push(Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + cost));
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+      }
     }
-    prev = row;
   }
-  return prev[b.length];
+  return d[a.length][b.length];
 }
 
 /**

@@ -222,33 +222,32 @@ export class Console {
       (names.length ? ` (methods: ${names.join(", ")})` : "");
   }
 
+  /** Runs a call beside the prompt: its notifications and outcome appear above it, tagged. */
   private callInBackground(method: string, params: Record<string, unknown>): void {
-    const tag = `[${++this.background}]`;
     const missing = this.missingPlugin(method.slice(0, method.indexOf(".")));
     if (missing) return this.fail(missing);
-    this.say(this.style.dim(`${tag} ${method} runs in the background`));
-    const handle = this.host.call(
-      method,
-      params,
-      (name, p) => this.editor.print(`${tag}${renderNotification(name, p, this.style)}`),
-    );
+    const tag = `[${++this.background}] `;
+    this.say(this.style.dim(`${tag}${method} runs in the background`));
+    const handle = this.host.call(method, params, (name, p) => {
+      if (!this.closed) this.editor.print(renderNotification(name, p, this.style, tag));
+    });
     handle.outcome.then((o: Outcome) => {
-      if (this.closed) return;
-      if ("result" in o) {
-        this.editor.print(`${tag} ${method}:\n${renderResult(o.result)}`);
-      } else if ("error" in o) {
-        this.editor.print(`${tag} ${method}:\n${renderError(o.error, this.style)}`);
-      }
+      if (this.closed || !("result" in o || "error" in o)) return;
+      const body = "result" in o ? renderResult(o.result) : renderError(o.error, this.style);
+      this.editor.print(`${indent(`${tag}${method} ->`)}\n${body}`);
     });
   }
 
   /** Free text: `agent.chat`, its interim texts streamed, its answer as text. */
   private async chat(text: string): Promise<void> {
     if (!this.host.plugins().includes(AGENT.plugin)) {
+      const first = text.split(/\s+/)[0];
+      const near = closest(first, COMMAND_NAMES, 1); // one slip: "mehtods notes"
+      if (near) return this.fail(`unknown command "${first}"; did you mean ${near}?`);
       const example = this.host.plugins()[0];
       return this.fail(
-        `no agent in this world (a plugin plugins/agent/ with a chat method answers text); ` +
-          `call plugins directly${example ? `, like ${example}.<Tab>` : ""}, or type help`,
+        `no agent in this world (plugins/agent/ with a chat method); call plugins directly` +
+          `${example ? `, like ${example}.<Tab>` : ""}, or type help`,
       );
     }
     const outcome = await this.run1(

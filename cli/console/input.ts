@@ -94,7 +94,7 @@ function parseCall(text: string, method: string, lead: number): Input {
     background = true;
     rest = rest.slice(0, amp.index);
   }
-  const paramsAt = lead + method.length + (rest.length - rest.trimStart().length);
+  const paramsAt = lead + method.length; // `rest` keeps its leading spaces
   const parsed = parseParamsText(rest);
   if (!parsed.ok) {
     return {

@@ -35,10 +35,18 @@ export function renderError(e: RpcErrorObject, style: Style): string {
   return indent(lines.join("\n"));
 }
 
-/** A notification of a call, dimmed: interim `text` as it is, others as name and JSON. */
-export function renderNotification(name: string, params: unknown, style: Style): string {
+/**
+ * A notification of a call, dimmed: interim `text` as it is, others as name
+ * and JSON; `tag` names a call that runs in the background (`[1] `).
+ */
+export function renderNotification(
+  name: string,
+  params: unknown,
+  style: Style,
+  tag = "",
+): string {
   const text = name === "text" ? textOf(params) : undefined;
-  return indent(style.dim(text ?? `· ${name} ${JSON.stringify(params) ?? ""}`));
+  return indent(tag + style.dim(text ?? `· ${name} ${JSON.stringify(params) ?? ""}`));
 }
 
 /** The text of an agent's message: a string, or `{"text": "..."}`. */
