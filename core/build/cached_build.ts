@@ -11,7 +11,7 @@ import { buildPlugin } from "./cargo_build.ts";
 import { cacheDir } from "../paths.ts";
 
 /** Bump to throw away every cached build (e.g. when the build recipe changes). */
-const BUILD_SALT = "sausage-build-3";
+const BUILD_SALT = "sausage-build-4";
 
 const built = new Map<string, Promise<string>>();
 

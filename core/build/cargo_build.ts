@@ -7,6 +7,7 @@
  */
 
 import { streamLines } from "../../rpc/line_splitter.ts";
+import { adaptCommand } from "./adapt_command.ts";
 import { BuildError, detectToolchain, type Toolchain } from "./toolchain.ts";
 import { spawnGroup } from "./process_group.ts";
 import { buildSpec, jailed } from "./build_jail.ts";
@@ -189,10 +190,7 @@ async function buildOne(
   let component = core;
   if (tc.kind === "offline-wasip1") {
     try {
-      // Loaded on first use: jco is large, and a host start usually builds nothing.
-      const { componentNew, preview1AdapterCommandPath } = await import("@bytecodealliance/jco");
-      const adapter = await Deno.readFile(preview1AdapterCommandPath());
-      component = await componentNew(core, [["wasi_snapshot_preview1", adapter]]);
+      component = await adaptCommand(core);
     } catch (e) {
       throw new BuildError(
         `cargo build failed for ${sourceDir}`,

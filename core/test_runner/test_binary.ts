@@ -14,6 +14,7 @@
 
 import { sha256 } from "../file_hash.ts";
 import { cacheDir } from "../paths.ts";
+import { ADAPT_VERSION, adaptCommand } from "../build/adapt_command.ts";
 
 /** The version field of a core module (a component has `0d 00 01 00`). */
 const CORE_VERSION = [0x01, 0x00, 0x00, 0x00];
@@ -100,18 +101,15 @@ export async function testBinary(path: string, cache = cacheDir()): Promise<Test
   const harness = isLibtestHarness(bytes);
   if (wasmKind(bytes, path) === "component") return { component: path, harness };
   const dir = `${cache}/test-components`;
-  const out = `${dir}/${await sha256(bytes)}.wasm`;
+  const out = `${dir}/${await sha256(bytes)}-a${ADAPT_VERSION}.wasm`;
   try {
     await Deno.stat(out);
     await Deno.utime(out, new Date(), new Date()).catch(() => {}); // used now: pruned last
     return { component: out, harness };
   } catch { /* not adapted yet */ }
-  // Loaded on first use: jco is large.
-  const { componentNew, preview1AdapterCommandPath } = await import("@bytecodealliance/jco");
   let component: Uint8Array;
   try {
-    const adapter = await Deno.readFile(preview1AdapterCommandPath());
-    component = await componentNew(bytes, [["wasi_snapshot_preview1", adapter]]);
+    component = await adaptCommand(bytes);
   } catch (e) {
     throw new Error(`${path} is not a WASI command module: ${e instanceof Error ? e.message : e}`);
   }
