@@ -4,8 +4,10 @@
 # downloads: Debian's rustc/cargo 1.96 with the matching std source (for
 # -Zbuild-std), wasi-libc, wasm-ld, and the crates plugins may use; and
 # bubblewrap, the sandbox every build runs in (core/build/build_jail.ts).
-# Idempotent: installs only the packages that are missing (with a real
-# wasm32-wasip2 target, only bubblewrap). Runs apt-get as root, or through sudo.
+# With --with-test-tools (npm test) also tmux, the terminal the console's
+# tests type into (tests/console_test.ts). Idempotent: installs only the
+# packages that are missing (with a real wasm32-wasip2 target, only bubblewrap
+# and the test tools). Runs apt-get as root, or through sudo.
 set -euo pipefail
 
 PACKAGES=(
@@ -17,6 +19,9 @@ PACKAGES=(
 
 # Builds run build scripts and proc macros: always in bubblewrap.
 SANDBOX=(bubblewrap)
+if [ "${1:-}" = "--with-test-tools" ]; then
+  SANDBOX+=(tmux)
+fi
 
 say() { echo "install-toolchain: $*" >&2; }
 

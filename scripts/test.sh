@@ -7,7 +7,7 @@ if [ ! -x node_modules/.bin/deno ] || [ package-lock.json -nt node_modules/.pack
   echo "test: installing npm dependencies (npm ci)" >&2
   npm ci --no-audit --no-fund --loglevel=error
 fi
-bash scripts/install-toolchain.sh
+bash scripts/install-toolchain.sh --with-test-tools
 DENO=node_modules/.bin/deno
 "$DENO" check main.ts sandbox/main.ts
 exec "$DENO" test --quiet --allow-all --parallel "$@"

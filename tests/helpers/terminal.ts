@@ -45,11 +45,20 @@ export class Terminal {
   }
 
   private async tmux(...args: string[]): Promise<string> {
-    const out = await new Deno.Command("tmux", {
-      args: ["-L", this.socket, "-f", "/dev/null", ...args],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
+    let out: Deno.CommandOutput;
+    try {
+      out = await new Deno.Command("tmux", {
+        args: ["-L", this.socket, "-f", "/dev/null", ...args],
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw e;
+      throw new Error(
+        "tmux is missing: bash scripts/install-toolchain.sh --with-test-tools installs it " +
+          "(npm test does)",
+      );
+    }
     if (!out.success) {
       throw new Error(`tmux ${args[0]} failed: ${new TextDecoder().decode(out.stderr)}`);
     }
