@@ -1,14 +1,16 @@
 /**
  * Turns a suite's `wasm32-wasip1` core module into a command component the
- * way the host's builds do (`core/build/cargo_build.ts`): jco's
- * `componentNew` with a preview-1 command adapter, by default the one jco
- * ships. Adapted components are kept under the cache folder by the hash of
- * the module and the adapter, so each is made once.
+ * way the host's builds and `sausage test` do (`core/build/adapt_command.ts`:
+ * jco's `componentNew` with its preview-1 command adapter), or with another
+ * adapter file to compare. Adapted components are kept under the cache
+ * folder by the hash of the module, the adapter and the adaptation's
+ * version, so each is made once.
  *
  * @module
  */
 
 import { sha256 } from "../../core/file_hash.ts";
+import { ADAPT_VERSION, adaptCommand } from "../../core/build/adapt_command.ts";
 
 /** The preview-1 command adapter of the pinned jco. */
 export async function jcoAdapterPath(): Promise<string> {
@@ -25,15 +27,14 @@ export async function adaptModule(module: string, adapter: string, dir: string):
   const bytes = await Deno.readFile(module);
   const adapterBytes = await Deno.readFile(adapter);
   const key = await sha256(new TextEncoder().encode(
-    `${await sha256(bytes)} ${await sha256(adapterBytes)}`,
+    `${await sha256(bytes)} ${await sha256(adapterBytes)} a${ADAPT_VERSION}`,
   ));
   const out = `${dir}/${key}.wasm`;
   try {
     await Deno.stat(out);
     return out;
   } catch { /* not adapted yet */ }
-  const { componentNew } = await import("@bytecodealliance/jco");
-  const component = await componentNew(bytes, [["wasi_snapshot_preview1", adapterBytes]]);
+  const component = await adaptCommand(bytes, adapterBytes);
   await Deno.mkdir(dir, { recursive: true });
   const tmp = `${out}.tmp-${crypto.randomUUID()}`;
   await Deno.writeFile(tmp, component);
