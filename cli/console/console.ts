@@ -7,7 +7,7 @@
  * @module
  */
 
-import { formatEntry } from "../log.ts";
+import type { Entry } from "../../core/journal.ts";
 import { table } from "../output.ts";
 import { ErrorCode } from "../../rpc/errors.ts";
 import type { OpenRpcDocument } from "../../rpc/openrpc.ts";
@@ -293,8 +293,8 @@ export class Console {
     this.say(
       rows.map(([a, b]) => `${a.padEnd(width)}${b}`).join("\n") + "\n" +
         this.style.dim(
-          "Tab completes; Up/Down and Ctrl-R search the history; " +
-            "Ctrl-C clears the line or cancels a call; Ctrl-D leaves",
+          "Tab completes; Up/Down and Ctrl-R go through the history;\n" +
+            "Ctrl-C clears the line or cancels the running call; Ctrl-D leaves",
         ),
     );
   }
@@ -342,14 +342,21 @@ export class Console {
     if (list.length === 0) return this.say(this.style.dim("no process runs"));
     this.say(table(
       ["PID", "METHOD", "PARENT", "DETACHED", "START", "STATE"],
-      list.map((p) => [p.pid, p.method, p.parent, p.detached ? "yes" : "no", p.start, p.state]),
+      list.map((p) => [
+        p.pid,
+        p.method,
+        p.parent,
+        p.detached ? "yes" : "no",
+        clock(Date.parse(p.start)),
+        p.state,
+      ]),
     ));
   }
 
   private log(who: string | undefined, limit: number): void {
     const entries = this.host.journal({ ...whoFilter(who), limit });
     if (entries.length === 0) return this.say(this.style.dim("no entries"));
-    this.say(entries.map(formatEntry).join("\n"));
+    this.say(entries.map(entryLine).join("\n"));
   }
 
   private follow(who: string | undefined): void {
@@ -357,7 +364,7 @@ export class Console {
     this.follower = new JournalFollower(
       (f) => this.host.journal(f),
       whoFilter(who),
-      (e) => this.notice(formatEntry(e)),
+      (e) => this.notice(entryLine(e)),
     );
     this.say(this.style.dim(`following the journal${who ? ` of ${who}` : ""} (log -f off stops)`));
   }
@@ -401,6 +408,19 @@ export class Console {
       clearTimeout(timer);
     }
   }
+}
+
+/** The local time of day, to the second (milliseconds with `ms`). */
+function clock(time: number, ms = false): string {
+  const d = new Date(time);
+  const two = (n: number) => String(n).padStart(2, "0");
+  const hms = `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+  return ms ? `${hms}.${String(d.getMilliseconds()).padStart(3, "0")}` : hms;
+}
+
+/** A journal entry on one line: the time of day is enough in a console. */
+function entryLine(e: Entry): string {
+  return `${clock(e.time, true)} ${e.pid} ${e.stream.padEnd(6)} ${e.line}`;
 }
 
 /** A path typed without a leading `/` is taken from the world's root. */

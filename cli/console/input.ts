@@ -70,7 +70,7 @@ export type Input =
   /** A mistake; `column` (1-based, in the line) when it points at one place. */
   | { kind: "error"; message: string; column?: number };
 
-const CALL = /^([a-z0-9_-]+)\.([A-Za-z_][\w.-]*)(?=\s|$)/;
+const CALL = /^([a-z0-9_-]+)\.([A-Za-z_][\w.-]*)(?=[\s&{]|$)/;
 const WORD = /^[A-Za-z][\w-]*$/;
 
 /** Parses one line typed at the prompt. */
