@@ -4,10 +4,11 @@
  * `--http <port>`, Streamable HTTP on `http://127.0.0.1:<port>/mcp`, for
  * requests that carry the world's token (its file is printed on stderr).
  *
- * It uses the world's running host. When none runs, it starts one for as
- * long as the session lasts (with the control socket, so `sausage ps`,
- * `call` and `cat` see it, and the boot calls), which, like `sausage call`'s
- * transient host, never builds a plugin. The session ends when stdin closes
+ * It uses the world's running host. When none runs (or it stops during the
+ * session), it starts one for as long as the session lasts (with the control
+ * socket, so `sausage ps`, `call` and `cat` see it, and the boot calls),
+ * which, like `sausage call`'s transient host, never builds a plugin
+ * (`mcp/session_link.ts`). The session ends when stdin closes
  * (stdio), on SIGINT or SIGTERM, or when the host it started ends
  * (`core.exit`). Only MCP messages go to stdout; everything else to stderr.
  *
@@ -17,46 +18,16 @@
 import process from "node:process";
 // @ts-types="@modelcontextprotocol/sdk/server/stdio"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { ControlServer } from "../core/control_server.ts";
-import { Host } from "../core/host.ts";
 import { World } from "../core/world.ts";
-import { HostLink } from "../mcp/host_link.ts";
 import { httpToken } from "../mcp/http_token.ts";
 import { MCP_HTTP_PATH, serveHttp } from "../mcp/http_server.ts";
 import { createServer } from "../mcp/server.ts";
-import { SocketLink } from "../mcp/socket_link.ts";
-import type { WorldLink } from "../mcp/world_link.ts";
+import { SessionLink } from "../mcp/session_link.ts";
 import { WorldTools } from "../mcp/world_tools.ts";
 import { parseArgs, UsageError } from "./args.ts";
 
 /** Usage of `mcp`. */
 export const MCP_USAGE = "sausage mcp <world> [--http <port>]";
-
-/** The world's host for this session. */
-interface Session {
-  link: WorldLink;
-  /** Ends the host this session started (none when it uses a running host). */
-  stop?: () => Promise<void>;
-  /** Resolves when the host this session started ends by itself (`core.exit`). */
-  done?: Promise<number>;
-}
-
-/** Uses the running host, or starts one for the session. */
-async function hostFor(world: World): Promise<Session> {
-  if (await SocketLink.available(world)) return { link: new SocketLink(world) };
-  const host = new Host(world.root, { report: (line) => console.error(line) });
-  const control = await ControlServer.start(host);
-  await host.start();
-  console.error(`sausage mcp: started a host for ${world.root}; it ends with the session`);
-  return {
-    link: new HostLink(host),
-    stop: async () => {
-      control.close();
-      await host.shutdown();
-    },
-    done: host.done,
-  };
-}
 
 /** Runs the subcommand; resolves with the exit code. */
 export async function mcp(args: string[]): Promise<number> {
@@ -69,8 +40,9 @@ export async function mcp(args: string[]): Promise<number> {
   }
   const world = new World(positional[0]);
   const name = world.root.slice(world.root.lastIndexOf("/") + 1) || world.root;
-  const session = await hostFor(world);
-  const tools = new WorldTools(session.link, world);
+  const session = new SessionLink(world, (line) => console.error(line));
+  await session.start();
+  const tools = new WorldTools(session, world);
   tools.watch();
 
   let end!: (code: number) => void;
@@ -78,7 +50,7 @@ export async function mcp(args: string[]): Promise<number> {
   const onSignal = () => end(0);
   Deno.addSignalListener("SIGINT", onSignal);
   Deno.addSignalListener("SIGTERM", onSignal);
-  session.done?.then((code) => end(code));
+  session.ended.then((code) => end(code));
 
   let close: () => Promise<void>;
   if (port === undefined) {
@@ -101,6 +73,6 @@ export async function mcp(args: string[]): Promise<number> {
   Deno.removeSignalListener("SIGTERM", onSignal);
   tools.close();
   await close().catch(() => {});
-  await session.stop?.();
+  await session.close();
   return code;
 }

@@ -3,7 +3,8 @@
  * (`core/control_server.ts`). Every call gets a connection of its own that
  * says `$/hello {"as": "mcp"}`, so its process shows the parent `mcp`, and
  * closing that connection is how a call is cancelled: the host stops
- * (`core.stop`) the attached processes of a connection that closes.
+ * (`core.stop`) the attached processes of a connection that closes. When no
+ * host answers, a call or read throws `NoHostError` before sending anything.
  *
  * @module
  */
@@ -12,17 +13,16 @@ import { HostClient } from "../cli/client.ts";
 import { HELLO } from "../core/control_server.ts";
 import type { World } from "../core/world.ts";
 import { fromBase64 } from "../rpc/base64.ts";
-import { ErrorCode } from "../rpc/errors.ts";
 import type { Response } from "../rpc/message.ts";
 import { type CallOptions, MCP_CALLER, type WorldLink } from "./world_link.ts";
 
-/** The error a call gets when its host went away. */
-function hostGone(world: World): Response {
-  return {
-    jsonrpc: "2.0",
-    id: null,
-    error: { code: ErrorCode.InternalError, message: `no host runs ${world.root} any more` },
-  };
+/** Thrown when no host answers the control socket: nothing was sent, so trying elsewhere is safe. */
+export class NoHostError extends Error {
+  /** @param world the world without a host */
+  constructor(world: World) {
+    super(`no host runs ${world.root} any more`);
+    this.name = "NoHostError";
+  }
 }
 
 /** The running host of a world, reached through its control socket. */
@@ -37,9 +37,9 @@ export class SocketLink implements WorldLink {
     return c !== null;
   }
 
-  private async connect(): Promise<HostClient | null> {
+  private async connect(): Promise<HostClient> {
     const c = await HostClient.connect(this.world);
-    if (!c) return null;
+    if (!c) throw new NoHostError(this.world);
     await c.request(HELLO, { as: MCP_CALLER });
     return c;
   }
@@ -50,7 +50,6 @@ export class SocketLink implements WorldLink {
     opts: CallOptions = {},
   ): Promise<Response> {
     const c = await this.connect();
-    if (!c) return hostGone(this.world);
     c.onNotify = (msg) => {
       const p = msg.params as { name?: unknown; params?: unknown };
       if (msg.method === "core.notify") opts.onNotify?.(String(p.name), p.params);
@@ -67,7 +66,6 @@ export class SocketLink implements WorldLink {
 
   async read(path: string): Promise<Uint8Array> {
     const c = await this.connect();
-    if (!c) throw new Error(hostGone(this.world).error!.message);
     try {
       const r = await c.send("$/cat", { path });
       if (r.error) throw new Error(r.error.message);

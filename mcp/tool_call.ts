@@ -76,8 +76,11 @@ export async function callTool(
     sent.catch(() => {/* the session is gone */});
   };
   const response = await link.call(entry.method, args, { onNotify, signal: extra.signal });
-  // The SDK's client handles notifications a microtask late: a response read
-  // in the same chunk as the last ones would overtake them and drop them.
+  // The SDK's client handles notifications a microtask late, so a response
+  // read in the same chunk as the last notifications overtakes them (their
+  // progress handler is gone by then). Answering a turn later keeps them
+  // apart whenever the client reads in between; a slow client can still
+  // read all at once (DECISIONS.md).
   if (notified) await new Promise((r) => setTimeout(r, 0));
   if (response.error) {
     return {

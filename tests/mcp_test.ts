@@ -72,7 +72,10 @@ const hello2 = await ifaceVersion({
   },
 });
 
-/** An MCP client session with `sausage mcp <world> [args]`, and its stderr. */
+/**
+ * An MCP client session with `sausage mcp <world> [args]`, its stderr, and
+ * every message the client received, in order (`wire`).
+ */
 async function connect(world: string, ...args: string[]) {
   const transport = new StdioClientTransport({
     command: `${ROOT}/sausage`,
@@ -84,7 +87,13 @@ async function connect(world: string, ...args: string[]) {
   transport.stderr?.on("data", (d: Uint8Array) => (stderr += new TextDecoder().decode(d)));
   const client = new Client({ name: "sausage-test", version: "1.0.0" });
   await client.connect(transport);
-  return { client, stderr: () => stderr };
+  const wire: { method?: string; params?: Record<string, unknown>; result?: unknown }[] = [];
+  const handle = transport.onmessage!;
+  transport.onmessage = (msg) => {
+    wire.push(msg as (typeof wire)[number]);
+    handle(msg);
+  };
+  return { client, stderr: () => stderr, wire };
 }
 
 /** Runs `sausage <args>`; resolves with its exit code and output. */
@@ -262,16 +271,24 @@ Deno.test(
   opts,
   async () => {
     const world = await makeWorld({ plugins });
-    const { client } = await connect(world);
+    const { client, wire } = await connect(world);
     try {
-      const progress: string[] = [];
+      // The server sends each notification before the answer. (The SDK's client
+      // can still drop some: it handles a response read in the same chunk first.)
       const done = await client.callTool(
         { name: "mcpprobe_progress", arguments: { count: 3 } },
         undefined,
-        { onprogress: (p) => void progress.push(p.message ?? "") },
+        { onprogress: () => {} },
       );
       assert.deepEqual(done.structuredContent, { sent: 3 });
-      assert.deepEqual(progress, ["step 0", "step 1", "step 2"]);
+      const answer = wire.findIndex((m) =>
+        (m.result as CallToolResult | undefined)?.structuredContent?.sent === 3
+      );
+      assert.ok(answer > 0);
+      const progress = wire.slice(0, answer)
+        .filter((m) => m.method === "notifications/progress")
+        .map((m) => [m.params!.progress, m.params!.message]);
+      assert.deepEqual(progress, [[1, "step 0"], [2, "step 1"], [3, "step 2"]]);
       const logged: unknown[] = [];
       client.setNotificationHandler(
         LoggingMessageNotificationSchema,
@@ -325,7 +342,7 @@ Deno.test(
 );
 
 Deno.test(
-  "sausage mcp uses the running host; config/mcp.json leaves methods out; the session ends without stopping that host",
+  "sausage mcp uses the running host and leaves it running; config/mcp.json leaves methods out; when that host stops, the session starts its own",
   opts,
   async () => {
     const h = await TestHost.start({
@@ -333,12 +350,12 @@ Deno.test(
       files: { "config/mcp.json": JSON.stringify({ exclude: ["secrets.*", "consumer.*"] }) },
     });
     const control = await ControlServer.start(h.host);
-    const { client, stderr } = await connect(h.root);
+    const first = await connect(h.root);
     try {
-      const names = (await client.listTools()).tools.map((t) => t.name);
+      const names = (await first.client.listTools()).tools.map((t) => t.name);
       assert.ok(names.includes("notes_add"));
       assert.ok(!names.some((n) => n.startsWith("secrets_") || n.startsWith("consumer_")));
-      const added = await client.callTool({ name: "notes_add", arguments: { text: "tea" } });
+      const added = await first.client.callTool({ name: "notes_add", arguments: { text: "tea" } });
       assert.deepEqual(added.structuredContent, { count: 1 });
       const log = await h.result<Entry[]>("core.log", { plugin: "notes" });
       const start = log.map((e) => JSON.parse(e.line))
@@ -348,14 +365,25 @@ Deno.test(
 
       // A config that is not valid fails the list instead of showing everything.
       await Deno.writeTextFile(`${h.root}/config/mcp.json`, '{"exclude": "secrets.*"}');
-      await assert.rejects(client.listTools(), /"exclude" must be a list/);
+      await assert.rejects(first.client.listTools(), /"exclude" must be a list/);
     } finally {
-      await client.close();
+      await first.client.close();
     }
-    assert.ok(!/started a host/.test(stderr()));
+    assert.ok(!/started a host/.test(first.stderr()));
     assert.deepEqual(await h.result("notes.list"), ["tea"], "the host still runs");
-    control.close();
-    await h.close();
+
+    await Deno.remove(`${h.root}/config/mcp.json`);
+    const second = await connect(h.root);
+    try {
+      control.close();
+      await h.host.shutdown(200);
+      const listed = await second.client.callTool({ name: "notes_list", arguments: {} });
+      assert.deepEqual(listed.structuredContent, { result: ["tea"] });
+      assert.match(second.stderr(), /started a host/);
+    } finally {
+      await second.client.close();
+      await Deno.remove(h.root, { recursive: true }).catch(() => {});
+    }
   },
 );
 
