@@ -2,7 +2,8 @@
  * Benchmark: what a preview-1 adapter costs per call. The same core module
  * (the probe plugin's, `tests/plugins/probe`, built on the offline path) is
  * adapted once with jco's adapter and once with the adapter file given, and
- * no-op calls through the core alternate between the two, in rounds.
+ * no-op calls through the core alternate between the two, in rounds (the
+ * first of a round alternates too).
  *
  *   deno run -A bench/adapter_cost.ts <adapter.wasm> [--calls N] [--rounds R]
  *
@@ -54,7 +55,9 @@ async function measure(host: Host, n: number): Promise<{ p50: number; perSecond:
 
 for (const { host } of Object.values(hosts)) await measure(host, 200); // warm-up
 for (let r = 1; r <= rounds; r++) {
-  for (const [name, { host }] of Object.entries(hosts)) {
+  const order = Object.entries(hosts);
+  if (r % 2 === 0) order.reverse(); // neither always runs first
+  for (const [name, { host }] of order) {
     const m = await measure(host, calls);
     console.log(
       `round ${r} ${name.padEnd(5)}: p50 ${m.p50.toFixed(3)} ms, ${m.perSecond.toFixed(0)} calls/s`,
