@@ -212,6 +212,12 @@ Deno.test(
       );
       const discover = await readText(client, "sausage:///proc/core/plugins/notes/discover.json");
       assert.equal(JSON.parse(discover.text).info.title, "notes");
+      // client.rs runs the codegen plugin (built from sdk/ on first use: allow for the build).
+      const rust = await client.readResource(
+        { uri: "sausage:///proc/core/plugins/notes/client.rs" },
+        { timeout: 600_000 },
+      );
+      assert.match((rust.contents[0] as { text: string }).text, /pub\(crate\) fn add\(/);
       await assert.rejects(client.readResource({ uri: "sausage:///state/core/journal.sqlite" }));
     } finally {
       await client.close();
