@@ -58,6 +58,7 @@ export async function mcp(args: string[]): Promise<number> {
     await server.connect(new StdioServerTransport());
     process.stdin.on("end", () => end(0));
     process.stdin.on("close", () => end(0));
+    process.stdout.on("error", () => end(0)); // the client is gone (EPIPE)
     close = () => server.close();
   } else {
     const { token, path } = await httpToken(world.root);

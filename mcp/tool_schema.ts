@@ -32,8 +32,24 @@ export interface ObjectSchema {
 /** The key that wraps a result that is not an object. */
 export const RESULT_KEY = "result";
 
-/** Keywords whose values are data, not schemas: never rewritten. */
-const DATA_KEYWORDS = new Set(["enum", "const", "examples", "default"]);
+/** Keywords whose value is a map of schemas. */
+const SCHEMA_MAPS = new Set(["properties", "patternProperties", "dependentSchemas"]);
+/** Keywords whose value is a schema, or (`items` of older drafts) a list of schemas. */
+const SCHEMA_VALUES = new Set([
+  "items",
+  "additionalItems",
+  "additionalProperties",
+  "contains",
+  "not",
+  "if",
+  "then",
+  "else",
+  "propertyNames",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+]);
+/** Keywords whose value is a list of schemas. */
+const SCHEMA_LISTS = new Set(["allOf", "anyOf", "oneOf", "prefixItems"]);
 
 /** Collects the named schemas of one new schema while its `$ref`s are rewritten. */
 class Carrier {
@@ -47,29 +63,21 @@ class Carrier {
     const s = entered.schema;
     if (!isSchemaObject(s)) return s;
     const out: Record<string, unknown> = {};
+    const sub = (v: unknown) => this.carry({ schema: v as JsonSchema, scope: entered.scope });
     for (const [key, value] of Object.entries(s)) {
       if (key === "$defs" || key === "definitions") continue;
       if (key === "$ref" && typeof value === "string") {
-        out.$ref = this.ref(value, entered.scope);
-        continue;
-      }
-      out[key] = DATA_KEYWORDS.has(key) ? value : this.walk(value, entered.scope);
-    }
-    if (typeof out.$ref === "string" && out.$ref === "") {
-      delete out.$ref; // a reference that names nothing: anything goes
+        const ref = this.ref(value, entered.scope);
+        if (ref) out.$ref = ref; // a reference that names nothing: anything goes
+      } else if (SCHEMA_MAPS.has(key) && isSchemaObject(value)) {
+        out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, sub(v)]));
+      } else if ((SCHEMA_LISTS.has(key) || SCHEMA_VALUES.has(key)) && Array.isArray(value)) {
+        out[key] = value.map(sub);
+      } else if (SCHEMA_VALUES.has(key)) {
+        out[key] = sub(value);
+      } else out[key] = value; // data (enum, const, default, examples) and annotations
     }
     return out as JsonSchema;
-  }
-
-  /** Rewrites the values under a keyword: schemas, lists of schemas, maps of schemas. */
-  private walk(value: unknown, scope: Scope): unknown {
-    if (Array.isArray(value)) return value.map((v) => this.walk(v, scope));
-    if (isSchemaObject(value)) {
-      // A map of schemas (`properties`) has no keywords of its own, but walking
-      // it as a schema keeps each of its values intact the same way.
-      return this.carry({ schema: value as JsonSchema, scope });
-    }
-    return value;
   }
 
   /** The new reference for `ref`, carrying its target into `defs` once. */

@@ -80,3 +80,14 @@ Deno.test("$defs of params and components.schemas are carried to the top; recurs
   assert.ok(!validate({ tree: { kids: [3] } }));
   assert.ok(!validate({ tree: {}, other: 3 }));
 });
+
+Deno.test("only schema keywords are rewritten: a property named $ref and data stay as they are", () => {
+  const odd = {
+    type: "object",
+    properties: { $ref: { type: "string" }, $defs: { const: { $ref: "#/$defs/X" } } },
+    default: { $ref: "#/$defs/X" },
+  };
+  const s = inputSchema({ name: "odd", params: [{ name: "o", schema: odd }] });
+  assert.deepEqual(s.properties, { o: odd });
+  assert.equal(s.$defs, undefined);
+});
