@@ -165,6 +165,27 @@ Deno.test({
     await t.press("Enter");
     const done = await t.waitFor(/"count": 1/, "the finished line to run");
     assert.match(done, /^> notes\.add \{"text": "x"\}$/m);
+
+    // Journal lines followed with log -f arrive the same way, here from a call made outside.
+    await t.press("C-l");
+    assert.deepEqual(await enter(t, "log -f notes"), [
+      "  following the journal of notes (log -f off stops)",
+    ]);
+    await t.type("notes.li");
+    const outside = await new Deno.Command(launcher, {
+      args: ["call", world, "notes.add", '{"text": "outside"}'],
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    assert.equal(outside.code, 0);
+    const followed = linesOf(
+      await t.waitFor((s) => /"status":0\}$/.test(linesOf(s).at(-2) ?? ""), "the journal lines"),
+    );
+    assert.equal(followed.at(-1), "> notes.li");
+    assert.match(
+      followed.join("\n"),
+      /notes-[0-9a-f-]+ core {3}\{"event":"start","method":"add","params":\{"text":"outs/,
+    );
   } finally {
     await t.close();
   }

@@ -234,7 +234,7 @@ export class Console {
     handle.outcome.then((o: Outcome) => {
       if (this.closed || !("result" in o || "error" in o)) return;
       const body = "result" in o ? renderResult(o.result) : renderError(o.error, this.style);
-      this.editor.print(`${indent(`${tag}${method} ->`)}\n${body}`);
+      this.editor.print(`${indent(`${tag}${method} ->`)}\n${indent(body)}`);
     });
   }
 
@@ -325,11 +325,15 @@ export class Console {
     const missing = this.missingPlugin(plugin);
     if (missing) return this.fail(missing);
     let doc: OpenRpcDocument;
+    let cancel = () => {};
+    const cancelled = new Promise<never>((_, reject) =>
+      cancel = () => reject(new Error("cancelled"))
+    );
     try {
       doc = await this.editor.busy(
         `${plugin}.rpc.discover`,
-        this.host.discover(plugin),
-        () => {},
+        Promise.race([this.host.discover(plugin), cancelled]),
+        cancel,
       );
     } catch (e) {
       return this.fail(`${plugin} has no document: ${e instanceof Error ? e.message : e}`);

@@ -151,8 +151,11 @@ export class LineEditor {
     }
   }
 
-  /** Gives the terminal back (cooked mode, no key handling). */
+  /** Gives the terminal back (cooked mode, no key handling); a pending `read` resolves with null. */
   close(): void {
+    if (this.mode === "prompt") this.out.write("\n");
+    this.mode = "idle";
+    this.resolveLine?.(null);
     process.stdin.off("keypress", this.onKeypress);
     try {
       process.stdin.setRawMode(false);
