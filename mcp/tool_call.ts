@@ -9,7 +9,8 @@
  *   process ended without an answer) is a tool result with `isError`: its
  *   message as the first text, and the whole error object (`code`,
  *   `message`, `data`) as JSON in the second. It is never a protocol error,
- *   so the agent sees what went wrong and can fix its call.
+ *   so the agent sees what went wrong and can fix its call; neither is a
+ *   host that cannot be reached (-32603 with the reason).
  * - `core.notify {name, params}` becomes `notifications/progress` when the
  *   client asked for progress (a `progressToken`), else
  *   `notifications/message` (logging, level `info`, the plugin as logger,
@@ -28,6 +29,8 @@ import type {
 } from "@modelcontextprotocol/sdk/types.js";
 // @ts-types="@modelcontextprotocol/sdk/shared/protocol"
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import { ErrorCode } from "../rpc/errors.ts";
+import type { Response } from "../rpc/message.ts";
 import { RESULT_KEY } from "./tool_schema.ts";
 import type { ToolEntry } from "./tool_list.ts";
 import type { WorldLink } from "./world_link.ts";
@@ -75,7 +78,12 @@ export async function callTool(
       });
     sent.catch(() => {/* the session is gone */});
   };
-  const response = await link.call(entry.method, args, { onNotify, signal: extra.signal });
+  const response = await link.call(entry.method, args, { onNotify, signal: extra.signal })
+    .catch((e): Response => ({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: ErrorCode.InternalError, message: e instanceof Error ? e.message : String(e) },
+    }));
   // The SDK's client handles notifications a microtask late, so a response
   // read in the same chunk as the last notifications overtakes them (their
   // progress handler is gone by then). Answering a turn later keeps them
