@@ -25,7 +25,6 @@
 import {
   type DirEntry,
   type FileHandle,
-  type FileType,
   FsError,
   type Instant,
   type Mount,
@@ -37,75 +36,17 @@ import { lutimesSync } from "node:fs";
 import { toFsError } from "./errno.ts";
 import { inFolder, relativeTo, splitPath } from "./confined_dir.ts";
 import { SubMillis } from "./sub_millis.ts";
+import { DiskFile, toStat } from "./disk_file.ts";
 
 /** The folders of a world that only the core writes. */
 export const CORE_FOLDERS = ["state/core"];
 
 const MAX_LINKS = 40;
 
-function fileType(info: Deno.FileInfo): FileType {
-  if (info.isSymlink) return "symbolic-link";
-  if (info.isDirectory) return "directory";
-  if (info.isFile) return "regular-file";
-  return "unknown";
-}
-
-function toStat(info: Deno.FileInfo, subMillis: SubMillis): Stat {
-  const stat: Stat = {
-    type: fileType(info),
-    size: info.size,
-    nlink: info.nlink ?? 1,
-    mtime: info.mtime?.getTime(),
-    atime: info.atime?.getTime(),
-    ctime: info.ctime?.getTime() ?? info.birthtime?.getTime(),
-    ino: BigInt(info.ino ?? 0),
-  };
-  subMillis.fill(info, stat);
-  return stat;
-}
-
 /** A resolved path: the absolute host path and what lstat saw there (null: does not exist). */
 interface Resolved {
   host: string;
   info: Deno.FileInfo | null;
-}
-
-class DiskFile implements FileHandle {
-  constructor(private file: Deno.FsFile, private subMillis: SubMillis) {}
-  read(len: number, offset: number): Uint8Array {
-    const buf = new Uint8Array(len);
-    this.file.seekSync(offset, Deno.SeekMode.Start);
-    let n = 0;
-    while (n < len) {
-      const got = this.file.readSync(buf.subarray(n));
-      if (got === null || got === 0) break;
-      n += got;
-    }
-    return buf.subarray(0, n);
-  }
-  write(bytes: Uint8Array, offset: number): number {
-    this.file.seekSync(offset, Deno.SeekMode.Start);
-    let n = 0;
-    while (n < bytes.length) n += this.file.writeSync(bytes.subarray(n));
-    return n;
-  }
-  size(): number {
-    return this.file.statSync().size;
-  }
-  stat(): Stat {
-    return toStat(this.file.statSync(), this.subMillis);
-  }
-  truncate(size: number): void {
-    this.file.truncateSync(size);
-  }
-  sync(): void {
-    this.file.syncSync();
-  }
-  close(): void {
-    try {
-      this.file.close();
-    } catch { /* already closed */ }
-  }
 }
 
 /** Options of a {@link DiskMount}. */
@@ -218,8 +159,8 @@ export class DiskMount implements Mount {
   open(path: string, opts: OpenOptions): FileHandle | null {
     return this.run(() => {
       const r = this.resolve(path, !opts.nofollow);
-      if (r.info?.isSymlink) throw new FsError("loop", `${path} is a symlink`);
       if (r.info !== null && opts.create && opts.exclusive) throw new FsError("exist");
+      if (r.info?.isSymlink) throw new FsError("loop", `${path} is a symlink`);
       if (opts.directory || r.info?.isDirectory) {
         if (r.info === null) throw new FsError("no-entry");
         if (!r.info.isDirectory) throw new FsError("not-directory");

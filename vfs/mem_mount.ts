@@ -216,8 +216,8 @@ export class MemMount implements Mount {
   open(path: string, opts: OpenOptions): FileHandle | null {
     const f = this.lookup(path, !opts.nofollow);
     let node = f.node;
-    if (node?.kind === "link") throw new FsError("loop", `${path} is a symlink`);
     if (node && opts.create && opts.exclusive) throw new FsError("exist");
+    if (node?.kind === "link") throw new FsError("loop", `${path} is a symlink`);
     if (node?.kind === "dir" || (opts.directory && node)) {
       if (node.kind !== "dir") throw new FsError("not-directory");
       if (opts.write || opts.truncate) throw new FsError("is-directory");

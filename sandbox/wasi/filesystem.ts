@@ -7,74 +7,20 @@
  * @module
  */
 
+import { type FileHandle, FsError, type Mount, resolveGuestPath } from "../../vfs/mount.ts";
 import {
-  type FileHandle,
-  FsError,
-  type Instant,
-  instantOfMs,
-  type Mount,
-  resolveGuestPath,
-  type Stat,
-} from "../../vfs/mount.ts";
-import { toFsError } from "../../vfs/errno.ts";
+  type DescriptorFlags,
+  descriptorStat,
+  guard,
+  hashOf,
+  type NewTimestamp,
+  type OpenFlags,
+  type PathFlags,
+  toInstant,
+  trailingSlash,
+} from "./filesystem_values.ts";
 import { InputStream, IoError, OutputStream } from "./streams.ts";
 import { fileSink, fileSource } from "./file_streams.ts";
-
-type Datetime = { seconds: bigint; nanoseconds: number };
-type NewTimestamp = { tag: "no-change" } | { tag: "now" } | { tag: "timestamp"; val: Datetime };
-type PathFlags = { symlinkFollow?: boolean };
-type OpenFlags = { create?: boolean; directory?: boolean; exclusive?: boolean; truncate?: boolean };
-type DescriptorFlags = {
-  read?: boolean;
-  write?: boolean;
-  mutateDirectory?: boolean;
-  fileIntegritySync?: boolean;
-  dataIntegritySync?: boolean;
-  requestedWriteSync?: boolean;
-};
-
-function datetime(ms: number | undefined, ns = 0): Datetime | undefined {
-  if (ms === undefined) return undefined;
-  const s = Math.floor(ms / 1000);
-  return { seconds: BigInt(s), nanoseconds: Math.round((ms - s * 1000) * 1e6) + ns };
-}
-
-/** A WIT timestamp as an instant, to the nanosecond (null: no change). */
-function toInstant(t: NewTimestamp): Instant | null {
-  if (t.tag === "no-change") return null;
-  if (t.tag === "now") return instantOfMs(Date.now());
-  const ns = BigInt(t.val.seconds) * 1_000_000_000n + BigInt(t.val.nanoseconds);
-  const ms = ns / 1_000_000n - (ns % 1_000_000n < 0n ? 1n : 0n);
-  return { ms: Number(ms), ns: Number(ns - ms * 1_000_000n) };
-}
-
-function descriptorStat(s: Stat) {
-  return {
-    type: s.type,
-    linkCount: BigInt(s.nlink),
-    size: BigInt(s.size),
-    dataAccessTimestamp: datetime(s.atime, s.atimeNs),
-    dataModificationTimestamp: datetime(s.mtime, s.mtimeNs),
-    statusChangeTimestamp: datetime(s.ctime, s.ctimeNs),
-  };
-}
-
-/**
- * True when a guest path ends with a slash after a name (`a/`, `a//`): as
- * in POSIX, it then names a folder (a link to one is followed) or nothing.
- */
-function trailingSlash(path: string): boolean {
-  return path.endsWith("/") && /[^/]/.test(path);
-}
-
-/** Runs a mount operation; any failure becomes `{payload: error-code}` for the glue. */
-async function guard<T>(f: () => T | Promise<T>): Promise<T> {
-  try {
-    return await f();
-  } catch (e) {
-    throw { payload: toFsError(e).code };
-  }
-}
 
 /** Registry of open file handles, closed when the process ends. */
 export class OpenFiles {
@@ -410,10 +356,6 @@ export class Descriptor {
       this.file.close();
     }
   }
-}
-
-function hashOf(s: Stat): { lower: bigint; upper: bigint } {
-  return { lower: s.ino, upper: BigInt(Math.round(s.mtime ?? 0)) ^ (BigInt(s.size) << 20n) };
 }
 
 /** A mount as a preopened directory under a guest path. */
