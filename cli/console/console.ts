@@ -7,26 +7,19 @@
  * @module
  */
 
-import type { Entry } from "../../core/journal.ts";
-import { table } from "../output.ts";
 import { ErrorCode } from "../../rpc/errors.ts";
 import type { OpenRpcDocument } from "../../rpc/openrpc.ts";
 import { closest } from "./closest.ts";
 import { complete, type CompletionSource } from "./completer.ts";
 import type { CallOutcome, ConsoleHost } from "./console_host.ts";
 import { History, HISTORY_LIMIT } from "./history.ts";
-import { COMMAND_NAMES, COMMANDS, type Input, parseInput } from "./input.ts";
+import { helpText } from "./help.ts";
+import { COMMAND_NAMES, type Input, parseInput } from "./input.ts";
+import { entryLine, listText, processTable, readText, whoFilter, worldPath } from "./inspect.ts";
 import { JournalFollower } from "./journal_follower.ts";
 import { LineEditor } from "./line_editor.ts";
 import { methodNames, methodsText } from "./methods_text.ts";
-import {
-  columns,
-  indent,
-  renderError,
-  renderNotification,
-  renderResult,
-  textOf,
-} from "./render.ts";
+import { indent, renderError, renderNotification, renderResult, textOf } from "./render.ts";
 import type { Style } from "./style.ts";
 
 /** The prompt. */
@@ -38,8 +31,6 @@ const DISCOVER_WAIT_MS = 3000;
 
 /** How a call typed here ended; `refused` when it was not made (no such plugin). */
 type Outcome = CallOutcome | { refused: string };
-
-const PID = /-[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** The console of one running host. */
 export class Console {
@@ -133,7 +124,7 @@ export class Console {
       case "word":
         return await this.word(input.word);
       case "help":
-        return this.help();
+        return this.say(helpText(this.style));
       case "ls":
         return await this.ls(input.path);
       case "cat":
@@ -153,7 +144,7 @@ export class Console {
       case "activate":
         return await this.core(
           "core.activate",
-          { plugin: input.plugin, wasm: abs(input.wasm) },
+          { plugin: input.plugin, wasm: worldPath(input.wasm) },
           () => `${input.plugin} activated: new calls run the new version`,
         );
       case "revert":
@@ -280,44 +271,19 @@ export class Console {
     await this.chat(word);
   }
 
-  private help(): void {
-    const rows = [
-      [
-        "<plugin>.<method> {json}",
-        "a call; {json} may be left out for {}; a final & runs it aside",
-      ],
-      ["<text>", "a message to the agent (agent.chat)"],
-      ...COMMANDS.map((c) => [`${c.name}${c.args ? ` ${c.args}` : ""}`, c.does]),
-    ];
-    const width = Math.max(...rows.map((r) => r[0].length)) + 2;
-    this.say(
-      rows.map(([a, b]) => `${a.padEnd(width)}${b}`).join("\n") + "\n" +
-        this.style.dim(
-          "Tab completes; Up/Down and Ctrl-R go through the history;\n" +
-            "Ctrl-C clears the line or cancels the running call; Ctrl-D leaves",
-        ),
-    );
-  }
-
   private async ls(path: string): Promise<void> {
     try {
-      const l = await this.host.list(abs(path));
-      if (!l.entries) return this.say(`${l.path}  ${l.stat.size} bytes`);
-      const names = l.entries.map((e) => (e.type === "directory" ? `${e.name}/` : e.name));
-      const width = Deno.consoleSize?.().columns ?? 80;
-      this.editor.print(names.length ? columns(names, width) : indent(this.style.dim("(empty)")));
+      this.say(await listText(this.host, path, Deno.consoleSize?.().columns ?? 80));
     } catch (e) {
-      this.fail(fsMessage(path, e));
+      this.fail((e as Error).message);
     }
   }
 
   private async cat(path: string): Promise<void> {
     try {
-      const bytes = await this.host.read(abs(path));
-      if (bytes.includes(0)) return this.say(`${path}: ${bytes.length} bytes of binary data`);
-      this.say(new TextDecoder().decode(bytes).replace(/\n$/, ""));
+      this.say(await readText(this.host, path));
     } catch (e) {
-      this.fail(fsMessage(path, e));
+      this.fail((e as Error).message);
     }
   }
 
@@ -342,19 +308,7 @@ export class Console {
   }
 
   private ps(): void {
-    const list = this.host.processes();
-    if (list.length === 0) return this.say(this.style.dim("no process runs"));
-    this.say(table(
-      ["PID", "METHOD", "PARENT", "DETACHED", "START", "STATE"],
-      list.map((p) => [
-        p.pid,
-        p.method,
-        p.parent,
-        p.detached ? "yes" : "no",
-        clock(Date.parse(p.start)),
-        p.state,
-      ]),
-    ));
+    this.say(processTable(this.host) ?? this.style.dim("no process runs"));
   }
 
   private log(who: string | undefined, limit: number): void {
@@ -412,43 +366,4 @@ export class Console {
       clearTimeout(timer);
     }
   }
-}
-
-/** The local time of day, to the second (milliseconds with `ms`). */
-function clock(time: number, ms = false): string {
-  const d = new Date(time);
-  const two = (n: number) => String(n).padStart(2, "0");
-  const hms = `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
-  return ms ? `${hms}.${String(d.getMilliseconds()).padStart(3, "0")}` : hms;
-}
-
-/** A journal entry on one line: the time of day is enough in a console. */
-function entryLine(e: Entry): string {
-  return `${clock(e.time, true)} ${e.pid} ${e.stream.padEnd(6)} ${e.line}`;
-}
-
-/** A path typed without a leading `/` is taken from the world's root. */
-function abs(path: string): string {
-  return path.startsWith("/") ? path : `/${path}`;
-}
-
-function whoFilter(who: string | undefined): { plugin?: string; pid?: string } {
-  if (who === undefined) return {};
-  return PID.test(who) ? { pid: who } : { plugin: who };
-}
-
-const FS_ERRORS: Record<string, string> = {
-  "no-entry": "no such file or folder",
-  "not-permitted": "outside the world",
-  "access": "permission denied",
-  "is-directory": "is a folder (ls lists it)",
-  "not-directory": "not a folder (cat shows it)",
-  "invalid": "not a valid path",
-};
-
-function fsMessage(path: string, e: unknown): string {
-  const code = (e as { code?: string }).code;
-  return `${path}: ${
-    code && FS_ERRORS[code] ? FS_ERRORS[code] : e instanceof Error ? e.message : e
-  }`;
 }

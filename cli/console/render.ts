@@ -56,7 +56,7 @@ export function textOf(value: unknown): string | undefined {
   return typeof t === "string" ? t : undefined;
 }
 
-/** Names in columns that fit `width`, like `ls`. */
+/** Names in columns, like `ls`, that fit `width` once indented. */
 export function columns(names: string[], width: number): string {
   if (names.length === 0) return "";
   const cell = Math.max(...names.map((n) => n.length)) + 2;
@@ -71,5 +71,5 @@ export function columns(names: string[], width: number): string {
     }
     out.push(row.join("").trimEnd());
   }
-  return indent(out.join("\n"));
+  return out.join("\n");
 }
