@@ -20,7 +20,9 @@ const HELP = `sausage: a host for WebAssembly plugins, a process per JSON-RPC ca
 
 Usage:
   ${RUN_USAGE}
-      Run a world until Ctrl-C, SIGTERM or core.exit (exit code 75).
+      Run a world until Ctrl-C, SIGTERM or core.exit (exit code 75). On a
+      terminal, a console opens after the boot calls (its help lists what it
+      takes; quit or Ctrl-D leave); --headless runs without it.
   ${CALL_USAGE}
       Make one call; the result is printed as JSON. Uses the running host of
       the world, or starts one for this call.
