@@ -227,6 +227,33 @@ Deno.test({
       (await t.screen(true)).includes('  \x1b[31munknown command "frobnicate"'),
       "errors are red",
     );
+    // Nothing typed ends the console: each of these gets its line and the prompt again.
+    const odd = [
+      "{}",
+      ".",
+      "notes.",
+      "core.nope",
+      'core.call {"method": 1}',
+      "a.b.c {",
+      "ls ../..",
+      "cat /proc",
+      "cat /proc/core",
+      "log -n",
+      "log -n 0",
+      "log ghost",
+      "activate a b",
+      "revert ../x",
+      "kill x",
+      "methods ghost",
+      '"quoted"',
+      "&",
+      "\\",
+    ];
+    for (const line of odd) {
+      const out = await enter(t, line);
+      assert.ok(out.length >= 1, `${line} got an answer`);
+    }
+    assert.deepEqual(await enter(t, "notes.list"), ["  []"], "the host still answers");
     await t.type("quit");
     await t.press("Enter");
     assert.equal(await exited(t), 0);

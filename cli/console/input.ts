@@ -80,6 +80,13 @@ export function parseInput(line: string): Input {
   const lead = line.length - line.trimStart().length;
   const call = CALL.exec(text);
   if (call) return parseCall(text, call[0], lead);
+  const bare = /^([a-z0-9_-]+)\.(?=\s|$)/.exec(text);
+  if (bare) {
+    return {
+      kind: "error",
+      message: `a method name goes after "${bare[0]}" (${bare[0]}<Tab> lists them)`,
+    };
+  }
   const [word, ...args] = text.split(/\s+/);
   if (COMMAND_NAMES.includes(word)) return parseCommand(word, args);
   if (args.length === 0 && WORD.test(word)) return { kind: "word", word };

@@ -82,3 +82,10 @@ Deno.test("a lone word is left to the console; other text is a message to the ag
   });
   assert.deepEqual(parseInput("   "), { kind: "empty" });
 });
+
+Deno.test("a plugin's name and a dot without a method says what is missing", () => {
+  assert.deepEqual(parseInput("notes."), {
+    kind: "error",
+    message: 'a method name goes after "notes." (notes.<Tab> lists them)',
+  });
+});

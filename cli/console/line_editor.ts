@@ -66,8 +66,14 @@ export class LineEditor {
   private busyState?: BusyState;
   private out = process.stdout;
   private hinted = false;
-  private onKeypress = (s: string | undefined, key: Key | undefined) =>
-    this.key(s, key ?? { sequence: s });
+  private onKeypress = (s: string | undefined, key: Key | undefined) => {
+    try {
+      this.key(s, key ?? { sequence: s });
+    } catch (e) {
+      // A key must never end the console; say what went wrong and go on.
+      this.print(this.opts.style.red(`key ${JSON.stringify(s)} failed: ${e}`));
+    }
+  };
 
   constructor(private opts: LineEditorOptions) {
     this.rl = readline.createInterface({

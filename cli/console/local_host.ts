@@ -9,6 +9,7 @@
 import { type Host, LocalCaller } from "../../core/host.ts";
 import type { Entry, LogFilter } from "../../core/journal.ts";
 import type { ProcessInfo } from "../../core/process.ts";
+import { ErrorCode } from "../../rpc/errors.ts";
 import type { Message, Response } from "../../rpc/message.ts";
 import type { OpenRpcDocument } from "../../rpc/openrpc.ts";
 import type { Listing } from "../../vfs/host_fs.ts";
@@ -48,10 +49,13 @@ export class LocalConsoleHost implements ConsoleHost {
         notify(String(p.name), p.params);
       }
     });
-    caller.call(this.host.router, method, params).then((msg) => {
-      const r = msg as Response;
-      settle(r.error ? { error: r.error } : { result: r.result });
-    });
+    caller.call(this.host.router, method, params).then(
+      (msg) => {
+        const r = msg as Response;
+        settle(r.error ? { error: r.error } : { result: r.result });
+      },
+      (e) => settle({ error: { code: ErrorCode.InternalError, message: String(e) } }),
+    );
     return {
       outcome,
       cancel: () => {
