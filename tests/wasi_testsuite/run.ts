@@ -157,7 +157,11 @@ class Runner {
       const file = await adaptModule(c.wasm, this.adapter, `${this.work}/components`);
       component = await this.components.load(file);
     } catch (e) {
-      return { case: c, result: "fail", detail: `not adapted: ${firstLine(e)}` };
+      const lines = (e instanceof Error ? e.message : String(e)).split("\n").filter((l) =>
+        l.trim()
+      );
+      const cause = lines.length > 1 ? ` (${lines[lines.length - 1].trim()})` : "";
+      return { case: c, result: "fail", detail: `not adapted: ${lines[0] ?? ""}${cause}` };
     }
     const world = `${this.tmp}/${++this.next}`;
     if (spec.root !== null) await copyFolder(`${c.dir}/${spec.root}`, world);
