@@ -149,6 +149,24 @@ fn main() {
             }
             Ok(json!({"sent": n}))
         }
+        "fuzz" => {
+            // {lines, replies}: writes each line raw on stdout, then reads `replies`
+            // messages from stdin (the core's answers to them) and returns them.
+            let mut out = std::io::stdout().lock();
+            for line in params["lines"].as_array().cloned().unwrap_or_default() {
+                writeln!(out, "{}", line.as_str().unwrap_or("")).unwrap();
+            }
+            out.flush().unwrap();
+            drop(out);
+            let mut got = Vec::new();
+            for _ in 0..params["replies"].as_u64().unwrap_or(0) {
+                match io.read() {
+                    Some(v) => got.push(v),
+                    None => break,
+                }
+            }
+            Ok(json!(got))
+        }
         "spew" => {
             // {n, len}: writes n numbered lines of about len bytes to stderr.
             let n = params["n"].as_u64().unwrap_or(1);
@@ -257,7 +275,10 @@ fn main() {
             io.call("core.lock", json!({"path": params["path"]}));
             let file = params["file"].as_str().unwrap();
             let n: u64 = std::fs::read_to_string(file).ok().and_then(|t| t.trim().parse().ok()).unwrap_or(0);
-            std::fs::write(file, format!("{}", n + 1)).unwrap();
+            // Written whole or not at all: a new file renamed over the old one.
+            let tmp = format!("{file}.tmp");
+            std::fs::write(&tmp, format!("{}", n + 1)).unwrap();
+            std::fs::rename(&tmp, file).unwrap();
             io.call("core.unlock", json!({"path": params["path"]}));
             Ok(json!(n + 1))
         }
