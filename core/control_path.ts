@@ -13,14 +13,10 @@
  * @module
  */
 
+import { sha256 } from "./file_hash.ts";
+
 /** The longest Unix socket path the kernel accepts (`sun_path` less its NUL). */
 export const UNIX_PATH_MAX = 107;
-
-/** Hex SHA-256 of a text. */
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-}
 
 /**
  * This process's user id: the owner of a temporary file it makes
@@ -75,7 +71,7 @@ export function ensurePrivateDir(dir: string): void {
 
 /** The control socket path of the world at `root` (an absolute real path). */
 export async function controlSocketPath(root: string): Promise<string> {
-  const name = `${(await sha256Hex(root)).slice(0, 24)}.sock`;
+  const name = `${(await sha256(root)).slice(0, 24)}.sock`;
   const path = `${runtimeDir()}/${name}`;
   if (new TextEncoder().encode(path).length > UNIX_PATH_MAX) {
     throw new Error(

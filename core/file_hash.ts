@@ -7,8 +7,9 @@
  * @module
  */
 
-/** Hex SHA-256 of some bytes. */
-export async function sha256(bytes: Uint8Array): Promise<string> {
+/** Hex SHA-256 of some bytes, or of a text's UTF-8 bytes: the project's one SHA-256-to-hex. */
+export async function sha256(data: Uint8Array | string): Promise<string> {
+  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as BufferSource));
   return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
 }

@@ -17,14 +17,14 @@
  * @module
  */
 
+import { sha256 } from "../core/file_hash.ts";
+
 /** The longest tool name that MCP clients commonly accept. */
 export const MAX_TOOL_NAME = 64;
 
 /** Eight hex digits of the SHA-256 of `text`. */
 async function shortHash(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest).slice(0, 4)].map((b) => b.toString(16).padStart(2, "0"))
-    .join("");
+  return (await sha256(text)).slice(0, 8);
 }
 
 /** A name with a hash of `method` at its end, within the limit. */

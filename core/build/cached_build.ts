@@ -9,6 +9,8 @@
 
 import { buildPlugin } from "./cargo_build.ts";
 import { cacheDir } from "../paths.ts";
+import { sha256 } from "../file_hash.ts";
+import { digestLines, hashFiles } from "../folder_hash.ts";
 
 /** Bump to throw away every cached build (e.g. when the build recipe changes). */
 const BUILD_SALT = "sausage-build-4";
@@ -53,36 +55,23 @@ export async function sourceHash(dir: string): Promise<string> {
     const real = await Deno.realPath(root);
     if (seen.has(real)) continue;
     seen.add(real);
-    for (const rel of await filesOf(real)) {
-      const bytes = await Deno.readFile(`${real}/${rel}`);
-      parts.push(`${label}/${rel}\n${await sha256Hex(bytes)}`);
+    const files = await hashFiles(real, notSource);
+    parts.push(...digestLines(files, label));
+    for (const { rel } of files) {
       if (rel === "Cargo.toml" || rel.endsWith("/Cargo.toml")) {
         const base = rel.includes("/") ? `${label}/${rel.slice(0, rel.lastIndexOf("/"))}` : label;
-        for (const m of new TextDecoder().decode(bytes).matchAll(/\bpath\s*=\s*"([^"]+)"/g)) {
+        const text = await Deno.readTextFile(`${real}/${rel}`);
+        for (const m of text.matchAll(/\bpath\s*=\s*"([^"]+)"/g)) {
           if (m[1].endsWith(".rs")) continue; // a target's source file, not a crate
           crates.push([`${base}/${m[1]}`, `${dir}/${base}/${m[1]}`]);
         }
       }
     }
   }
-  return (await sha256Hex(new TextEncoder().encode(parts.join("\n")))).slice(0, 16);
+  return (await sha256(parts.join("\n"))).slice(0, 16);
 }
 
-/** The files under `root`, relative and sorted, less `target/`, `Cargo.lock` and dot entries. */
-async function filesOf(root: string, sub = ""): Promise<string[]> {
-  const names: string[] = [];
-  for await (const e of Deno.readDir(sub ? `${root}/${sub}` : root)) {
-    if (e.name.startsWith(".") || e.name === "Cargo.lock" || (!sub && e.name === "target")) {
-      continue;
-    }
-    const rel = sub ? `${sub}/${e.name}` : e.name;
-    if (e.isDirectory) names.push(...await filesOf(root, rel));
-    else if (e.isFile) names.push(rel);
-  }
-  return names.sort();
-}
-
-async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", bytes as BufferSource);
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+/** Not source: `target/` at the top, `Cargo.lock` and dot entries. */
+function notSource(name: string, rel: string): boolean {
+  return name.startsWith(".") || name === "Cargo.lock" || rel === "target";
 }

@@ -11,6 +11,7 @@ import { adaptCommand } from "./adapt_command.ts";
 import { BuildError, detectToolchain, type Toolchain } from "./toolchain.ts";
 import { spawnGroup } from "./process_group.ts";
 import { buildSpec, jailed } from "./build_jail.ts";
+import { sha256 } from "../file_hash.ts";
 
 export { BuildError } from "./toolchain.ts";
 
@@ -85,11 +86,6 @@ export function lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string
   return streamLines(stream);
 }
 
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 /** The parent folder of a path (`.` for a bare file name). */
 function dirname(path: string): string {
   const i = path.lastIndexOf("/");
@@ -153,7 +149,7 @@ async function buildOne(
   // could be handed the first one's binary. A cfg naming the source folder
   // (cargo rustc passes it to the plugin's crate only) keeps them apart.
   args[0] = "rustc";
-  args.push("--", "--cfg", `sausage_source="${(await sha256Hex(dir)).slice(0, 16)}"`);
+  args.push("--", "--cfg", `sausage_source="${(await sha256(dir)).slice(0, 16)}"`);
 
   await Deno.mkdir(tc.targetDir, { recursive: true });
   // Our own lock around cargo and the artifact read: two crates with the same
@@ -225,7 +221,7 @@ export async function crateArgs(
 ): Promise<string[]> {
   const args = [...tc.cargoArgs, ...await sdkPatches(sdkDir)];
   if (tc.kind === "offline-wasip1") {
-    const source = (await sha256Hex(dir)).slice(0, 16);
+    const source = (await sha256(dir)).slice(0, 16);
     const lockfile = `${tc.targetDir}/lockfiles/${source}/Cargo.lock`;
     args.push("-Zlockfile-path", "--config", `resolver.lockfile-path=${JSON.stringify(lockfile)}`);
     // Cargo names a path package by its path relative to the workspace (`.`

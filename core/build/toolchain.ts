@@ -25,6 +25,7 @@ import { WIT_BINDGEN_LIB, WIT_BINDGEN_TOML } from "./_wit_bindgen_shim.ts";
 import { cacheDir } from "../paths.ts";
 import { detectWasiCc, type WasiCc, wasiCcEnv } from "./wasi_cc.ts";
 import { prepareMainRealloc } from "./main_realloc.ts";
+import { sha256 } from "../file_hash.ts";
 
 /** A build that could not run or failed; `output` holds what the tools printed. */
 export class BuildError extends Error {
@@ -287,11 +288,6 @@ async function hasCrate(name: string): Promise<boolean> {
   return false;
 }
 
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 /**
  * Makes `root/vendor` a directory source over the crate folders in `from`
  * (a later folder wins a name clash: std's copies match std's lockfile).
@@ -310,7 +306,7 @@ async function prepareVendor(root: string, from: string[]): Promise<string> {
     } catch { /* folder absent: fewer crates */ }
   }
   const list = [...crates].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
-  const key = (await sha256Hex(list.map(([n, t]) => `${n}\t${t}\n`).join(""))).slice(0, 16);
+  const key = (await sha256(list.map(([n, t]) => `${n}\t${t}\n`).join(""))).slice(0, 16);
   const link = `${root}/vendor`;
   const real = `vendor-${key}`;
   const current = await Deno.readLink(link).catch(() => undefined);

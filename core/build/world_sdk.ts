@@ -9,6 +9,7 @@
  */
 
 import { DEFAULT_SDK_DIR } from "./cargo_build.ts";
+import { folderHash, listFiles } from "../folder_hash.ts";
 
 /** Where the SDK copy lives, relative to the world folder. */
 export const WORLD_SDK = "plugins/cargo/sdk";
@@ -28,37 +29,9 @@ function skipped(name: string): boolean {
     name.endsWith(".ts");
 }
 
-/** The files under `root`, relative and sorted (none when it does not exist). */
-async function files(root: string, sub = ""): Promise<string[]> {
-  const names: string[] = [];
-  let entries: Deno.DirEntry[];
-  try {
-    entries = await Array.fromAsync(Deno.readDir(sub ? `${root}/${sub}` : root));
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return [];
-    throw e;
-  }
-  for (const e of entries) {
-    if (skipped(e.name)) continue;
-    const rel = sub ? `${sub}/${e.name}` : e.name;
-    if (e.isDirectory) names.push(...await files(root, rel));
-    else if (e.isFile) names.push(rel);
-  }
-  return names.sort();
-}
-
-async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", bytes as BufferSource);
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 /** A hash of the SDK files under `root`: their paths and contents. */
-export async function sdkHash(root: string): Promise<string> {
-  const parts: string[] = [];
-  for (const rel of await files(root)) {
-    parts.push(`${rel}\n${await sha256Hex(await Deno.readFile(`${root}/${rel}`))}`);
-  }
-  return await sha256Hex(new TextEncoder().encode(parts.join("\n")));
+export function sdkHash(root: string): Promise<string> {
+  return folderHash(root, skipped);
 }
 
 /**
@@ -72,7 +45,7 @@ export async function syncSdk(from: string, to: string): Promise<"copied" | "unc
   const tmp = `${to}.tmp-${crypto.randomUUID()}`;
   try {
     await Deno.mkdir(tmp, { recursive: true });
-    for (const rel of await files(from)) {
+    for (const rel of await listFiles(from, skipped)) {
       const cut = rel.lastIndexOf("/");
       if (cut > 0) await Deno.mkdir(`${tmp}/${rel.slice(0, cut)}`, { recursive: true });
       await Deno.copyFile(`${from}/${rel}`, `${tmp}/${rel}`);
