@@ -75,6 +75,14 @@ export class LineEditor {
     }
   };
 
+  /** The terminal went away: like Ctrl-D. */
+  private onEnd = () => {
+    this.ended = true;
+    if (this.mode === "prompt") this.mode = "idle";
+    this.resolveLine?.(null);
+  };
+  private ended = false;
+
   constructor(private opts: LineEditorOptions) {
     this.rl = readline.createInterface({
       input: new PassThrough(), // keys come from `key`, not from a stream
@@ -91,11 +99,13 @@ export class LineEditor {
     readline.emitKeypressEvents(process.stdin);
     process.stdin.setRawMode(true);
     process.stdin.on("keypress", this.onKeypress);
+    process.stdin.on("end", this.onEnd);
     process.stdin.resume();
   }
 
   /** Shows the prompt and resolves with the line typed, or null for Ctrl-D on an empty line. */
   read(): Promise<string | null> {
+    if (this.ended) return Promise.resolve(null);
     this.mode = "prompt";
     this.rl.setPrompt(this.opts.prompt);
     this.rl.prompt();
@@ -163,6 +173,7 @@ export class LineEditor {
     this.mode = "idle";
     this.resolveLine?.(null);
     process.stdin.off("keypress", this.onKeypress);
+    process.stdin.off("end", this.onEnd);
     try {
       process.stdin.setRawMode(false);
     } catch { /* not a terminal any more */ }
