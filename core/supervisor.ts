@@ -18,6 +18,7 @@ import type { ProcessTable } from "./process_table.ts";
 import type { SandboxPool } from "./sandbox_pool.ts";
 import type { Sandbox } from "./sandbox.ts";
 import { uuidv7 } from "./uuid.ts";
+import { agentTokenEnv } from "./agent_token.ts";
 import type { World } from "./world.ts";
 import type { ExtraPreopen, ProcessMessage, RunMessage } from "../sandbox/protocol.ts";
 import { defaultLimits, type Limits } from "./limits.ts";
@@ -176,7 +177,12 @@ export class Supervisor {
     this.attach(p);
     this.run(p, sandbox, {
       dir: compiled.dir,
-      env: [["SAUSAGE_PID", pid], ["SAUSAGE_PLUGIN", req.plugin], ["SAUSAGE_PARENT", p.parent]],
+      env: [
+        ["SAUSAGE_PID", pid],
+        ["SAUSAGE_PLUGIN", req.plugin],
+        ["SAUSAGE_PARENT", p.parent],
+        ...agentTokenEnv(this.world.root, req.plugin),
+      ],
       request: JSON.stringify({ jsonrpc: "2.0", id: pid, method: req.method, params: req.params }),
     });
     return p;

@@ -1,0 +1,176 @@
+//! Anthropic's messages API (`POST <base_url>/messages`): the request, its
+//! stream of typed events, and a whole (unstreamed) reply.
+
+use serde_json::{Value, json};
+
+use crate::config::Config;
+use crate::model::{Reply, StreamReader, ToolCall, excerpt};
+use crate::sse::Event;
+
+/// The API version sent in `anthropic-version`.
+const VERSION: &str = "2023-06-01";
+
+/// A tool call's arguments as a JSON object (the API takes `input` as one).
+fn input_of(arguments: &str) -> Value {
+    match serde_json::from_str::<Value>(arguments) {
+        Ok(v @ Value::Object(_)) => v,
+        _ => json!({}),
+    }
+}
+
+/// The URL, headers and body of a request.
+pub fn request(
+    cfg: &Config,
+    token: Option<&str>,
+    system: &str,
+    history: &[Value],
+    tools: &[Value],
+) -> (String, Vec<(String, String)>, Value) {
+    // Tool results are blocks of a user message; consecutive ones share it.
+    let mut messages: Vec<Value> = Vec::new();
+    for m in history {
+        match m["role"].as_str() {
+            Some("assistant") => {
+                let mut blocks = Vec::new();
+                if let Some(t) = m["content"].as_str().filter(|t| !t.trim().is_empty()) {
+                    blocks.push(json!({"type": "text", "text": t}));
+                }
+                for c in m["tool_calls"].as_array().into_iter().flatten() {
+                    blocks.push(json!({"type": "tool_use", "id": c["id"], "name": c["name"],
+                                       "input": input_of(c["arguments"].as_str().unwrap_or(""))}));
+                }
+                if blocks.is_empty() {
+                    blocks.push(json!({"type": "text", "text": "(no text)"}));
+                }
+                messages.push(json!({"role": "assistant", "content": blocks}));
+            }
+            Some("tool") => {
+                let block = json!({"type": "tool_result", "tool_use_id": m["tool_call_id"],
+                                   "content": m["content"], "is_error": m["is_error"].as_bool().unwrap_or(false)});
+                match messages.last_mut() {
+                    Some(last) if last["role"] == "user" && last["content"].is_array() => {
+                        last["content"].as_array_mut().map(|a| a.push(block));
+                    }
+                    _ => messages.push(json!({"role": "user", "content": [block]})),
+                }
+            }
+            _ => messages.push(json!({"role": "user", "content": [{"type": "text", "text": m["content"]}]})),
+        }
+    }
+    let tools: Vec<Value> = tools
+        .iter()
+        .map(|t| json!({"name": t["name"], "description": t["description"], "input_schema": t["parameters"]}))
+        .collect();
+    let body = json!({"model": cfg.model, "max_tokens": cfg.max_tokens.unwrap_or(8192), "system": system,
+                      "messages": messages, "tools": tools, "stream": cfg.stream});
+    let mut headers = vec![
+        ("content-type".to_string(), "application/json".to_string()),
+        ("anthropic-version".to_string(), VERSION.to_string()),
+        ("accept".to_string(), if cfg.stream { "text/event-stream" } else { "application/json" }.to_string()),
+    ];
+    if let Some(t) = token {
+        headers.push(("x-api-key".to_string(), t.to_string()));
+    }
+    (format!("{}/messages", cfg.base_url), headers, body)
+}
+
+/// One content block of a streamed reply.
+enum Block {
+    Text,
+    Tool(ToolCall),
+}
+
+/// A streamed reply being read.
+#[derive(Default)]
+pub struct Stream {
+    text: String,
+    blocks: Vec<(usize, Block)>,
+    started: bool,
+}
+
+impl StreamReader for Stream {
+    fn event(&mut self, event: &Event, on_text: &mut dyn FnMut(&str)) -> Result<bool, String> {
+        let v: Value = serde_json::from_str(&event.data).map_err(|_| format!("an event is not JSON: {}", excerpt(&event.data)))?;
+        let kind = v["type"].as_str().unwrap_or(event.name.as_str());
+        let index = v["index"].as_u64().unwrap_or(0) as usize;
+        match kind {
+            "message_start" => self.started = true,
+            "content_block_start" => {
+                let b = &v["content_block"];
+                let block = match b["type"].as_str() {
+                    Some("tool_use") => Block::Tool(ToolCall {
+                        id: b["id"].as_str().unwrap_or("").to_string(),
+                        name: b["name"].as_str().unwrap_or("").to_string(),
+                        arguments: String::new(),
+                    }),
+                    _ => Block::Text,
+                };
+                if let (Block::Text, Some(t)) = (&block, b["text"].as_str().filter(|t| !t.is_empty())) {
+                    self.text.push_str(t);
+                    on_text(t);
+                }
+                self.blocks.push((index, block));
+            }
+            "content_block_delta" => {
+                let d = &v["delta"];
+                let block = self.blocks.iter_mut().rev().find(|(i, _)| *i == index).map(|(_, b)| b);
+                match (d["type"].as_str(), block) {
+                    (Some("text_delta"), _) => {
+                        let t = d["text"].as_str().unwrap_or("");
+                        self.text.push_str(t);
+                        on_text(t);
+                    }
+                    (Some("input_json_delta"), Some(Block::Tool(call))) => {
+                        call.arguments.push_str(d["partial_json"].as_str().unwrap_or(""));
+                    }
+                    _ => {}
+                }
+            }
+            "message_stop" => return Ok(true),
+            "error" => {
+                let m = v["error"]["message"].as_str().map(str::to_string).unwrap_or_else(|| v.to_string());
+                return Err(format!("the server sent an error: {}", excerpt(&m)));
+            }
+            _ => {} // ping, content_block_stop, message_delta
+        }
+        Ok(false)
+    }
+
+    fn finish(self: Box<Self>) -> Result<Reply, String> {
+        if !self.started {
+            return Err("the stream had no message_start".to_string());
+        }
+        let calls = self
+            .blocks
+            .into_iter()
+            .filter_map(|(_, b)| match b {
+                Block::Tool(mut c) => {
+                    if c.arguments.trim().is_empty() {
+                        c.arguments = "{}".to_string();
+                    }
+                    Some(c)
+                }
+                Block::Text => None,
+            })
+            .collect();
+        Ok(Reply { text: self.text, calls })
+    }
+}
+
+/// Reads an unstreamed reply.
+pub fn whole(v: &Value) -> Result<Reply, String> {
+    let blocks = v["content"].as_array().ok_or("no content")?;
+    let mut reply = Reply::default();
+    for b in blocks {
+        match b["type"].as_str() {
+            Some("text") => reply.text.push_str(b["text"].as_str().unwrap_or("")),
+            Some("tool_use") => reply.calls.push(ToolCall {
+                id: b["id"].as_str().unwrap_or("").to_string(),
+                name: b["name"].as_str().unwrap_or("").to_string(),
+                arguments: b["input"].to_string(),
+            }),
+            _ => {}
+        }
+    }
+    Ok(reply)
+}

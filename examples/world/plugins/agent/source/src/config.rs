@@ -1,0 +1,155 @@
+//! `/config/agent.json`: which model to ask, where, and the limits of a turn.
+//! Every problem with the file is one line that says what to fix.
+
+use serde_json::Value;
+
+/// The file this module reads.
+pub const PATH: &str = "/config/agent.json";
+
+/// A sample file, quoted by the error messages.
+const SAMPLE: &str = r#"{"api": "openai", "base_url": "https://api.openai.com/v1", "model": "gpt-4.1", "token_env": "OPENAI_API_KEY"}"#;
+
+/// The host passes the agent only a variable whose name ends so (PROTOCOL.md 4.7).
+pub const TOKEN_SUFFIX: &str = "_API_KEY";
+
+/// The API style of the model server.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub enum Api {
+    /// OpenAI-compatible chat completions (`<base_url>/chat/completions`).
+    OpenAi,
+    /// Anthropic's messages API (`<base_url>/messages`).
+    Anthropic,
+}
+
+/// The agent's configuration.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The API style.
+    pub api: Api,
+    /// The base URL, without a trailing slash (`https://api.openai.com/v1`).
+    pub base_url: String,
+    /// The model's name.
+    pub model: String,
+    /// The environment variable with the token; `None`: send no token (a local server).
+    pub token_env: Option<String>,
+    /// Tool rounds (a model reply with tool calls, and their results) in one turn.
+    pub max_tool_rounds: usize,
+    /// The longest answer, in tokens (Anthropic needs one; OpenAI only when set).
+    pub max_tokens: Option<u64>,
+    /// The earlier turns sent with each request.
+    pub history_turns: usize,
+    /// The longest tool result given to the model, in characters.
+    pub max_tool_result_chars: usize,
+    /// Ask for server-sent events.
+    pub stream: bool,
+}
+
+const FIELDS: &[&str] = &[
+    "api",
+    "base_url",
+    "model",
+    "token_env",
+    "max_tool_rounds",
+    "max_tokens",
+    "history_turns",
+    "max_tool_result_chars",
+    "stream",
+];
+
+impl Config {
+    /// Reads and checks [`PATH`].
+    pub fn load() -> Result<Config, String> {
+        let text = match std::fs::read_to_string(PATH) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(format!("{PATH} is missing: write one, e.g. {SAMPLE}"));
+            }
+            Err(e) => return Err(format!("{PATH} cannot be read ({e})")),
+        };
+        let value: Value = serde_json::from_str(&text)
+            .map_err(|e| format!("{PATH} is not valid JSON ({e}): fix the file, e.g. {SAMPLE}"))?;
+        Config::from_json(&value).map_err(|e| format!("{PATH}: {e}"))
+    }
+
+    /// Checks a parsed file.
+    pub fn from_json(v: &Value) -> Result<Config, String> {
+        let Some(obj) = v.as_object() else {
+            return Err(format!("must be a JSON object, e.g. {SAMPLE}"));
+        };
+        if let Some(k) = obj.keys().find(|k| !FIELDS.contains(&k.as_str())) {
+            return Err(format!("unknown field \"{k}\" (the fields: {})", FIELDS.join(", ")));
+        }
+        let string = |k: &str| -> Result<Option<String>, String> {
+            match obj.get(k) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.trim().to_string())),
+                Some(other) => Err(format!("\"{k}\" must be a non-empty string, not {other}")),
+            }
+        };
+        let number = |k: &str, default: u64, max: u64| -> Result<u64, String> {
+            match obj.get(k) {
+                None | Some(Value::Null) => Ok(default),
+                Some(Value::Number(n)) if n.as_u64().is_some_and(|n| n >= 1 && n <= max) => {
+                    Ok(n.as_u64().unwrap_or(default))
+                }
+                Some(other) => Err(format!("\"{k}\" must be a whole number from 1 to {max}, not {other}")),
+            }
+        };
+        let api = match string("api")?.as_deref() {
+            Some("openai") => Api::OpenAi,
+            Some("anthropic") => Api::Anthropic,
+            Some(other) => {
+                return Err(format!("\"api\" must be \"openai\" or \"anthropic\", not \"{other}\""));
+            }
+            None => return Err(format!("\"api\" is missing (\"openai\" or \"anthropic\"), e.g. {SAMPLE}")),
+        };
+        let base_url = string("base_url")?.ok_or_else(|| {
+            format!("\"base_url\" is missing, e.g. \"https://api.openai.com/v1\" or \"https://api.anthropic.com/v1\"")
+        })?;
+        if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
+            return Err(format!("\"base_url\" must start with http:// or https://, not \"{base_url}\""));
+        }
+        let model = string("model")?.ok_or("\"model\" is missing (the model's name)")?;
+        let token_env = string("token_env")?;
+        if let Some(name) = &token_env {
+            if !name.ends_with(TOKEN_SUFFIX)
+                || !name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+            {
+                return Err(format!(
+                    "\"token_env\" must name an environment variable in capitals ending in {TOKEN_SUFFIX} (e.g. OPENAI_API_KEY), not \"{name}\": the host passes the agent no other"
+                ));
+            }
+        }
+        let stream = match obj.get("stream") {
+            None | Some(Value::Null) => true,
+            Some(Value::Bool(b)) => *b,
+            Some(other) => return Err(format!("\"stream\" must be true or false, not {other}")),
+        };
+        let max_tokens = match obj.get("max_tokens") {
+            None | Some(Value::Null) => (api == Api::Anthropic).then_some(8192),
+            Some(_) => Some(number("max_tokens", 8192, 1 << 20)?),
+        };
+        Ok(Config {
+            api,
+            base_url: base_url.trim_end_matches('/').to_string(),
+            model,
+            token_env,
+            max_tool_rounds: number("max_tool_rounds", 30, 1000)? as usize,
+            max_tokens,
+            history_turns: number("history_turns", 20, 10_000)? as usize,
+            max_tool_result_chars: number("max_tool_result_chars", 40_000, 10_000_000)? as usize,
+            stream,
+        })
+    }
+
+    /// The token from the environment, when the file names a variable.
+    pub fn token(&self) -> Result<Option<String>, String> {
+        let Some(name) = &self.token_env else { return Ok(None) };
+        match std::env::var(name) {
+            Ok(t) if !t.trim().is_empty() => Ok(Some(t.trim().to_string())),
+            _ => Err(format!(
+                "the environment variable {name} (\"token_env\" in {PATH}) is not set: export it where `sausage run` starts, then send the message again"
+            )),
+        }
+    }
+}
