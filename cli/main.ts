@@ -6,6 +6,7 @@
  */
 
 import { UsageError } from "./args.ts";
+import { cache, CACHE_USAGE } from "./cache.ts";
 import { BuildError } from "../core/build/toolchain.ts";
 import { call, CALL_USAGE } from "./call.ts";
 import { log, LOG_USAGE } from "./log.ts";
@@ -44,8 +45,14 @@ Usage:
       empty temporary world (libtest's output, exit code 101 on a failure).
       cargo runs it as its runner:
         CARGO_TARGET_WASM32_WASIP1_RUNNER="/path/to/sausage test" cargo test ...
+  ${CACHE_USAGE}
+      The compile cache: transpiled components by hash and engine, least
+      recently used first, within SAUSAGE_CACHE_MIB (default 2048).
   sausage help
       This text.
+
+Every command takes --cache-dir <folder> (default $XDG_CACHE_HOME/sausage or
+~/.cache/sausage; also SAUSAGE_CACHE_DIR).
 `;
 
 const COMMANDS: Record<string, (args: string[]) => number | Promise<number>> = {
@@ -57,10 +64,17 @@ const COMMANDS: Record<string, (args: string[]) => number | Promise<number>> = {
   cat,
   mcp,
   test,
+  cache,
 };
 
 /** Runs the command line; resolves with the exit code. */
 export async function main(args: string[]): Promise<number> {
+  try {
+    args = takeCacheDir(args);
+  } catch (e) {
+    printError((e as Error).message);
+    return 2;
+  }
   const [command, ...rest] = args;
   if (command === undefined || command === "help" || command === "--help" || command === "-h") {
     console.log(HELP);
@@ -81,4 +95,19 @@ export async function main(args: string[]): Promise<number> {
     printError(e instanceof Error ? e.message : String(e));
     return e instanceof UsageError ? 2 : 1;
   }
+}
+
+/** Takes `--cache-dir <folder>` (or `=folder`) out of `args`, setting `SAUSAGE_CACHE_DIR`. */
+function takeCacheDir(args: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === "--") return [...out, ...args.slice(i)];
+    if (a === "--cache-dir" || a.startsWith("--cache-dir=")) {
+      const dir = a.includes("=") ? a.slice(a.indexOf("=") + 1) : args[++i];
+      if (!dir) throw new UsageError("--cache-dir needs a folder");
+      Deno.env.set("SAUSAGE_CACHE_DIR", dir.startsWith("/") ? dir : `${Deno.cwd()}/${dir}`);
+    } else out.push(a);
+  }
+  return out;
 }

@@ -2,13 +2,17 @@
  * Turns a component file into what a sandbox runs: jco's glue and core
  * modules, transpiled once per SHA-256 of the file, the core modules made
  * preemptible (`wasm/preempt.ts`), and kept on disk under the cache folder,
- * so no call pays for a transpile.
+ * so no call pays for a transpile. The key is the file's hash and the engine
+ * identity (jco, Deno and V8 versions, our format), so an upgrade never
+ * loads stale code; `cache_entries.ts` keeps entries whole and the cache
+ * within its bound.
  *
  * @module
  */
 
 import { cacheDir } from "./paths.ts";
-import { FileHashes } from "./file_hash.ts";
+import { FileHashes, sha256 } from "./file_hash.ts";
+import { componentsRoot, evict, verifyEntry, writeEntry } from "./cache_entries.ts";
 
 import { ASYNC_IMPORTS } from "../sandbox/wasi/async_imports.ts";
 import { instrumentModule, type PreemptStats } from "../wasm/preempt.ts";
@@ -18,6 +22,26 @@ const PREEMPT_VERSION = 5;
 
 /** The jco version the glue comes from; part of the cache key. */
 export const JCO_VERSION = "1.12.0";
+
+/** The layout of an entry; bump when it changes. */
+const FORMAT_VERSION = 2;
+
+/**
+ * What made an entry: a change of any part is another engine, whose entries
+ * never mix with this one's.
+ */
+export function engineIdentity(preempt: boolean): string {
+  let h = 0;
+  for (const c of ASYNC_IMPORTS.join(",")) h = (Math.imul(h, 31) + c.charCodeAt(0)) >>> 0;
+  return [
+    `jco ${JCO_VERSION}`,
+    `deno ${Deno.version.deno}`,
+    `v8 ${Deno.version.v8}`,
+    `format ${FORMAT_VERSION}`,
+    preempt ? `preempt ${PREEMPT_VERSION}` : "plain",
+    `async-imports ${h.toString(16)}`,
+  ].join(", ");
+}
 
 /** A transpiled component, ready to be loaded by a sandbox. */
 export interface Compiled {
@@ -31,7 +55,9 @@ export interface Compiled {
 export class ComponentCache {
   private byHash = new Map<string, Promise<Compiled>>();
 
-  private root: string;
+  private root = "";
+  private engine: string;
+  private ready: Promise<void>;
 
   /**
    * @param cache the cache folder (defaults to the user's cache folder). The
@@ -40,15 +66,21 @@ export class ComponentCache {
    * @param hashes the file hashes (shared with the host's other users)
    */
   constructor(
-    cache = cacheDir(),
+    private cache = cacheDir(),
     private hashes = new FileHashes(),
     /** Make core modules preemptible (default); false only to measure what that costs. */
     private preempt = true,
   ) {
-    let h = 0;
-    for (const c of ASYNC_IMPORTS.join(",")) h = (Math.imul(h, 31) + c.charCodeAt(0)) >>> 0;
-    const variant = preempt ? `p${PREEMPT_VERSION}` : "plain";
-    this.root = `${cache}/jco-${JCO_VERSION}-${h.toString(16)}-${variant}`;
+    this.engine = engineIdentity(preempt);
+    this.ready = sha256(new TextEncoder().encode(this.engine)).then((h) => {
+      this.root = `${componentsRoot(cache)}/${h.slice(0, 16)}`;
+    });
+  }
+
+  /** The folder of this engine's entries. */
+  async folder(): Promise<string> {
+    await this.ready;
+    return this.root;
   }
 
   /** Loads a component file; transpiles it unless its hash is known. */
@@ -64,11 +96,9 @@ export class ComponentCache {
   }
 
   private async prepare(hash: string, bytes: Uint8Array, path: string): Promise<Compiled> {
+    await this.ready;
     const dir = `${this.root}/${hash}`;
-    try {
-      await Deno.stat(`${dir}/plugin.js`);
-      return { hash, dir };
-    } catch { /* not cached yet */ }
+    if (await verifyEntry(dir, this.engine)) return { hash, dir };
     let files: [string, Uint8Array][];
     // Loaded on first use: jco is large, and most runs find every component cached.
     const { transpile } = await import("@bytecodealliance/jco");
@@ -86,8 +116,7 @@ export class ComponentCache {
         `${path} is not a WASI command component: ${e instanceof Error ? e.message : e}`,
       );
     }
-    const tmp = `${dir}.tmp-${crypto.randomUUID()}`;
-    await Deno.mkdir(tmp, { recursive: true });
+    const out: [string, Uint8Array][] = [];
     const preempt: Record<string, PreemptStats | { error: string } | null> = {};
     for (const [name, data] of Object.entries(files)) {
       let [file, content] = Array.isArray(data)
@@ -96,14 +125,26 @@ export class ComponentCache {
       if (file.endsWith(".wasm") && this.preempt) {
         [content, preempt[file]] = preemptible(content);
       }
-      await Deno.writeFile(`${tmp}/${file}`, content);
+      out.push([file, content]);
     }
-    await Deno.writeTextFile(`${tmp}/preempt.json`, JSON.stringify(preempt, null, 2));
+    out.push(["preempt.json", new TextEncoder().encode(JSON.stringify(preempt, null, 2))]);
+    const tmp = `${dir}.tmp-${crypto.randomUUID()}`;
+    await Deno.mkdir(tmp, { recursive: true });
+    await writeEntry(tmp, this.engine, out);
+    // A stale or damaged entry in the way is moved aside first; if another
+    // host put a whole one there meanwhile, ours is dropped.
+    if (!await verifyEntry(dir, this.engine)) {
+      const aside = `${dir}.tmp-stale-${crypto.randomUUID()}`;
+      if (await Deno.rename(dir, aside).then(() => true, () => false)) {
+        await Deno.remove(aside, { recursive: true }).catch(() => {});
+      }
+    }
     try {
       await Deno.rename(tmp, dir);
     } catch {
       await Deno.remove(tmp, { recursive: true }); // another host won the race
     }
+    evict(this.cache).catch(() => {}); // keeps the cache within its bound
     return { hash, dir };
   }
 }

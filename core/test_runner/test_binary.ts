@@ -14,6 +14,7 @@
 
 import { sha256 } from "../file_hash.ts";
 import { cacheDir } from "../paths.ts";
+import { componentsRoot } from "../cache_entries.ts";
 import { ADAPT_VERSION, adaptCommand } from "../build/adapt_command.ts";
 
 /** The version field of a core module (a component has `0d 00 01 00`). */
@@ -51,11 +52,10 @@ const KEEP_MS = 60 * 60 * 1000;
  */
 export async function pruneTestCache(cache = cacheDir()): Promise<void> {
   const folders = [`${cache}/test-components`];
+  const engines = componentsRoot(testTranspileCache(cache));
   try {
-    for await (const e of Deno.readDir(testTranspileCache(cache))) {
-      if (e.isDirectory && e.name.startsWith("jco-")) {
-        folders.push(`${testTranspileCache(cache)}/${e.name}`);
-      }
+    for await (const e of Deno.readDir(engines)) {
+      if (e.isDirectory) folders.push(`${engines}/${e.name}`);
     }
   } catch { /* nothing transpiled yet */ }
   for (const folder of folders) {

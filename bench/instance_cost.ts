@@ -1,0 +1,55 @@
+/**
+ * Benchmark: what one process costs inside a sandbox, without the core and
+ * the pipe: a fresh instance of the no-op component per call, run to its
+ * answer, in this process. Splits the time into instantiation and the run.
+ *
+ *   deno run -A bench/instance_cost.ts [--calls N] [--plain]
+ *
+ * `--plain` leaves out the preemption checks (what they cost).
+ */
+
+import { ComponentCache } from "../core/component_cache.ts";
+import { builtTestPlugin } from "../tests/helpers/plugins.ts";
+import { makeWorld } from "../tests/helpers/world.ts";
+import { runProcess } from "../sandbox/instance.ts";
+import { ByteQueue } from "../sandbox/wasi/pipes.ts";
+import { FsChannel } from "../sandbox/remote_mount.ts";
+import { GuestControl } from "../sandbox/guest_control.ts";
+
+const calls = Number(Deno.args[Deno.args.indexOf("--calls") + 1]) || 2000;
+const plain = Deno.args.includes("--plain");
+const probe = await builtTestPlugin("probe");
+const world = await makeWorld({ plugins: { probe } });
+const { dir } = await new ComponentCache(undefined, undefined, !plain).load(probe);
+const request = new TextEncoder().encode(
+  JSON.stringify({ jsonrpc: "2.0", id: "p", method: "noop", params: {} }) + "\n",
+);
+
+async function once(): Promise<number> {
+  const stdin = new ByteQueue();
+  stdin.push(request);
+  let answered = 0;
+  const t0 = performance.now();
+  const ended = await runProcess(dir, world, [["SAUSAGE_PID", "p"]], {
+    stdin,
+    fs: new FsChannel("p", () => {}),
+    control: new GuestControl(256 * 2 ** 20),
+    maxLine: 2 ** 24,
+    onStdout: (line) => {
+      if (line.includes('"result"')) (answered = performance.now(), stdin.end());
+    },
+    onStderr: () => {},
+  });
+  if (ended.status !== 0 || !answered) throw new Error(JSON.stringify(ended));
+  return answered - t0;
+}
+
+for (let i = 0; i < 200; i++) await once(); // warm-up
+const times: number[] = [];
+for (let i = 0; i < calls; i++) times.push(await once());
+times.sort((a, b) => a - b);
+const at = (p: number) => times[Math.min(times.length - 1, Math.floor(times.length * p))].toFixed(3);
+console.log(
+  `${plain ? "plain" : "preemptible"}: ${calls} instances, start to answer p50 ${at(0.5)} ms, ` +
+    `p90 ${at(0.9)} ms, p99 ${at(0.99)} ms`,
+);
