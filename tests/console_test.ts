@@ -139,6 +139,19 @@ Deno.test({
     );
     await t.press("Enter");
     await t.waitFor(/"count": 2/, "the call from the history to run again");
+    // Ctrl-R finds an earlier input by what it contains; Enter runs it.
+    await t.press("C-r");
+    await t.type("egg");
+    await t.waitFor(
+      (s) => linesOf(s).at(-1) === `(search 'egg') notes.add {"text": "eggs"}`,
+      "Ctrl-R to find the call",
+    );
+    await t.press("Enter");
+    await t.waitFor(/"count": 3/, "the call found by Ctrl-R to run");
+    // Paths complete too.
+    await t.type("ls /pr");
+    await t.press("Tab");
+    await t.waitFor((s) => linesOf(s).at(-1) === "> ls /proc/", "ls /pr<Tab> to complete");
   } finally {
     await t.close();
   }
@@ -223,6 +236,9 @@ Deno.test({
     ]);
     assert.deepEqual(await enter(t, "cat /nope"), ["  /nope: no such file or folder"]);
     assert.deepEqual(await enter(t, "stop"), ["  usage: stop <pid>"]);
+    assert.deepEqual(await enter(t, "revert notes"), [
+      "  notes has no previous version (no plugins/notes/plugin.prev.wasm)",
+    ], "a refusal is the core's text, not JSON");
     assert.ok(
       (await t.screen(true)).includes('  \x1b[31munknown command "frobnicate"'),
       "errors are red",
