@@ -10,6 +10,7 @@
 import { checkActivation } from "../rpc/activation_check.ts";
 import { ErrorCode, RpcError } from "../rpc/errors.ts";
 import { isObject, type JsonObject } from "../rpc/message.ts";
+import { optionalParam, stringParam } from "../rpc/params.ts";
 import type { OpenRpcDocument } from "../rpc/openrpc.ts";
 import { resolveGuestPath } from "../vfs/mount.ts";
 import { sha256 } from "./file_hash.ts";
@@ -79,30 +80,25 @@ export class Activator {
   /** `core.activate`: checks, then installs; resolves with the new documents by plugin. */
   async activate(params: JsonObject): Promise<Record<string, OpenRpcDocument>> {
     const list = this.candidates(params);
-    if (params.force !== undefined && typeof params.force !== "boolean") {
-      throw invalid(`"force" must be a boolean`);
-    }
-    return await this.install(list, params.force === true, "activate");
+    const force = optionalParam(params, "force", "boolean") ?? false;
+    return await this.install(list, force, "activate");
   }
 
   /** `core.revert`: activates `plugin.prev.wasm`; the current version becomes `plugin.prev.wasm`. */
   async revert(params: JsonObject): Promise<Record<string, OpenRpcDocument>> {
-    if (typeof params.plugin !== "string") throw invalid(`"plugin" must be a string`);
-    const problem = pluginNameProblem(params.plugin);
+    const plugin = stringParam(params, "plugin");
+    const problem = pluginNameProblem(plugin);
     if (problem) throw invalid(problem);
-    const prev = `${this.world.pluginDir(params.plugin)}/plugin.prev.wasm`;
+    const prev = `${this.world.pluginDir(plugin)}/plugin.prev.wasm`;
     try {
       Deno.lstatSync(prev);
     } catch {
       throw invalid(
-        `${params.plugin} has no previous version (no plugins/${params.plugin}/plugin.prev.wasm)`,
+        `${plugin} has no previous version (no plugins/${plugin}/plugin.prev.wasm)`,
       );
     }
-    return await this.install(
-      [{ plugin: params.plugin, file: prev }],
-      params.force === true,
-      "revert",
-    );
+    const force = optionalParam(params, "force", "boolean") ?? false;
+    return await this.install([{ plugin, file: prev }], force, "revert");
   }
 
   private async install(

@@ -19,6 +19,7 @@
  */
 
 import { ErrorCode, RpcError } from "../rpc/errors.ts";
+import { stringParam } from "../rpc/params.ts";
 import { BuildError, buildPlugin } from "./build/cargo_build.ts";
 import { cargoTest, type CargoTestResult } from "./build/cargo_test.ts";
 import { detectToolchain } from "./build/toolchain.ts";
@@ -96,10 +97,7 @@ async function failure(
 /** Builds the `cargo.build` method of a world. */
 export function cargoBuildMethod(deps: CargoBuildDeps): NativeMethod {
   return async (ctx: NativeContext) => {
-    const plugin = ctx.params.plugin;
-    if (typeof plugin !== "string") {
-      throw new RpcError(ErrorCode.InvalidParams, `"plugin" must be a string`);
-    }
+    const plugin = stringParam(ctx.params, "plugin");
     const problem = pluginNameProblem(plugin);
     if (problem) throw new RpcError(ErrorCode.InvalidParams, problem);
     const source = `${deps.world.pluginDir(plugin)}/source`;

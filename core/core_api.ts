@@ -9,33 +9,13 @@
 
 import { ErrorCode, RpcError } from "../rpc/errors.ts";
 import { isObject, type JsonObject } from "../rpc/message.ts";
+import { optionalParam, stringParam } from "../rpc/params.ts";
 import type { Caller } from "./caller.ts";
 import { type Journal, LOG_LIMIT, type LogFilter } from "./journal.ts";
 import type { ProcessTable } from "./process_table.ts";
 import type { Process } from "./process.ts";
 import { type CoreMethod, splitMethod } from "./router.ts";
 import type { Supervisor } from "./supervisor.ts";
-
-/** A required string param, or -32602. */
-export function stringParam(params: JsonObject, name: string): string {
-  const v = params[name];
-  if (typeof v !== "string") {
-    throw new RpcError(ErrorCode.InvalidParams, `"${name}" must be a string`);
-  }
-  return v;
-}
-
-function optional<T>(
-  params: JsonObject,
-  name: string,
-  type: "string" | "number" | "boolean",
-): T | undefined {
-  const v = params[name];
-  if (v === undefined || v === null) return undefined;
-  // deno-lint-ignore valid-typeof
-  if (typeof v !== type) throw new RpcError(ErrorCode.InvalidParams, `"${name}" must be a ${type}`);
-  return v as T;
-}
 
 /** What the core API needs from the host. */
 export interface CoreApiDeps {
@@ -66,7 +46,7 @@ export function coreMethods(deps: CoreApiDeps): Map<string, CoreMethod> {
     const method = stringParam(params, "method");
     const inner = params.params ?? {};
     if (!isObject(inner)) throw new RpcError(ErrorCode.InvalidParams, `"params" must be an object`);
-    const detach = optional<boolean>(params, "detach", "boolean") ?? false;
+    const detach = optionalParam(params, "detach", "boolean") ?? false;
     const { target, name } = splitMethod(method);
     if (target === "core") {
       throw new RpcError(
@@ -126,13 +106,14 @@ export function coreMethods(deps: CoreApiDeps): Map<string, CoreMethod> {
 
   methods.set("log", (_caller, params) => {
     const f: LogFilter = {
-      plugin: optional(params, "plugin", "string"),
-      pid: optional(params, "pid", "string"),
-      grep: optional(params, "grep", "string"),
-      limit: optional(params, "limit", "number"),
+      plugin: optionalParam(params, "plugin", "string"),
+      pid: optionalParam(params, "pid", "string"),
+      grep: optionalParam(params, "grep", "string"),
+      limit: optionalParam(params, "limit", "number"),
     };
     if (
-      f.limit !== undefined && (!Number.isInteger(f.limit) || f.limit < 1 || f.limit > LOG_LIMIT.max)
+      f.limit !== undefined &&
+      (!Number.isInteger(f.limit) || f.limit < 1 || f.limit > LOG_LIMIT.max)
     ) {
       throw new RpcError(
         ErrorCode.InvalidParams,

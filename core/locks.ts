@@ -7,6 +7,7 @@
  */
 
 import { ErrorCode, RpcError } from "../rpc/errors.ts";
+import { optionalParam, stringParam } from "../rpc/params.ts";
 import type { Caller } from "./caller.ts";
 import type { CoreMethod } from "./router.ts";
 
@@ -133,24 +134,15 @@ function owner(caller: Caller): string {
   return caller.name;
 }
 
-function pathParam(params: Record<string, unknown>): string {
-  if (typeof params.path !== "string") {
-    throw new RpcError(ErrorCode.InvalidParams, `"path" must be a string`);
-  }
-  return params.path;
-}
-
 /** `core.lock` and `core.unlock` over a lock table. */
 export function lockMethods(locks: LockTable): Map<string, CoreMethod> {
   return new Map<string, CoreMethod>([
     ["lock", (caller, params) => {
-      if (params.wait !== undefined && typeof params.wait !== "boolean") {
-        throw new RpcError(ErrorCode.InvalidParams, `"wait" must be a boolean`);
-      }
-      return locks.lock(owner(caller), pathParam(params), params.wait !== false);
+      const wait = optionalParam(params, "wait", "boolean") ?? true;
+      return locks.lock(owner(caller), stringParam(params, "path"), wait);
     }],
     ["unlock", (caller, params) => {
-      locks.unlock(owner(caller), pathParam(params));
+      locks.unlock(owner(caller), stringParam(params, "path"));
       return {};
     }],
   ]);

@@ -38,8 +38,3 @@ export function uuidFloor(ms: number): string {
   const h = Math.max(0, Math.floor(ms)).toString(16).padStart(12, "0");
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-7000-8000-000000000000`;
 }
-
-/** The millisecond a UUIDv7 was made. */
-export function uuidTime(id: string): number {
-  return parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
-}

@@ -114,11 +114,6 @@ export class FsError extends Error {
   }
 }
 
-/** Joins a checked mount-relative directory and a name. */
-export function joinPath(dir: string, name: string): string {
-  return dir === "" ? name : `${dir}/${name}`;
-}
-
 /**
  * Resolves a guest path against a descriptor's mount-relative directory.
  * Absolute paths and `..` that climb above the mount root fail with

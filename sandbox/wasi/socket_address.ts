@@ -117,11 +117,6 @@ export function socketAddress(hostname: string, port: number): IpSocketAddress |
   return { tag: "ipv6", val: { port, flowInfo: 0, address: ip.val, scopeId: 0 } };
 }
 
-/** The port of a WIT socket address. */
-export function portOf(addr: IpSocketAddress): number {
-  return addr.val.port;
-}
-
 /** True for `0.0.0.0` and `::`. */
 export function isUnspecified(addr: IpSocketAddress): boolean {
   return addr.val.address.every((x) => x === 0);
