@@ -1,6 +1,6 @@
 /**
  * A real terminal for tests: a command in a tmux pane (its own tmux server,
- * on a socket of its own), driven with `send-keys` and read with
+ * on a socket in a temporary folder), driven with `send-keys` and read with
  * `capture-pane`, the way a person types and reads.
  *
  * @module
@@ -20,15 +20,16 @@ export interface TerminalOptions {
 
 /** A tmux pane that runs one shell command. */
 export class Terminal {
-  private constructor(private socket: string) {}
+  /** @param dir a private folder that holds the tmux server's socket */
+  private constructor(private dir: string) {}
 
   /**
    * Runs `command` (a shell command line) in a new pane. When it ends, the
-   * pane shows `[exit N]` and stays, so that its last output can be read.
+   * pane shows `[exit N]` and stays two minutes, so that its last output can
+   * be read.
    */
   static async start(command: string, opts: TerminalOptions = {}): Promise<Terminal> {
-    const socket = `sausage-test-${crypto.randomUUID().slice(0, 8)}`;
-    const t = new Terminal(socket);
+    const t = new Terminal(await Deno.makeTempDir({ prefix: "sausage-tmux-" }));
     const env = Object.entries(opts.env ?? {}).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
     await t.tmux(
       "new-session",
@@ -39,7 +40,7 @@ export class Terminal {
       String(opts.height ?? 40),
       ...(opts.cwd ? ["-c", opts.cwd] : []),
       ...env,
-      `${command}; echo "[exit $?]"; sleep 600`,
+      `${command}; echo "[exit $?]"; sleep 120`,
     );
     return t;
   }
@@ -48,7 +49,7 @@ export class Terminal {
     let out: Deno.CommandOutput;
     try {
       out = await new Deno.Command("tmux", {
-        args: ["-L", this.socket, "-f", "/dev/null", ...args],
+        args: ["-S", `${this.dir}/socket`, "-f", "/dev/null", ...args],
         stdout: "piped",
         stderr: "piped",
       }).output();
@@ -99,8 +100,9 @@ export class Terminal {
     }
   }
 
-  /** Ends the pane and its tmux server. */
+  /** Ends the pane and its tmux server, and removes the socket's folder. */
   async close(): Promise<void> {
     await this.tmux("kill-server").catch(() => {});
+    await Deno.remove(this.dir, { recursive: true }).catch(() => {});
   }
 }
