@@ -7,7 +7,9 @@
 # With --with-test-tools (npm test) also tmux, the terminal the console's
 # tests type into (tests/console_test.ts). Idempotent: installs only the
 # packages that are missing (with a real wasm32-wasip2 target, only bubblewrap
-# and the test tools). Runs apt-get as root, or through sudo.
+# and the test tools), and prints nothing when none is (the launcher runs it
+# before every command that builds). Shows apt-get's progress (downloads,
+# unpacking, setting up). Runs apt-get as root, or through sudo.
 set -euo pipefail
 
 PACKAGES=(
@@ -40,7 +42,6 @@ for pkg in "${PACKAGES[@]}"; do
   fi
 done
 if [ "${#missing[@]}" -eq 0 ]; then
-  say "toolchain and build sandbox already installed"
   exit 0
 fi
 
@@ -55,8 +56,14 @@ fi
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
+# apt-get's output goes to the log; its progress lines are shown as they come.
 run() {
-  if ! "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive "$@" >"$log" 2>&1; then
+  set +o pipefail
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive "$@" 2>&1 | tee "$log" |
+    { grep --line-buffered -E '^(Get:|Fetched|Unpacking|Setting up)' | sed -u 's/^/  /' >&2; true; }
+  local status=${PIPESTATUS[0]}
+  set -o pipefail
+  if [ "$status" -ne 0 ]; then
     cat "$log" >&2
     say "failed: $*"
     exit 1
