@@ -1,0 +1,259 @@
+/**
+ * The benchmark (`deno task bench`): calls through the core, side by side
+ * with the ways a user might run the same component instead, on this
+ * machine in one run. Writes `bench/results/<date>.json` and `.md`.
+ *
+ *   deno task bench [--quick]
+ *
+ * 1. No-op and `notes.list` through the core with 1, 10 and 100 callers.
+ * 2. A nested call and a fan-out of 10 from one process.
+ * 3. Host start to first answer (warm and cold cache); `sausage call` end to end.
+ * 4. Alternatives as ratios to ours: a plain function call, `node:wasi` per
+ *    call in this process, `jco run` per call.
+ */
+
+import { Host, LocalCaller } from "../core/host.ts";
+import { ControlServer } from "../core/control_server.ts";
+import { builtTestPlugin } from "../tests/helpers/plugins.ts";
+import { makeWorld } from "../tests/helpers/world.ts";
+import { cachedBuild } from "../core/build/cached_build.ts";
+import { cacheDir } from "../core/paths.ts";
+import { WASI } from "node:wasi";
+import * as fs from "node:fs";
+
+const quick = Deno.args.includes("--quick");
+const N = quick ? 300 : 2000;
+const root = new URL("..", import.meta.url).pathname;
+
+/** One measured row. */
+interface Row {
+  what: string;
+  p50: number;
+  p99: number;
+  perSecond: number;
+  runs: number;
+  note?: string;
+}
+const rows: Row[] = [];
+
+function summary(what: string, times: number[], wallMs: number, note?: string): Row {
+  const s = [...times].sort((a, b) => a - b);
+  const at = (p: number) => s[Math.min(s.length - 1, Math.floor(s.length * p))];
+  const row = {
+    what,
+    p50: at(0.5),
+    p99: at(0.99),
+    perSecond: times.length / (wallMs / 1000),
+    runs: times.length,
+    note,
+  };
+  rows.push(row);
+  console.error(`${what}: p50 ${row.p50.toFixed(3)} ms, p99 ${row.p99.toFixed(3)} ms`);
+  return row;
+}
+
+/** `total` calls of `method` from `callers` concurrent callers. */
+async function calls(
+  host: Host,
+  what: string,
+  method: string,
+  params: Record<string, unknown>,
+  callers: number,
+  total: number,
+): Promise<void> {
+  const times: number[] = [];
+  let left = total;
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: callers }, async (_, i) => {
+    const c = new LocalCaller(`bench${i}`);
+    while (left-- > 0) {
+      const t = performance.now();
+      const r = await c.call(host.router, method, params);
+      times.push(performance.now() - t);
+      if ("error" in r && r.error) throw new Error(`${method}: ${JSON.stringify(r.error)}`);
+    }
+  }));
+  summary(what, times, performance.now() - t0);
+}
+
+const probe = await builtTestPlugin("probe");
+const notes = await cachedBuild(`${root}examples/notes`, "bench", "notes");
+const world = await makeWorld({ plugins: { probe, notes } });
+
+// 1 and 2: calls through the core.
+{
+  const host = new Host(world, { watch: false });
+  await host.start();
+  await calls(host, "warm-up", "probe.noop", {}, 10, 300);
+  rows.pop();
+  for (const callers of [1, 10, 100]) {
+    await calls(host, `no-op, ${callers} caller(s)`, "probe.noop", {}, callers, N);
+  }
+  await calls(host, "notes.add (setup)", "notes.add", { text: "milk" }, 1, 20);
+  rows.pop();
+  for (const callers of [1, 10, 100]) {
+    await calls(host, `notes.list, ${callers} caller(s)`, "notes.list", {}, callers, N / 2);
+  }
+  await calls(
+    host,
+    "nested call (probe → probe.noop)",
+    "probe.call",
+    {
+      method: "probe.noop",
+      params: {},
+    },
+    1,
+    N / 2,
+  );
+  const ten = Array.from({ length: 10 }, () => ({ method: "probe.noop", params: {} }));
+  await calls(host, "fan-out of 10 from one process", "probe.fanout", { calls: ten }, 1, N / 10);
+
+  // 3b: `sausage call` end to end against this running host.
+  const control = await ControlServer.start(host);
+  const times: number[] = [];
+  const t0 = performance.now();
+  for (let i = 0; i < (quick ? 3 : 10); i++) {
+    const t = performance.now();
+    const out = await new Deno.Command(`${root}sausage`, {
+      args: ["call", world, "probe.noop"],
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    if (!out.success) throw new Error("sausage call failed");
+    times.push(performance.now() - t);
+  }
+  summary("`sausage call` end to end, running host", times, performance.now() - t0);
+  await control.close();
+  await host.shutdown(200);
+}
+
+// 3a: host start to first answer, warm and cold cache.
+for (const [label, cache] of [["warm", cacheDir()], ["cold", ""]] as const) {
+  const times: number[] = [];
+  const t0 = performance.now();
+  for (let i = 0; i < (quick ? 2 : 4); i++) {
+    const dir = cache || await Deno.makeTempDir({ prefix: "sausage-bench-cache-" });
+    const t = performance.now();
+    const host = new Host(world, { watch: false, cacheDir: dir });
+    await host.start();
+    await new LocalCaller("bench").call(host.router, "probe.noop", {});
+    times.push(performance.now() - t);
+    await host.shutdown(100);
+    if (!cache) await Deno.remove(dir, { recursive: true });
+  }
+  summary(`host start to first answer, ${label} cache`, times, performance.now() - t0);
+}
+
+// 4: alternatives.
+const ours = rows.find((r) => r.what === "no-op, 1 caller(s)")!;
+{
+  const request = JSON.stringify({ jsonrpc: "2.0", id: "p", method: "noop", params: {} });
+  const f = (line: string) =>
+    JSON.stringify({ jsonrpc: "2.0", id: JSON.parse(line).id, result: {} });
+  const times: number[] = [];
+  const t0 = performance.now();
+  for (let i = 0; i < 100_000; i++) {
+    const t = performance.now();
+    f(request);
+    times.push(performance.now() - t);
+  }
+  summary("alternative: a plain function (JSON in, JSON out)", times, performance.now() - t0);
+}
+{
+  // The same program as a preview-1 module under node:wasi, a fresh instance per call.
+  const core = `${cacheDir()}/target/offline-wasip1/wasm32-wasip1/release/probe.wasm`;
+  try {
+    const mod = await WebAssembly.compile(await Deno.readFile(core));
+    const req = await Deno.makeTempFile();
+    await Deno.writeTextFile(req, '{"jsonrpc":"2.0","id":"p","method":"noop","params":{}}\n');
+    const times: number[] = [];
+    const t0 = performance.now();
+    for (let i = 0; i < (quick ? 100 : 500); i++) {
+      const t = performance.now();
+      const stdin = fs.openSync(req, "r");
+      const stdout = fs.openSync("/dev/null", "w");
+      const wasi = new WASI({
+        version: "preview1",
+        args: [],
+        env: {},
+        stdin,
+        stdout,
+        returnOnExit: true,
+      });
+      const inst = await WebAssembly.instantiate(
+        mod,
+        wasi.getImportObject() as WebAssembly.Imports,
+      );
+      wasi.start(inst);
+      fs.closeSync(stdin);
+      fs.closeSync(stdout);
+      times.push(performance.now() - t);
+    }
+    summary("alternative: node:wasi in this process, no isolation", times, performance.now() - t0);
+  } catch (e) {
+    rows.push({
+      what: "alternative: node:wasi",
+      p50: NaN,
+      p99: NaN,
+      perSecond: NaN,
+      runs: 0,
+      note: String(e),
+    });
+  }
+}
+{
+  const node = ["/usr/bin/node", "/usr/local/bin/node"].find((p) => fs.existsSync(p));
+  const jco = `${root}node_modules/@bytecodealliance/jco/src/jco.js`;
+  if (node && fs.existsSync(jco)) {
+    const times: number[] = [];
+    const t0 = performance.now();
+    for (let i = 0; i < (quick ? 2 : 5); i++) {
+      const t = performance.now();
+      const child = new Deno.Command(node, {
+        args: [jco, "run", probe],
+        stdin: "piped",
+        stdout: "null",
+        stderr: "null",
+      }).spawn();
+      const w = child.stdin.getWriter();
+      await w.write(new TextEncoder().encode('{"jsonrpc":"2.0","id":"p","method":"noop"}\n'));
+      await w.close();
+      await child.status;
+      times.push(performance.now() - t);
+    }
+    summary("alternative: `jco run` per call (a Node process each)", times, performance.now() - t0);
+  } else {
+    rows.push({
+      what: "alternative: `jco run`",
+      p50: NaN,
+      p99: NaN,
+      perSecond: NaN,
+      runs: 0,
+      note: "node not found",
+    });
+  }
+}
+
+// Results.
+const date = new Date().toISOString().slice(0, 10);
+const load = Deno.loadavg().map((l) => l.toFixed(2)).join(" ");
+const md = [
+  `Sausage benchmark, ${
+    new Date().toISOString()
+  }; ${navigator.hardwareConcurrency} cores, load ${load}; ${quick ? "--quick" : "full"} run.`,
+  "",
+  "| what | p50 ms | p99 ms | calls/s | vs our no-op p50 |",
+  "| --- | --- | --- | --- | --- |",
+  ...rows.map((r) =>
+    `| ${r.what} | ${r.p50.toFixed(3)} | ${r.p99.toFixed(3)} | ${r.perSecond.toFixed(0)} | ${
+      (r.p50 / ours.p50).toFixed(2)
+    }x |${r.note ? ` ${r.note}` : ""}`
+  ),
+].join("\n");
+await Deno.mkdir(`${root}bench/results`, { recursive: true });
+await Deno.writeTextFile(
+  `${root}bench/results/${date}.json`,
+  JSON.stringify({ date, load, rows }, null, 2),
+);
+await Deno.writeTextFile(`${root}bench/results/${date}.md`, md + "\n");
+console.log(md);
