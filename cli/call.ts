@@ -10,7 +10,6 @@
  * @module
  */
 
-import { Host, LocalCaller } from "../core/host.ts";
 import { World } from "../core/world.ts";
 import { isObject, type Message, type Response } from "../rpc/message.ts";
 import { parseArgs, UsageError } from "./args.ts";
@@ -51,6 +50,8 @@ export async function call(args: string[]): Promise<number> {
     response = await client.send(method, params);
     client.close();
   } else {
+    // Loaded only here: a call to a running host does not load the host's modules.
+    const { Host, LocalCaller } = await import("../core/host.ts");
     const host = new Host(world.root, { sandboxes: 1 });
     const caller = new LocalCaller("console", notified);
     response = await caller.call(host.router, method, params) as Response;

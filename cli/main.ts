@@ -6,18 +6,38 @@
  */
 
 import { UsageError } from "./args.ts";
-import { cache, CACHE_USAGE } from "./cache.ts";
-import { BuildError } from "../core/build/toolchain.ts";
-import { call, CALL_USAGE } from "./call.ts";
-import { log, LOG_USAGE } from "./log.ts";
-import { mcp, MCP_USAGE } from "./mcp.ts";
 import { printError } from "./output.ts";
-import { ps, PS_USAGE } from "./ps.ts";
-import { run, RUN_USAGE } from "./run.ts";
-import { cat, CAT_USAGE, ls, LS_USAGE } from "./fs_commands.ts";
-import { test, TEST_USAGE } from "./test.ts";
 
-const HELP = `sausage: a host for WebAssembly plugins, a process per JSON-RPC call.
+/** A subcommand: resolves with the exit code. */
+type Command = (args: string[]) => number | Promise<number>;
+
+/**
+ * Each subcommand's module, loaded only when it runs, so that `sausage call`
+ * against a running host does not load the host, jco or the MCP SDK.
+ */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  run: async () => (await import("./run.ts")).run,
+  call: async () => (await import("./call.ts")).call,
+  ps: async () => (await import("./ps.ts")).ps,
+  log: async () => (await import("./log.ts")).log,
+  ls: async () => (await import("./fs_commands.ts")).ls,
+  cat: async () => (await import("./fs_commands.ts")).cat,
+  mcp: async () => (await import("./mcp.ts")).mcp,
+  test: async () => (await import("./test.ts")).test,
+  cache: async () => (await import("./cache.ts")).cache,
+};
+
+/** The help text (it loads every command's module for its usage line). */
+async function help(): Promise<string> {
+  const { RUN_USAGE } = await import("./run.ts");
+  const { CALL_USAGE } = await import("./call.ts");
+  const { PS_USAGE } = await import("./ps.ts");
+  const { LOG_USAGE } = await import("./log.ts");
+  const { LS_USAGE, CAT_USAGE } = await import("./fs_commands.ts");
+  const { MCP_USAGE } = await import("./mcp.ts");
+  const { TEST_USAGE } = await import("./test.ts");
+  const { CACHE_USAGE } = await import("./cache.ts");
+  return `sausage: a host for WebAssembly plugins, a process per JSON-RPC call.
 
 Usage:
   ${RUN_USAGE}
@@ -54,18 +74,7 @@ Usage:
 Every command takes --cache-dir <folder> (default $XDG_CACHE_HOME/sausage or
 ~/.cache/sausage; also SAUSAGE_CACHE_DIR).
 `;
-
-const COMMANDS: Record<string, (args: string[]) => number | Promise<number>> = {
-  run,
-  call,
-  ps,
-  log,
-  ls,
-  cat,
-  mcp,
-  test,
-  cache,
-};
+}
 
 /** Runs the command line; resolves with the exit code. */
 export async function main(args: string[]): Promise<number> {
@@ -77,20 +86,22 @@ export async function main(args: string[]): Promise<number> {
   }
   const [command, ...rest] = args;
   if (command === undefined || command === "help" || command === "--help" || command === "-h") {
-    console.log(HELP);
+    console.log(await help());
     return command === undefined ? 2 : 0;
   }
-  const f = COMMANDS[command];
-  if (!f) {
+  const load = COMMANDS[command];
+  if (!load) {
     printError(`unknown command "${command}"; run "sausage help" for the commands`);
     return 2;
   }
   try {
-    return await f(rest);
+    return await (await load())(rest);
   } catch (e) {
     // A failed build says which plugin in one line; the compiler's own
     // messages (what to fix, and where) follow it.
-    const output = e instanceof BuildError ? e.output.trim() : "";
+    const output = e instanceof Error && e.name === "BuildError"
+      ? String((e as Error & { output?: unknown }).output ?? "").trim()
+      : "";
     if (output) console.error(output);
     printError(e instanceof Error ? e.message : String(e));
     return e instanceof UsageError ? 2 : 1;
