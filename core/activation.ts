@@ -13,6 +13,7 @@ import { isObject, type JsonObject } from "../rpc/message.ts";
 import { optionalParam, stringParam } from "../rpc/params.ts";
 import type { OpenRpcDocument } from "../rpc/openrpc.ts";
 import { resolveGuestPath } from "../vfs/mount.ts";
+import { InvalidDocument } from "./discover_document.ts";
 import { sha256 } from "./file_hash.ts";
 import { inWorldFolder, readWorldFile, realInside } from "./world_files.ts";
 import type { GraphKeeper } from "./graph_keeper.ts";
@@ -20,7 +21,10 @@ import type { Journal } from "./journal.ts";
 import type { CoreMethod } from "./router.ts";
 import { pluginNameProblem, type World } from "./world.ts";
 
-/** Gets the `rpc.discover` document of a component file, run as `plugin`. */
+/**
+ * Gets the checked `rpc.discover` document of a component file, run as
+ * `plugin` (an answer that is not a valid document rejects with `InvalidDocument`).
+ */
 export type DiscoverFile = (plugin: string, wasm: string) => Promise<OpenRpcDocument>;
 
 /** One plugin to activate: its name and the host path of the new file. */
@@ -130,12 +134,24 @@ export class Activator {
         try {
           fresh.set(s.plugin, await this.discoverFile(s.plugin, `${root}/${s.folder}/${s.tmp}`));
         } catch (e) {
+          const plugins = list.map((x) => x.plugin);
+          if (e instanceof InvalidDocument) {
+            throw new RpcError(
+              ErrorCode.ActivationRejected,
+              `${s.plugin} was not activated: ${e.message}`,
+              {
+                plugins,
+                problems: [],
+                invalidDocument: { plugin: s.plugin, problems: e.problems },
+              },
+            );
+          }
           throw new RpcError(
             ErrorCode.ActivationRejected,
             `${s.plugin} was not activated: its rpc.discover failed: ${
               e instanceof Error ? e.message : e
             }`,
-            { plugins: list.map((x) => x.plugin), problems: [] },
+            { plugins, problems: [] },
           );
         }
       }));

@@ -18,11 +18,17 @@ const SETTLE_MS = 150;
 
 /** A plugin without a usable document still appears, with no methods. */
 function emptyDocument(name: string): OpenRpcDocument {
-  return {
-    openrpc: "1.2.6",
-    info: { title: name, version: "0" },
-    methods: [],
-  } as unknown as OpenRpcDocument;
+  return { openrpc: "1.2.6", info: { title: name, version: "0" }, methods: [] };
+}
+
+/** What a snapshot of the world's plugins holds, each by plugin name. */
+export interface Snapshot {
+  /** The documents (a plugin without a usable one gets an empty one). */
+  docs: Map<string, OpenRpcDocument>;
+  /** The hashes of the plugin files. */
+  hashes: Map<string, string>;
+  /** Why a plugin has an empty document: its `rpc.discover` failed or answered an invalid one. */
+  errors: Map<string, string>;
 }
 
 /** Keeps the documents and the graph of a world up to date. */
@@ -35,9 +41,10 @@ export class GraphKeeper {
   constructor(private world: World, private docs: PluginDocs, private journal: Journal) {}
 
   /** The current documents (a plugin whose `rpc.discover` fails gets an empty one) and file hashes. */
-  async snapshot(): Promise<{ docs: Map<string, OpenRpcDocument>; hashes: Map<string, string> }> {
+  async snapshot(): Promise<Snapshot> {
     const docs = new Map<string, OpenRpcDocument>();
     const hashes = new Map<string, string>();
+    const errors = new Map<string, string>();
     await Promise.all(
       this.world.pluginNames().map(async (name) => {
         let hash: string;
@@ -48,19 +55,20 @@ export class GraphKeeper {
         }
         hashes.set(name, hash);
         try {
-          docs.set(name, await this.docs.get(name) as OpenRpcDocument);
-        } catch {
+          docs.set(name, await this.docs.get(name));
+        } catch (e) {
           docs.set(name, emptyDocument(name));
+          errors.set(name, e instanceof Error ? e.message : String(e));
         }
       }),
     );
-    return { docs, hashes };
+    return { docs, hashes, errors };
   }
 
   /** The graph now. */
   async graph(): Promise<Graph> {
-    const { docs, hashes } = await this.snapshot();
-    return buildGraph(docs, hashes);
+    const { docs, hashes, errors } = await this.snapshot();
+    return buildGraph(docs, hashes, errors);
   }
 
   /** `graph.json` and `graph.dot`. */

@@ -23,6 +23,7 @@ import { World } from "./world.ts";
 import { MemMount } from "../vfs/mem_mount.ts";
 import { ProcMount } from "../vfs/proc_mount.ts";
 import { PluginDocs } from "./plugin_docs.ts";
+import { checkedDocument, InvalidDocument } from "./discover_document.ts";
 import { FileHashes } from "./file_hash.ts";
 import { ProcView } from "./proc_view.ts";
 import { HostFs } from "../vfs/host_fs.ts";
@@ -274,9 +275,31 @@ export class Host {
     }
   }
 
-  /** Calls `rpc.discover` of a plugin (or of a component file run as that plugin) as the core. */
-  private discover(plugin: string, wasm?: string): Promise<OpenRpcDocument> {
-    return this.callAsCore(plugin, "rpc.discover", {}, wasm) as Promise<OpenRpcDocument>;
+  /**
+   * Calls `rpc.discover` of a plugin (or of a component file run as that
+   * plugin, for an activation) as the core, and checks the answer: an
+   * invalid document is journaled (`invalid-document`) and rejected.
+   */
+  private async discover(plugin: string, wasm?: string): Promise<OpenRpcDocument> {
+    const answer = await this.callAsCore(plugin, "rpc.discover", {}, wasm);
+    try {
+      return checkedDocument(plugin, answer);
+    } catch (e) {
+      if (e instanceof InvalidDocument) {
+        this.journal.append(
+          "core",
+          "core",
+          "core",
+          JSON.stringify({
+            event: "invalid-document",
+            plugin,
+            candidate: wasm !== undefined,
+            problems: e.problems,
+          }),
+        );
+      }
+      throw e;
+    }
   }
 
   /**

@@ -1,20 +1,26 @@
 /**
  * The `rpc.discover` document of each plugin's current `plugin.wasm`,
  * obtained by calling it and kept by file hash, so a document is fetched once
- * per version of a plugin.
+ * per version of a plugin. A version whose answer is not a valid document
+ * (`InvalidDocument`) keeps that error: asking again would get the same answer.
  *
  * @module
  */
 
+import type { OpenRpcDocument } from "../rpc/openrpc.ts";
+import { InvalidDocument } from "./discover_document.ts";
 import type { FileHashes } from "./file_hash.ts";
 import type { World } from "./world.ts";
 
-/** Calls `<plugin>.rpc.discover` and resolves with the result, or rejects with the error message. */
-export type Discover = (plugin: string) => Promise<unknown>;
+/**
+ * Calls `<plugin>.rpc.discover` and resolves with the checked document
+ * (`checkedDocument`), or rejects with the error message or an `InvalidDocument`.
+ */
+export type Discover = (plugin: string) => Promise<OpenRpcDocument>;
 
 /** Interface documents by plugin file hash. */
 export class PluginDocs {
-  private byHash = new Map<string, Promise<unknown>>();
+  private byHash = new Map<string, Promise<OpenRpcDocument>>();
 
   /**
    * @param world the world of the plugins
@@ -29,13 +35,15 @@ export class PluginDocs {
   }
 
   /** The document of a plugin's current version. */
-  async get(plugin: string): Promise<unknown> {
+  async get(plugin: string): Promise<OpenRpcDocument> {
     const hash = await this.hash(plugin);
     let doc = this.byHash.get(hash);
     if (!doc) {
       doc = this.discover(plugin);
       this.byHash.set(hash, doc);
-      doc.catch(() => this.byHash.delete(hash));
+      doc.catch((e) => {
+        if (!(e instanceof InvalidDocument)) this.byHash.delete(hash);
+      });
     }
     return doc;
   }

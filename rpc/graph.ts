@@ -24,6 +24,11 @@ export interface GraphPlugin {
   hash: string | null;
   methods: string[];
   endpoints: GraphEndpoint[];
+  /**
+   * Why the plugin has no document (so no methods): its `rpc.discover`
+   * failed, or answered a document that is not valid. Absent when it has one.
+   */
+  error?: string;
 }
 
 /** One problem of an import, as in the activation error's data. */
@@ -54,10 +59,14 @@ export interface Graph {
 
 const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** Builds the graph from the documents and the file hashes, both by plugin name. */
+/**
+ * Builds the graph from the documents and the file hashes, both by plugin
+ * name, and the reason each plugin without a usable document has none.
+ */
 export function buildGraph(
   docs: ReadonlyMap<string, OpenRpcDocument>,
   hashes: ReadonlyMap<string, string>,
+  errors: ReadonlyMap<string, string> = new Map(),
 ): Graph {
   const names = [...docs.keys()].sort(byName);
   const plugins = names.map((name): GraphPlugin => {
@@ -71,6 +80,7 @@ export function buildGraph(
           name: endpoint,
           methods: (iface.methods ?? []).map((m) => m.name),
         })),
+      ...(errors.has(name) ? { error: errors.get(name) } : {}),
     };
   });
   const imports: GraphImport[] = [];
@@ -106,13 +116,20 @@ function quote(s: string): string {
 }
 
 /**
- * The graph for Graphviz: a node per plugin, a dashed node per missing
- * provider, an edge per import labelled with its methods; broken edges are
- * red and dashed, edges to missing providers dashed.
+ * The graph for Graphviz: a node per plugin (red, "no document", for one
+ * without a usable document), a dashed node per missing provider, an edge
+ * per import labelled with its methods; broken edges are red and dashed,
+ * edges to missing providers dashed.
  */
 export function graphToDot(graph: Graph): string {
   const lines = ["digraph sausage {", "  rankdir=LR;", "  node [shape=box];"];
-  for (const p of graph.plugins) lines.push(`  ${quote(p.name)};`);
+  for (const p of graph.plugins) {
+    lines.push(
+      p.error === undefined
+        ? `  ${quote(p.name)};`
+        : `  ${quote(p.name)} [color=red, label=${quote(`${p.name}\n(no document)`)}];`,
+    );
+  }
   const known = new Set(graph.plugins.map((p) => p.name));
   const missing = [
     ...new Set(graph.imports.filter((i) => !known.has(i.provider)).map((i) => i.provider)),

@@ -103,3 +103,21 @@ Deno.test("graph.dot escapes quotes in names", () => {
   });
   assert.match(dot, /"a\\"b";/);
 });
+
+Deno.test("a plugin without a usable document has no methods, says why, and is drawn red", () => {
+  const g = buildGraph(
+    new Map([["notes", doc("notes", [])]]),
+    new Map([["notes", "abc"]]),
+    new Map([["notes", "its rpc.discover answer is not a valid OpenRPC document: /info: …"]]),
+  );
+  assert.deepEqual(g.plugins, [{
+    name: "notes",
+    hash: "abc",
+    methods: [],
+    endpoints: [],
+    error: "its rpc.discover answer is not a valid OpenRPC document: /info: …",
+  }]);
+  assert.match(graphToDot(g), /"notes" \[color=red, label="notes\\n\(no document\)"\];/);
+  const fine = buildGraph(new Map([["notes", doc("notes", [])]]), new Map());
+  assert.equal("error" in fine.plugins[0], false);
+});

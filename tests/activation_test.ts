@@ -55,17 +55,25 @@ function agent(param: string, version: string) {
   };
 }
 
-const [notes1, notes2, agent1, agent2] = await Promise.all([
+/** A document that is not OpenRPC: no `info.version`, a method without `params`. */
+const invalidNotes = {
+  openrpc: "1.2.6",
+  info: { title: "notes" },
+  methods: [{ name: "add", result: { name: "added", schema: {} } }],
+};
+
+const [notes1, notes2, agent1, agent2, notesInvalid] = await Promise.all([
   ifaceVersion(notes("text", "1")),
   ifaceVersion(notes("body", "2")),
   ifaceVersion(agent("text", "1")),
   ifaceVersion(agent("body", "2")),
+  ifaceVersion(invalidNotes),
 ]);
 
 async function withWorld(fn: (h: TestHost) => Promise<void>, watch = false) {
   const h = await TestHost.start({ plugins: { notes: notes1, agent: agent1 } }, { watch });
   await Deno.mkdir(`${h.root}/state/builds`, { recursive: true });
-  for (const [name, file] of Object.entries({ notes1, notes2, agent1, agent2 })) {
+  for (const [name, file] of Object.entries({ notes1, notes2, agent1, agent2, notesInvalid })) {
     await Deno.copyFile(file, `${h.root}/state/builds/${name}.wasm`);
   }
   try {
@@ -215,4 +223,50 @@ Deno.test({
       new TextDecoder().decode(await h.host.fs.read("/proc/core/graph.json")),
     );
     assert.equal(missing.imports[0].status, "missing");
+  }, true));
+
+Deno.test({
+  name:
+    "an invalid rpc.discover document is refused at activation; copied by hand, its plugin has no methods in the graph, and the journal says why",
+  ...opts,
+}, () =>
+  withWorld(async (h) => {
+    const r = await h.call("core.activate", {
+      plugin: "notes",
+      wasm: "/state/builds/notesInvalid.wasm",
+      force: true,
+    });
+    assert.equal(r.error?.code, -32003);
+    assert.match(
+      r.error!.message,
+      /^notes was not activated: its rpc.discover answer is not a valid OpenRPC document: .*\/info: must have required property 'version'/,
+    );
+    const data = r.error!.data as { invalidDocument: { plugin: string; problems: string[] } };
+    assert.equal(data.invalidDocument.plugin, "notes");
+    assert.ok(data.invalidDocument.problems.some((p) => /\/methods\/0: .*'params'/.test(p)));
+    assert.equal(await h.result("notes.version"), "1");
+    const refused = await h.result<Entry[]>("core.log", { grep: "invalid-document" });
+    assert.deepEqual(
+      refused.map((e) => [JSON.parse(e.line).plugin, JSON.parse(e.line).candidate]),
+      [["notes", true]],
+    );
+
+    await Deno.copyFile(notesInvalid, `${h.root}/plugins/notes/plugin.wasm`);
+    const entry = await eventually(
+      async () =>
+        (await h.result<Entry[]>("core.log", { grep: "invalid-document" })).find((e) =>
+          JSON.parse(e.line).candidate === false
+        ),
+      "the journal entry of the copy",
+    );
+    assert.ok(JSON.parse(entry.line).problems.length > 0);
+    const graph = JSON.parse(
+      new TextDecoder().decode(await h.host.fs.read("/proc/core/graph.json")),
+    );
+    const plugin = graph.plugins.find((p: { name: string }) => p.name === "notes");
+    assert.deepEqual(plugin.methods, []);
+    assert.match(plugin.error, /not a valid OpenRPC document/);
+    assert.equal(graph.imports[0].status, "broken");
+    const dot = new TextDecoder().decode(await h.host.fs.read("/proc/core/graph.dot"));
+    assert.match(dot, /"notes" \[color=red, label="notes\\n\(no document\)"\]/);
   }, true));
