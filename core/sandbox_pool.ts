@@ -18,6 +18,8 @@ export class SandboxPool {
   private spare: Promise<Sandbox> | null = null;
   private warming: Promise<void> | null = null;
   private closed = false;
+  /** Why the last sandbox was lost or failed to start, for the error when none is left. */
+  private lastLoss: string | null = null;
 
   /**
    * @param opts how to start sandboxes
@@ -30,14 +32,18 @@ export class SandboxPool {
   private async startOne(): Promise<Sandbox> {
     const sb = new Sandbox(this.opts);
     const why = await Promise.race([sb.ready.then(() => null), sb.exited]);
-    if (why !== null) throw new Error(`a sandbox failed to start: ${why} (see the host's stderr)`);
+    if (why !== null) {
+      this.lastLoss = `a sandbox failed to start: ${why}`;
+      throw new Error(`${this.lastLoss} (see the host's stderr)`);
+    }
     if (this.closed) sb.kill("the host is shutting down");
     return sb;
   }
 
   private adopt(sb: Sandbox): void {
     this.live.push(sb);
-    sb.exited.then(() => {
+    sb.exited.then((why) => {
+      this.lastLoss = `a sandbox was lost: ${why}`;
       this.live = this.live.filter((s) => s !== sb);
       if (!this.closed && this.live.length < this.size) this.replace();
     });
@@ -78,13 +84,19 @@ export class SandboxPool {
   async place(): Promise<Sandbox> {
     if (this.closed) throw new Error("the host is shutting down");
     await this.warm();
-    let best = this.leastLoaded();
-    if (!best) {
+    // A replacement can be lost before it is used (a machine out of memory
+    // kills several at once): try a few before giving up.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const best = this.leastLoaded();
+      if (best) return best;
+      if (this.closed) break;
       await this.replace();
-      best = this.leastLoaded();
     }
-    if (!best) throw new Error("no sandbox could be started (see the host's stderr)");
-    return best;
+    const best = this.leastLoaded();
+    if (best) return best;
+    throw new Error(
+      `no sandbox could be started: ${this.lastLoss ?? "none is running"} (see the host's stderr)`,
+    );
   }
 
   private leastLoaded(): Sandbox | null {
