@@ -10,7 +10,7 @@
  * @module
  */
 
-import { World } from "../core/world.ts";
+import { openWorld } from "./world_arg.ts";
 import { isObject, type Message, type Response } from "../rpc/message.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { HostClient } from "./client.ts";
@@ -42,7 +42,7 @@ export async function call(args: string[]): Promise<number> {
   if (positional.length < 2 || positional.length > 3) throw new UsageError(`usage: ${CALL_USAGE}`);
   const [path, method, paramsText] = positional;
   const params = parseParams(paramsText);
-  const world = new World(path);
+  const world = openWorld(path);
   let response: Response;
   const client = await HostClient.connect(world);
   if (client) {

@@ -7,7 +7,8 @@
  */
 
 import { Host } from "../core/host.ts";
-import { World } from "../core/world.ts";
+import type { World } from "../core/world.ts";
+import { openWorld } from "./world_arg.ts";
 import { fromBase64 } from "../rpc/base64.ts";
 import type { Listing } from "../vfs/host_fs.ts";
 import { statFromWire, type WireStat } from "../vfs/wire.ts";
@@ -67,7 +68,7 @@ async function remoteCall(c: HostClient, method: string, path: string): Promise<
 export async function ls(args: string[]): Promise<number> {
   const { positional, flags } = parseArgs(args, ["--json"], []);
   if (positional.length < 1 || positional.length > 2) throw new UsageError(`usage: ${LS_USAGE}`);
-  const world = new World(positional[0]);
+  const world = openWorld(positional[0]);
   const path = positional[1] ?? "/";
   let listing: Listing;
   try {
@@ -94,7 +95,7 @@ export async function ls(args: string[]): Promise<number> {
 export async function cat(args: string[]): Promise<number> {
   const { positional } = parseArgs(args, [], []);
   if (positional.length !== 2) throw new UsageError(`usage: ${CAT_USAGE}`);
-  const world = new World(positional[0]);
+  const world = openWorld(positional[0]);
   const path = positional[1];
   let bytes: Uint8Array;
   try {

@@ -6,7 +6,7 @@
  */
 
 import { type Entry, type LogFilter, readJournal } from "../core/journal.ts";
-import { World } from "../core/world.ts";
+import { openWorld } from "./world_arg.ts";
 import { parseArgs, UsageError } from "./args.ts";
 
 /** Usage of `log`. */
@@ -24,7 +24,7 @@ export function formatEntry(e: Entry): string {
 export function log(args: string[]): number {
   const { positional, flags } = parseArgs(args, ["--json"], ["-n"]);
   if (positional.length < 1 || positional.length > 2) throw new UsageError(`usage: ${LOG_USAGE}`);
-  const world = new World(positional[0]);
+  const world = openWorld(positional[0]);
   const filter: LogFilter = { limit: 50 };
   const n = flags.get("-n");
   if (n !== undefined) {

@@ -25,6 +25,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   mcp: async () => (await import("./mcp.ts")).mcp,
   test: async () => (await import("./test.ts")).test,
   cache: async () => (await import("./cache.ts")).cache,
+  new: async () => (await import("./new.ts")).newCommand,
+  build: async () => (await import("./build.ts")).build,
 };
 
 /** The help text (it loads every command's module for its usage line). */
@@ -37,9 +39,19 @@ async function help(): Promise<string> {
   const { MCP_USAGE } = await import("./mcp.ts");
   const { TEST_USAGE } = await import("./test.ts");
   const { CACHE_USAGE } = await import("./cache.ts");
+  const { NEW_USAGE } = await import("./new.ts");
+  const { BUILD_USAGE } = await import("./build.ts");
   return `sausage: a host for WebAssembly plugins, a process per JSON-RPC call.
 
 Usage:
+  ${NEW_USAGE}
+      Make a world with a first plugin (hello), or add a plugin to a world:
+      a cargo project in plugins/<plugin>/source/ where cargo test, check
+      and doc work with no flags (the world's .cargo/config.toml).
+  ${BUILD_USAGE}
+      Test, build and activate one plugin (cargo.build, then core.activate
+      with its checks), with cargo's lines as they come. Uses the running
+      host of the world, or starts one for the build.
   ${RUN_USAGE}
       Run a world until Ctrl-C, SIGTERM or core.exit (exit code 75). On a
       terminal, a console opens after the boot calls (its help lists what it
@@ -76,6 +88,20 @@ Every command takes --cache-dir <folder> (default $XDG_CACHE_HOME/sausage or
 `;
 }
 
+/** The usage and description of one command, out of the help text. */
+async function commandHelp(command: string): Promise<string> {
+  const lines = (await help()).split("\n");
+  const start = lines.findIndex((l) =>
+    l.startsWith(`  sausage ${command} `) || l === `  sausage ${command}`
+  );
+  if (start < 0) return `sausage ${command}: run "sausage help" for the commands`;
+  let end = start + 1;
+  while (end < lines.length && lines[end].startsWith("      ")) end++;
+  return `Usage: ${lines[start].trim()}\n\n${
+    lines.slice(start + 1, end).map((l) => l.slice(2)).join("\n")
+  }`;
+}
+
 /** Runs the command line; resolves with the exit code. */
 export async function main(args: string[]): Promise<number> {
   try {
@@ -93,6 +119,13 @@ export async function main(args: string[]): Promise<number> {
   if (!load) {
     printError(`unknown command "${command}"; run "sausage help" for the commands`);
     return 2;
+  }
+  const asksHelp = command === "test"
+    ? rest[0] === "--help" || rest[0] === "-h"
+    : rest.includes("--help") || rest.includes("-h");
+  if (asksHelp) {
+    console.log(await commandHelp(command));
+    return 0;
   }
   try {
     return await (await load())(rest);

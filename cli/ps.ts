@@ -5,7 +5,7 @@
  */
 
 import type { ProcessInfo } from "../core/process.ts";
-import { World } from "../core/world.ts";
+import { openWorld } from "./world_arg.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { HostClient } from "./client.ts";
 import { table } from "./output.ts";
@@ -17,7 +17,7 @@ export const PS_USAGE = "sausage ps <world> [--json]";
 export async function ps(args: string[]): Promise<number> {
   const { positional, flags } = parseArgs(args, ["--json"], []);
   if (positional.length !== 1) throw new UsageError(`usage: ${PS_USAGE}`);
-  const world = new World(positional[0]);
+  const world = openWorld(positional[0]);
   const client = await HostClient.connect(world);
   let list: ProcessInfo[] = [];
   if (client) {

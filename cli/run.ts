@@ -9,10 +9,11 @@
 
 import { ControlServer } from "../core/control_server.ts";
 import { Host } from "../core/host.ts";
-import { World } from "../core/world.ts";
+import { openWorld } from "./world_arg.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { HostClient } from "./client.ts";
 import { buildMissing } from "../core/build/world_build.ts";
+import { writeCargoConfig } from "../core/build/author_config.ts";
 import { consoleWanted, type ReportSink, runConsole } from "./console/run_console.ts";
 
 /** Usage of `run`. */
@@ -22,13 +23,18 @@ export const RUN_USAGE = "sausage run <world> [--headless]";
 export async function run(args: string[]): Promise<number> {
   const { positional, flags } = parseArgs(args, ["--headless"], []);
   if (positional.length !== 1) throw new UsageError(`usage: ${RUN_USAGE}`);
-  const world = new World(positional[0]);
+  const world = openWorld(positional[0]);
   const running = await HostClient.connect(world);
   if (running) {
     running.close();
     throw new Error(`a host already runs ${world.root} (see state/core/host.json); stop it first`);
   }
-  await buildMissing(world, (line) => console.error(line));
+  const failed = await buildMissing(world, (line) => console.error(line));
+  // cargo in plugin folders (tests, rust-analyzer): written now, std built in the background.
+  await writeCargoConfig(world.root, { skipSysroot: true }).then(
+    () => void writeCargoConfig(world.root).catch((e) => console.error(`sausage: ${e.message}`)),
+    (e) => console.error(`sausage: .cargo/config.toml not written: ${e.message}`),
+  );
   const reports: ReportSink = { to: (line) => console.error(line) };
   const host = new Host(world.root, { report: (line) => reports.to(line) });
   const control = await ControlServer.start(host);
@@ -37,8 +43,10 @@ export async function run(args: string[]): Promise<number> {
   Deno.addSignalListener("SIGTERM", stop);
   await host.start();
   const interactive = consoleWanted(flags.has("--headless"));
+  const count = world.pluginNames().length;
+  const broken = failed.length ? `, ${failed.map((f) => f.plugin).join(", ")} not built` : "";
   console.error(
-    `sausage: running ${world.root} (${world.pluginNames().length} plugins); ` +
+    `sausage: running ${world.root} (${count} plugin${count === 1 ? "" : "s"}${broken}); ` +
       (interactive ? "quit or Ctrl-D stops it" : "Ctrl-C stops it"),
   );
   const code = interactive ? await runConsole(host, reports) : await host.done;

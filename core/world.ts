@@ -84,6 +84,17 @@ export class World {
       try {
         source = Deno.statSync(`${this.pluginDir(name)}/source/Cargo.toml`).isFile;
       } catch { /* no source either */ }
+      let failure = "";
+      try {
+        failure = Deno.readTextFileSync(`${this.root}/state/core/build-failures/${name}.txt`);
+      } catch { /* it never failed at start */ }
+      if (source && failure) {
+        throw new RpcError(
+          ErrorCode.NoSuchPlugin,
+          `${name} does not build, so it cannot be called (fix plugins/${name}/source; ` +
+            `\`sausage build <world> ${name}\` shows the errors): ${failure.trim()}`,
+        );
+      }
       throw new RpcError(
         ErrorCode.NoSuchPlugin,
         source
