@@ -5,8 +5,9 @@
  * with the checks against its providers and consumers. Through the world's
  * running host when there is one (its new calls get the new version at
  * once), else through a transient host. A failure prints the compiler's or
- * the tests' text, or the refusal as the proposal writes it; `--json` (or a
- * stdout that is not a terminal) prints the error object instead.
+ * the tests' text, or the refusal as the proposal writes it, on stderr;
+ * `--json` (or a stdout that is not a terminal) also prints the outcome as
+ * one JSON object on stdout.
  *
  * Exit codes: 0 activated, 1 not (the tests, the build or the checks failed).
  *
@@ -69,12 +70,13 @@ export function checkPluginSource(world: World, plugin: string): void {
   }
 }
 
-/** Prints the outcome of a round for people (stderr) or as JSON (stdout). */
+/**
+ * Prints the outcome of a round as text on stderr (the compiler's messages,
+ * the tests' report or the refusal, then one line), and for scripts
+ * (`people` false) also as one JSON object on stdout.
+ */
 export function printOutcome(plugin: string, outcome: BuildOutcome, people: boolean): void {
-  if (!people) {
-    console.log(JSON.stringify(outcome));
-    return;
-  }
+  if (!people) console.log(JSON.stringify(outcome));
   if (outcome.ok) {
     const r = outcome.result as { tests?: { passed: number }; warnings?: string[] };
     for (const w of r.warnings ?? []) console.error(`warning: ${w}`);

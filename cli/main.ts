@@ -27,6 +27,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   cache: async () => (await import("./cache.ts")).cache,
   new: async () => (await import("./new.ts")).newCommand,
   build: async () => (await import("./build.ts")).build,
+  dev: async () => (await import("./dev.ts")).dev,
 };
 
 /** The help text (it loads every command's module for its usage line). */
@@ -41,6 +42,7 @@ async function help(): Promise<string> {
   const { CACHE_USAGE } = await import("./cache.ts");
   const { NEW_USAGE } = await import("./new.ts");
   const { BUILD_USAGE } = await import("./build.ts");
+  const { DEV_USAGE } = await import("./dev.ts");
   return `sausage: a host for WebAssembly plugins, a process per JSON-RPC call.
 
 Usage:
@@ -52,6 +54,9 @@ Usage:
       Test, build and activate one plugin (cargo.build, then core.activate
       with its checks), with cargo's lines as they come. Uses the running
       host of the world, or starts one for the build.
+  ${DEV_USAGE}
+      Run the world and, when a plugin's source changes, test, build and
+      activate it; a change that fails leaves the last good version running.
   ${RUN_USAGE}
       Run a world until Ctrl-C, SIGTERM or core.exit (exit code 75). On a
       terminal, a console opens after the boot calls (its help lists what it

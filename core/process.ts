@@ -7,6 +7,7 @@
  * @module
  */
 
+import { findPanic } from "./panic_message.ts";
 import type { Id, JsonObject, Message, Response } from "../rpc/message.ts";
 import { ErrorCode } from "../rpc/errors.ts";
 import type { Caller } from "./caller.ts";
@@ -195,12 +196,16 @@ export class Process implements Caller {
       : exit.trap
       ? `trapped (${exit.trap})`
       : `exited with status ${exit.status}`;
+    // A Rust panic: its message is the error's message (the author's own words).
+    const panic = exit.trap ? findPanic(this.lines) : null;
     this.caller.deliver({
       jsonrpc: "2.0",
       id: this.callerId!,
       error: {
         code: ErrorCode.NoAnswer,
-        message: `${this.pid} ended without an answer: it ${how}`,
+        message: panic
+          ? `${panic.message} (${this.pid} panicked at ${panic.at}, and ended without an answer)`
+          : `${this.pid} ended without an answer: it ${how}`,
         data: { ...exit, lines: this.lines.slice(-LAST_LINES) },
       },
     });

@@ -1,0 +1,115 @@
+/**
+ * `sausage dev <world>`: runs the world (as `sausage run --headless`) and
+ * watches every plugin's `source/`: after a change (edits settle for
+ * {@link SETTLE_MS}) it tests, builds and activates that plugin, as
+ * `sausage build` does, with cargo's lines and the compiler's text on
+ * stderr. A change that does not build, or whose tests fail, or that the
+ * checks refuse, leaves the last good version running. Ctrl-C stops it.
+ *
+ * Plugins added while it runs are not watched: start it again.
+ *
+ * @module
+ */
+
+import { ControlServer } from "../core/control_server.ts";
+import { Host, LocalCaller } from "../core/host.ts";
+import type { Response } from "../rpc/message.ts";
+import { writeCargoConfig } from "../core/build/author_config.ts";
+import { buildMissing } from "../core/build/world_build.ts";
+import { parseArgs, UsageError } from "./args.ts";
+import { buildAndActivate, printOutcome, printProgress } from "./build.ts";
+import { HostClient } from "./client.ts";
+import { openWorld } from "./world_arg.ts";
+
+/** Usage of `dev`. */
+export const DEV_USAGE = "sausage dev <world>";
+
+/** How long the sources must stay unchanged before a build starts. */
+export const SETTLE_MS = 300;
+
+/** Files whose change is not a change of the plugin: build output, lockfiles, editors' files. */
+function ignoredPath(rel: string): boolean {
+  return rel.split("/").some((p) => p === "target" || p.startsWith(".")) ||
+    rel.endsWith("Cargo.lock") || rel.endsWith("~") || /\.sw[a-z]$/.test(rel);
+}
+
+/** Runs the subcommand; resolves with the exit code. */
+export async function dev(args: string[]): Promise<number> {
+  const { positional } = parseArgs(args, [], []);
+  if (positional.length !== 1) throw new UsageError(`usage: ${DEV_USAGE}`);
+  const world = openWorld(positional[0]);
+  const running = await HostClient.connect(world);
+  if (running) {
+    running.close();
+    throw new Error(
+      `a host already runs ${world.root} (see state/core/host.json); stop it first, or use ` +
+        "`sausage build <world> <plugin>` against it",
+    );
+  }
+  const report = (line: string) => console.error(line);
+  await buildMissing(world, report);
+  await writeCargoConfig(world.root, { skipSysroot: true }).catch(() => {});
+  const host = new Host(world.root, { report });
+  const control = await ControlServer.start(host);
+  const stop = () => host.exit(0);
+  Deno.addSignalListener("SIGINT", stop);
+  Deno.addSignalListener("SIGTERM", stop);
+  await host.start();
+
+  // The real folders of the sources (the example world's are links out of it).
+  const sources = new Map<string, string>();
+  for (const name of world.pluginNames()) {
+    const real = await Deno.realPath(`${world.pluginDir(name)}/source`).catch(() => undefined);
+    if (real) sources.set(real, name);
+  }
+  console.error(
+    `sausage: dev: running ${world.root}; watching the source of ${
+      [...sources.values()].join(", ") || "no plugin"
+    }; Ctrl-C stops it`,
+  );
+  const caller = new LocalCaller("dev", (msg) => {
+    if ("method" in msg) printProgress(msg);
+  });
+  const send = async (method: string, params: Record<string, unknown>) =>
+    await caller.call(host.router, method, params) as Response;
+  const watcher = sources.size ? Deno.watchFs([...sources.keys()], { recursive: true }) : null;
+  const pending = new Set<string>();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let queue = Promise.resolve();
+  const buildPending = () => {
+    const names = [...pending];
+    pending.clear();
+    for (const plugin of names) {
+      queue = queue.then(async () => {
+        console.error(`sausage: dev: ${plugin} changed: testing, building, activating`);
+        printOutcome(plugin, await buildAndActivate(send, plugin), true);
+      }).catch((e) => console.error(`sausage: dev: ${e instanceof Error ? e.message : e}`));
+    }
+  };
+  const watching = (async () => {
+    if (!watcher) return;
+    for await (const event of watcher) {
+      for (const path of event.paths) {
+        for (const [dir, name] of sources) {
+          if (!path.startsWith(`${dir}/`) || ignoredPath(path.slice(dir.length + 1))) continue;
+          pending.add(name);
+        }
+      }
+      if (pending.size) {
+        clearTimeout(timer);
+        timer = setTimeout(buildPending, SETTLE_MS);
+      }
+    }
+  })();
+  const code = await host.done;
+  console.error("sausage: stopping");
+  clearTimeout(timer);
+  watcher?.close();
+  await watching;
+  caller.gone = true;
+  Deno.removeSignalListener("SIGINT", stop);
+  Deno.removeSignalListener("SIGTERM", stop);
+  await host.shutdown();
+  await control.close();
+  return code;
+}

@@ -1,0 +1,188 @@
+/**
+ * The plugin author's loop (issue 14), as a person runs it, through
+ * `./sausage` subprocesses and a plain `cargo test`: scaffold a world and a
+ * plugin, test it in its folder with no flags, build and activate it, edit it
+ * under `sausage dev`, and run a world in which one plugin does not build.
+ * One world for the whole loop (each step builds on the one before, and
+ * every cargo build takes tens of seconds here).
+ */
+
+import { strict as assert } from "node:assert";
+
+const launcher = new URL("../sausage", import.meta.url).pathname;
+const opts = { sanitizeOps: false, sanitizeResources: false };
+
+interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+const dec = new TextDecoder();
+
+async function sausage(...args: string[]): Promise<Ran> {
+  const out = await new Deno.Command(launcher, { args, stdout: "piped", stderr: "piped" }).output();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+/** A long-running `sausage` subprocess whose stderr is collected as it comes. */
+function start(...args: string[]): { child: Deno.ChildProcess; stderr: () => string } {
+  const child = new Deno.Command(launcher, { args, stdout: "null", stderr: "piped", stdin: "null" })
+    .spawn();
+  let text = "";
+  (async () => {
+    for await (const chunk of child.stderr) text += dec.decode(chunk);
+  })();
+  return { child, stderr: () => text };
+}
+
+/** Waits until `pattern` appears in `text()` after `from` characters. */
+async function waitFor(text: () => string, pattern: RegExp, from = 0, ms = 600_000) {
+  const end = Date.now() + ms;
+  while (!pattern.test(text().slice(from))) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${pattern}; got:\n${text()}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const SUBCOMMANDS = [
+  "new",
+  "build",
+  "dev",
+  "run",
+  "call",
+  "ps",
+  "log",
+  "ls",
+  "cat",
+  "mcp",
+  "test",
+  "cache",
+];
+
+Deno.test({ name: "every subcommand answers --help with its usage", ...opts }, async () => {
+  for (const cmd of SUBCOMMANDS) {
+    const r = await sausage(cmd, "--help");
+    assert.equal(r.code, 0, `${cmd} --help: ${r.stderr}`);
+    assert.match(r.stdout, new RegExp(`^Usage: sausage ${cmd}\\b`), cmd);
+  }
+});
+
+Deno.test({ name: "a folder that is not a world is refused, not made one", ...opts }, async () => {
+  const dir = await Deno.makeTempDir();
+  for (const args of [["run", dir, "--headless"], ["call", dir, "x.y"], ["log", dir]]) {
+    const r = await sausage(...args);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /is not a world .*sausage new/);
+  }
+  assert.deepEqual([...Deno.readDirSync(dir)], []);
+  const plugin = await sausage("new", dir, "notes");
+  assert.equal(plugin.code, 1);
+  assert.match(plugin.stderr, /is not a world/);
+});
+
+Deno.test({
+  name: "new, cargo test with no flags, build, dev, and a world with a plugin that does not build",
+  ...opts,
+}, async (t) => {
+  const world = `${await Deno.makeTempDir()}/w`;
+  const source = `${world}/plugins/hello/source`;
+  const main = `${source}/src/main.rs`;
+
+  await t.step("sausage new makes a world with a plugin", async () => {
+    const r = await sausage("new", world);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /made the world/);
+    assert.match(await Deno.readTextFile(main), /#\[sausage_plugin::test\]/);
+    assert.match(await Deno.readTextFile(`${world}/.cargo/config.toml`), /sausage-plugin = /);
+    const again = await sausage("new", world);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /already a world/);
+  });
+
+  await t.step("cargo test in the plugin's folder, with no flags", async () => {
+    const r = await new Deno.Command("cargo", {
+      args: ["test"],
+      cwd: source,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const out = dec.decode(r.stdout) + dec.decode(r.stderr);
+    assert.equal(r.code, 0, out);
+    assert.match(out, /test result: ok\. 2 passed/);
+  });
+
+  await t.step("sausage build tests, builds and activates; calls get it", async () => {
+    const r = await sausage("build", world, "hello");
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /Compiling hello/); // cargo's lines, streamed
+    assert.match(r.stderr, /hello is active: 2 tests passed/);
+    assert.equal(JSON.parse(r.stdout).ok, true); // not a terminal: the JSON too
+    const call = await sausage("call", world, "hello.greet", '{"name": "Ada"}');
+    assert.equal(call.code, 0, call.stderr);
+    assert.deepEqual(JSON.parse(call.stdout), { text: "Hello, Ada!" });
+  });
+
+  await t.step("a build that fails prints the compiler's text, and --json the error", async () => {
+    const good = await Deno.readTextFile(main);
+    await Deno.writeTextFile(main, good.replace("Ok(Greeting {", "Ok(Greting {"));
+    try {
+      const r = await sausage("build", world, "hello", "--json");
+      assert.equal(r.code, 1);
+      assert.match(r.stderr, /error\[E0422\]: cannot find struct.*Greting/);
+      assert.match(r.stderr, /hello was not built \(the version before keeps running\)/);
+      assert.doesNotMatch(r.stderr, /\\n/); // text, not escaped JSON
+      const outcome = JSON.parse(r.stdout);
+      assert.equal(outcome.ok, false);
+      assert.match(outcome.error.data.output, /Greting/);
+    } finally {
+      await Deno.writeTextFile(main, good);
+    }
+  });
+
+  await t.step("sausage dev picks up an edit; a broken edit keeps the last good one", async () => {
+    const dev = start("dev", world);
+    try {
+      await waitFor(dev.stderr, /dev: running .*watching the source of hello/);
+      const good = await Deno.readTextFile(main);
+      let mark = dev.stderr().length;
+      await Deno.writeTextFile(main, good.replace('"Hello, {name}!"', '"Hi, {name}!"'));
+      await waitFor(dev.stderr, /hello is active/, mark);
+      const hi = await sausage("call", world, "hello.greet", '{"name": "Ada"}');
+      assert.deepEqual(JSON.parse(hi.stdout), { text: "Hi, Ada!" });
+
+      mark = dev.stderr().length;
+      await Deno.writeTextFile(main, good.replace("fn main() {", "fn main() {{"));
+      await waitFor(dev.stderr, /hello was not built/, mark);
+      assert.match(dev.stderr().slice(mark), /error: /);
+      const still = await sausage("call", world, "hello.greet", '{"name": "Ada"}');
+      assert.deepEqual(JSON.parse(still.stdout), { text: "Hi, Ada!" });
+      await Deno.writeTextFile(main, good.replace('"Hello, {name}!"', '"Hi, {name}!"'));
+    } finally {
+      dev.child.kill("SIGINT");
+      await dev.child.status;
+    }
+  });
+
+  await t.step("a plugin that does not build does not stop the world", async () => {
+    const r = await sausage("new", world, "broken");
+    assert.equal(r.code, 0, r.stderr);
+    const file = `${world}/plugins/broken/source/src/main.rs`;
+    await Deno.writeTextFile(file, (await Deno.readTextFile(file)) + "\nfn oops( {}\n");
+    const run = start("run", world, "--headless");
+    try {
+      await waitFor(run.stderr, /running .*\(2 plugins, broken not built\)/);
+      const hi = await sausage("call", world, "hello.greet", '{"name": "Ada"}');
+      assert.equal(hi.code, 0, hi.stderr);
+      assert.deepEqual(JSON.parse(hi.stdout), { text: "Hi, Ada!" });
+      const broken = await sausage("call", world, "broken.greet", '{"name": "Ada"}');
+      assert.equal(broken.code, 1);
+      const error = JSON.parse(broken.stderr);
+      assert.match(error.message, /broken does not build, so it cannot be called/);
+      assert.match(error.message, /error: /); // the compiler's message
+    } finally {
+      run.child.kill("SIGINT");
+      await run.child.status;
+    }
+  });
+});
