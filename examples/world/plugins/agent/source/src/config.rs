@@ -148,7 +148,7 @@ impl Config {
         match std::env::var(name) {
             Ok(t) if !t.trim().is_empty() => Ok(Some(t.trim().to_string())),
             _ => Err(format!(
-                "the environment variable {name} (\"token_env\" in {PATH}) is not set: export it where `sausage run` starts, then send the message again"
+                "the environment variable {name} (\"token_env\" in {PATH}) is not set: export it where sausage run starts, then send the message again"
             )),
         }
     }
