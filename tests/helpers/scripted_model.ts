@@ -143,7 +143,12 @@ export class ScriptedModel {
       role: "assistant",
       content: [
         ...(text ? [{ type: "text", text }] : []),
-        ...calls.map((c, i) => ({ type: "tool_use", id: `toolu_${i}`, name: c.name, input: c.args })),
+        ...calls.map((c, i) => ({
+          type: "tool_use",
+          id: `toolu_${i}`,
+          name: c.name,
+          input: c.args,
+        })),
       ],
       stop_reason: calls.length ? "tool_use" : "end_turn",
     };
