@@ -28,6 +28,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   new: async () => (await import("./new.ts")).newCommand,
   build: async () => (await import("./build.ts")).build,
   dev: async () => (await import("./dev.ts")).dev,
+  import: async () => (await import("./import.ts")).importCommand,
+  methods: async () => (await import("./methods.ts")).methods,
 };
 
 /** The help text (it loads every command's module for its usage line). */
@@ -43,6 +45,8 @@ async function help(): Promise<string> {
   const { NEW_USAGE } = await import("./new.ts");
   const { BUILD_USAGE } = await import("./build.ts");
   const { DEV_USAGE } = await import("./dev.ts");
+  const { IMPORT_USAGE } = await import("./import.ts");
+  const { METHODS_USAGE } = await import("./methods.ts");
   return `sausage: a host for WebAssembly plugins, a process per JSON-RPC call.
 
 Usage:
@@ -57,6 +61,11 @@ Usage:
   ${DEV_USAGE}
       Run the world and, when a plugin's source changes, test, build and
       activate it; a change that fails leaves the last good version running.
+  ${IMPORT_USAGE}
+      Copy the provider's current rpc.discover document into the consumer's
+      source/imports/, for sausage_plugin::import!("<provider>").
+  ${METHODS_USAGE}
+      A plugin's methods: params, results and docs (--json: its document).
   ${RUN_USAGE}
       Run a world until Ctrl-C, SIGTERM or core.exit (exit code 75). On a
       terminal, a console opens after the boot calls (its help lists what it

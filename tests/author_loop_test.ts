@@ -49,6 +49,8 @@ const SUBCOMMANDS = [
   "new",
   "build",
   "dev",
+  "import",
+  "methods",
   "run",
   "call",
   "ps",
