@@ -475,3 +475,37 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "agent: its own source builds with cargo.build in the world and passes its tests, " +
+    "so the agent can change itself",
+  ...opts,
+  async fn() {
+    const h = await TestHost.start({ plugins: { agent } });
+    try {
+      const src = `${ROOT}/examples/world/plugins/agent/source`;
+      const cp = await new Deno.Command("cp", {
+        args: ["-r", src, `${h.root}/plugins/agent/source`],
+      }).output();
+      assert.equal(cp.code, 0);
+      await Deno.remove(`${h.root}/plugins/agent/source/target`, { recursive: true }).catch(
+        () => {},
+      );
+      const built = await h.result<{ wasm: string; tests: { passed: number; failed: number } }>(
+        "cargo.build",
+        { plugin: "agent" },
+      );
+      assert.equal(built.tests.failed, 0);
+      assert.ok(built.tests.passed >= 8, JSON.stringify(built.tests));
+      await h.result("core.activate", { plugin: "agent", wasm: built.wasm });
+      const r = await h.call("agent.chat", { text: "hi" });
+      assert.match(
+        r.error!.message,
+        /^agent: \/config\/agent.json is missing/,
+        "the new version runs",
+      );
+    } finally {
+      await h.close();
+    }
+  },
+});

@@ -174,3 +174,29 @@ pub fn whole(v: &Value) -> Result<Reply, String> {
     }
     Ok(reply)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_results_share_one_user_message() {
+        let cfg = crate::config::Config::from_json(&json!({"api": "anthropic", "base_url": "http://h/v1", "model": "m"})).unwrap();
+        let history = [
+            json!({"role": "user", "content": "go"}),
+            json!({"role": "assistant", "content": "", "tool_calls": [
+                {"id": "a", "name": "read_file", "arguments": "{\"path\":\"/x\"}"},
+                {"id": "b", "name": "list_dir", "arguments": "{}"}]}),
+            json!({"role": "tool", "tool_call_id": "a", "name": "read_file", "content": "x", "is_error": false}),
+            json!({"role": "tool", "tool_call_id": "b", "name": "list_dir", "content": "no", "is_error": true}),
+        ];
+        let (url, headers, body) = request(&cfg, Some("k"), "sys", &history, &[]);
+        assert_eq!(url, "http://h/v1/messages");
+        assert!(headers.contains(&("x-api-key".to_string(), "k".to_string())));
+        let messages = body["messages"].as_array().unwrap();
+        assert_eq!(messages.len(), 3);
+        assert_eq!(messages[1]["content"][0]["input"], json!({"path": "/x"}));
+        assert_eq!(messages[2]["content"].as_array().unwrap().len(), 2);
+        assert_eq!(messages[2]["content"][1]["is_error"], true);
+    }
+}

@@ -153,3 +153,29 @@ impl Config {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn defaults_and_a_trailing_slash() {
+        let c = Config::from_json(&json!({"api": "anthropic", "base_url": "http://h/v1/", "model": "m"})).unwrap();
+        assert_eq!((c.api, c.base_url.as_str(), c.max_tokens), (Api::Anthropic, "http://h/v1", Some(8192)));
+        assert_eq!((c.max_tool_rounds, c.history_turns, c.stream), (30, 20, true));
+        assert!(c.token().unwrap().is_none());
+    }
+
+    #[test]
+    fn each_mistake_is_named() {
+        let err = |v: Value| Config::from_json(&v).unwrap_err();
+        assert!(err(json!([])).contains("must be a JSON object"));
+        assert!(err(json!({"api": "x", "base_url": "http://h", "model": "m"})).contains("\"api\" must be"));
+        assert!(err(json!({"api": "openai", "base_url": "h", "model": "m"})).contains("must start with http"));
+        assert!(err(json!({"api": "openai", "base_url": "http://h"})).contains("\"model\" is missing"));
+        assert!(err(json!({"api": "openai", "base_url": "http://h", "model": "m", "token_env": "PATH"})).contains("_API_KEY"));
+        assert!(err(json!({"api": "openai", "base_url": "http://h", "model": "m", "max_tool_rounds": 0})).contains("from 1 to"));
+        assert!(err(json!({"api": "openai", "base_url": "http://h", "model": "m", "x": 1})).contains("unknown field \"x\""));
+    }
+}

@@ -145,3 +145,39 @@ pub fn whole(v: &Value) -> Result<Reply, String> {
         .collect();
     checked(Reply { text: msg["content"].as_str().unwrap_or("").to_string(), calls })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(data: &str) -> Event {
+        Event { name: String::new(), data: data.to_string() }
+    }
+
+    #[test]
+    fn a_stream_assembles_text_and_tool_calls_from_pieces() {
+        let mut s = Box::new(Stream::default());
+        let mut said = String::new();
+        let chunks = [
+            r#"{"choices":[{"index":0,"delta":{"content":"Hi "}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"content":"there"}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","function":{"name":"list_dir","arguments":"{\"pa"}}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"th\":\"/\"}"}}]}}]}"#,
+        ];
+        for c in chunks {
+            assert!(!s.event(&event(c), &mut |t| said.push_str(t)).unwrap());
+        }
+        assert!(s.event(&event("[DONE]"), &mut |_| {}).unwrap());
+        let reply = s.finish().unwrap();
+        assert_eq!((said.as_str(), reply.text.as_str()), ("Hi there", "Hi there"));
+        assert_eq!(reply.calls[0].id, "c1");
+        assert_eq!(reply.calls[0].arguments, r#"{"path":"/"}"#);
+    }
+
+    #[test]
+    fn an_error_chunk_is_an_error() {
+        let mut s = Stream::default();
+        let e = s.event(&event(r#"{"error":{"message":"overloaded"}}"#), &mut |_| {}).unwrap_err();
+        assert!(e.contains("overloaded"));
+    }
+}

@@ -45,3 +45,21 @@ impl Parser {
         Some(Event { name, data: std::mem::take(&mut self.data).join("\n") })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_end_at_blank_lines_and_join_data_lines() {
+        let mut p = Parser::default();
+        let mut events = Vec::new();
+        for line in [": keep-alive", "event: a", "data: one", "data:two", "", "data: {}", ""] {
+            events.extend(p.line(line));
+        }
+        assert_eq!(events.len(), 2);
+        assert_eq!((events[0].name.as_str(), events[0].data.as_str()), ("a", "one\ntwo"));
+        assert_eq!((events[1].name.as_str(), events[1].data.as_str()), ("", "{}"));
+        assert!(p.finish().is_none());
+    }
+}

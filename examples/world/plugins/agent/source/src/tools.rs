@@ -193,3 +193,25 @@ pub fn clip(text: String, max: usize) -> String {
     let tail: String = text.chars().skip(count - max / 4).collect();
     format!("{head}\n[… {} characters left out …]\n{tail}", count - head.chars().count() - tail.chars().count())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clip_keeps_the_start_and_the_end() {
+        assert_eq!(clip("short".to_string(), 10), "short");
+        let long: String = (0..100).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+        let clipped = clip(long.clone(), 40);
+        assert!(clipped.starts_with(&long[..30]) && clipped.ends_with(&long[90..]));
+        assert!(clipped.contains("[… 60 characters left out …]"));
+    }
+
+    #[test]
+    fn every_tool_has_an_object_schema() {
+        for t in definitions() {
+            assert_eq!(t["parameters"]["type"], "object", "{}", t["name"]);
+            assert!(t["description"].as_str().is_some_and(|d| !d.is_empty()));
+        }
+    }
+}
