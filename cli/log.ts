@@ -1,6 +1,8 @@
 /**
- * `sausage log <world> [plugin-or-pid] [-n N] [--json]`: the journal, newest
- * last. Reads the journal file, so it works with or without a running host.
+ * `sausage log <world> [plugin-or-pid] [-n N] [-f] [--json]`: the journal,
+ * newest last; `-f` then follows it (new entries as they come, until
+ * Ctrl-C), as the console's `log -f` does. Reads the journal file, so it
+ * works with or without a running host.
  *
  * @module
  */
@@ -8,9 +10,10 @@
 import { type Entry, type LogFilter, readJournal } from "../core/journal.ts";
 import { openWorld } from "./world_arg.ts";
 import { parseArgs, UsageError } from "./args.ts";
+import { JournalFollower } from "./console/journal_follower.ts";
 
 /** Usage of `log`. */
-export const LOG_USAGE = "sausage log <world> [plugin-or-pid] [-n N] [--json]";
+export const LOG_USAGE = "sausage log <world> [plugin-or-pid] [-n N] [-f] [--json]";
 
 const PID = /-[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -21,8 +24,8 @@ export function formatEntry(e: Entry): string {
 }
 
 /** Runs the subcommand; resolves with the exit code. */
-export function log(args: string[]): number {
-  const { positional, flags } = parseArgs(args, ["--json"], ["-n"]);
+export async function log(args: string[]): Promise<number> {
+  const { positional, flags } = parseArgs(args, ["--json", "-f"], ["-n"]);
   if (positional.length < 1 || positional.length > 2) throw new UsageError(`usage: ${LOG_USAGE}`);
   const world = openWorld(positional[0]);
   const filter: LogFilter = { limit: 50 };
@@ -39,7 +42,25 @@ export function log(args: string[]): number {
     if (PID.test(who)) filter.pid = who;
     else filter.plugin = who;
   }
-  const entries = readJournal(`${world.root}/state/core/journal.sqlite`, filter);
+  const journal = `${world.root}/state/core/journal.sqlite`;
+  const entries = readJournal(journal, filter);
+  if (flags.has("-f")) {
+    // One entry a line (JSON lines with --json), then the new ones as they come.
+    const print = (e: Entry) =>
+      console.log(flags.has("--json") ? JSON.stringify(e) : formatEntry(e));
+    entries.forEach(print);
+    const { limit: _, ...follow } = filter;
+    const follower = new JournalFollower((f) => readJournal(journal, f), follow, print);
+    await new Promise<void>((resolve) => {
+      const stop = () => {
+        follower.stop();
+        Deno.removeSignalListener("SIGINT", stop);
+        resolve();
+      };
+      Deno.addSignalListener("SIGINT", stop);
+    });
+    return 0;
+  }
   if (flags.has("--json")) console.log(JSON.stringify(entries));
   else for (const e of entries) console.log(formatEntry(e));
   return 0;
