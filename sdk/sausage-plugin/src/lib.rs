@@ -58,6 +58,7 @@
 #![warn(missing_docs)]
 
 mod call;
+mod closest;
 mod ctx;
 mod discover;
 mod endpoint;

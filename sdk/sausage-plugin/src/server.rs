@@ -70,9 +70,25 @@ pub(crate) async fn answer<T: Interface>(
                 Some(name) => format!("the endpoint interface {name} of {plugin}"),
                 None => plugin.to_string(),
             };
+            // The methods it has, and the closest one: what to call instead.
+            let doc = document::<T>();
+            let names: Vec<String> = doc["methods"]
+                .as_array()
+                .map(|ms| ms.iter().filter_map(|m| m["name"].as_str().map(String::from)).collect())
+                .unwrap_or_default();
+            let hint = crate::closest::closest(&req.method, &names)
+                .map(|c| match endpoint {
+                    Some(_) => format!("; did you mean {c}?"),
+                    None => format!("; did you mean {plugin}.{c}?"),
+                })
+                .unwrap_or_default();
             Err(Error::with_code(
                 Error::METHOD_NOT_FOUND,
-                format!("{what} has no method {} (see rpc.discover)", req.method),
+                format!(
+                    "{what} has no method {}{hint} (its methods: {}; see rpc.discover)",
+                    req.method,
+                    if names.is_empty() { "none".to_string() } else { names.join(", ") },
+                ),
             ))
         }
     }
