@@ -22,7 +22,7 @@
 import { ErrorCode } from "../rpc/errors.ts";
 import { LineWriter } from "../rpc/line_channel.ts";
 import { streamLines } from "../rpc/line_splitter.ts";
-import { type Message, parseLine, type Request } from "../rpc/message.ts";
+import { errorResponse, type Message, parseLine, type Request, response } from "../rpc/message.ts";
 import type { Caller } from "./caller.ts";
 import type { Host } from "./host.ts";
 import type { Process } from "./process.ts";
@@ -106,27 +106,19 @@ export class ControlServer {
     try {
       const max = this.host.limits.line_mib * 2 ** 20;
       const tooLong = (seen: number) =>
-        out.send({
-          jsonrpc: "2.0",
-          id: null,
-          error: {
-            code: ErrorCode.InvalidRequest,
-            message: `a line of over ${seen} bytes was dropped: the limit is ${max} ` +
-              `("line_mib" in config/limits.json)`,
-          },
-        });
+        out.send(errorResponse(null, {
+          code: ErrorCode.InvalidRequest,
+          message: `a line of over ${seen} bytes was dropped: the limit is ${max} ` +
+            `("line_mib" in config/limits.json)`,
+        }));
       for await (const line of streamLines(conn.readable, max, tooLong)) {
         const parsed = parseLine(line);
         if (!greeted) {
           if (parsed.kind !== "request" || parsed.msg.method !== HELLO) {
-            out.send({
-              jsonrpc: "2.0",
-              id: null,
-              error: {
-                code: ErrorCode.InvalidRequest,
-                message: `the first message must be a ${HELLO} request; closing`,
-              },
-            });
+            out.send(errorResponse(null, {
+              code: ErrorCode.InvalidRequest,
+              message: `the first message must be a ${HELLO} request; closing`,
+            }));
             break;
           }
           greeted = true;
@@ -135,20 +127,19 @@ export class ControlServer {
           try {
             this.handle(caller, parsed.msg, out);
           } catch (e) {
-            out.send({
-              jsonrpc: "2.0",
-              id: parsed.msg.id ?? null,
-              error: { code: ErrorCode.InternalError, message: String(e) },
-            });
+            out.send(
+              errorResponse(parsed.msg.id ?? null, {
+                code: ErrorCode.InternalError,
+                message: String(e),
+              }),
+            );
           }
         } else if (parsed.kind === "invalid") {
-          out.send({ jsonrpc: "2.0", id: parsed.id, error: parsed.error });
+          out.send(errorResponse(parsed.id, parsed.error));
         } else if (parsed.kind === "text") {
-          out.send({
-            jsonrpc: "2.0",
-            id: null,
-            error: { code: ErrorCode.ParseError, message: "not a JSON-RPC message" },
-          });
+          out.send(
+            errorResponse(null, { code: ErrorCode.ParseError, message: "not a JSON-RPC message" }),
+          );
         }
       }
     } catch { /* connection reset */ }
@@ -165,13 +156,10 @@ export class ControlServer {
 
   private handle(caller: Connection, req: Request, out: LineWriter): void {
     if (!req.method.startsWith("$/")) return this.host.request(caller, req);
-    const reply = (result: unknown) => out.send({ jsonrpc: "2.0", id: req.id ?? null, result });
+    const id = req.id ?? null;
+    const reply = (result: unknown) => out.send(response(id, result));
     const refuse = (message: string) =>
-      out.send({
-        jsonrpc: "2.0",
-        id: req.id ?? null,
-        error: { code: ErrorCode.InvalidParams, message },
-      });
+      out.send(errorResponse(id, { code: ErrorCode.InvalidParams, message }));
     switch (req.method) {
       case HELLO:
         if (CONNECTION_NAMES.includes(req.params.as as string)) caller.name = String(req.params.as);
@@ -183,25 +171,22 @@ export class ControlServer {
         const path = req.params.path ?? "/";
         if (typeof path !== "string") return refuse(`"path" must be a string`);
         const fail = (e: unknown) =>
-          out.send({
-            jsonrpc: "2.0",
-            id: req.id ?? null,
-            error: {
-              code: ErrorCode.InvalidParams,
-              message: `${path}: ${e instanceof FsError ? e.code : e}`,
-              data: { code: (e as FsError).code },
-            },
-          });
+          out.send(errorResponse(id, {
+            code: ErrorCode.InvalidParams,
+            message: `${path}: ${e instanceof FsError ? e.code : e}`,
+            data: { code: (e as FsError).code },
+          }));
         if (req.method === "$/cat") this.host.fs.read(path).then((b) => reply(toBase64(b)), fail);
         else this.host.fs.list(path).then((l) => reply({ ...l, stat: statToWire(l.stat) }), fail);
         return;
       }
       default:
-        out.send({
-          jsonrpc: "2.0",
-          id: req.id ?? null,
-          error: { code: ErrorCode.MethodNotFound, message: `unknown host query ${req.method}` },
-        });
+        out.send(
+          errorResponse(id, {
+            code: ErrorCode.MethodNotFound,
+            message: `unknown host query ${req.method}`,
+          }),
+        );
     }
   }
 

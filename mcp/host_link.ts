@@ -10,7 +10,7 @@
 
 import { type Host, LocalCaller } from "../core/host.ts";
 import { ErrorCode } from "../rpc/errors.ts";
-import type { Response } from "../rpc/message.ts";
+import { errorResponse, type Response } from "../rpc/message.ts";
 import { type CallOptions, MCP_CALLER, type WorldLink } from "./world_link.ts";
 
 /** A host in this OS process. */
@@ -31,11 +31,9 @@ export class HostLink implements WorldLink {
     let cancel = () => {};
     const cancelled = new Promise<Response>((resolve) => {
       cancel = () =>
-        resolve({
-          jsonrpc: "2.0",
-          id: null,
-          error: { code: ErrorCode.InternalError, message: "the call was cancelled" },
-        });
+        resolve(
+          errorResponse(null, { code: ErrorCode.InternalError, message: "the call was cancelled" }),
+        );
     });
     opts.signal?.addEventListener("abort", cancel);
     try {

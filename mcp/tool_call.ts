@@ -30,7 +30,7 @@ import type {
 // @ts-types="@modelcontextprotocol/sdk/shared/protocol"
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { ErrorCode } from "../rpc/errors.ts";
-import type { Response } from "../rpc/message.ts";
+import { errorResponse } from "../rpc/message.ts";
 import { RESULT_KEY } from "./tool_schema.ts";
 import type { ToolEntry } from "./tool_list.ts";
 import type { WorldLink } from "./world_link.ts";
@@ -79,11 +79,12 @@ export async function callTool(
     sent.catch(() => {/* the session is gone */});
   };
   const response = await link.call(entry.method, args, { onNotify, signal: extra.signal })
-    .catch((e): Response => ({
-      jsonrpc: "2.0",
-      id: null,
-      error: { code: ErrorCode.InternalError, message: e instanceof Error ? e.message : String(e) },
-    }));
+    .catch((e) =>
+      errorResponse(null, {
+        code: ErrorCode.InternalError,
+        message: e instanceof Error ? e.message : String(e),
+      })
+    );
   // The SDK's client handles notifications a microtask late, so a response
   // read in the same chunk as the last notifications overtakes them (their
   // progress handler is gone by then). Answering a turn later keeps them

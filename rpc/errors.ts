@@ -5,7 +5,12 @@
  * @module
  */
 
-import type { RpcErrorObject } from "./message.ts";
+/** The error object of a response. */
+export interface RpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
 
 /** The standard JSON-RPC codes and the codes the core adds. */
 export const ErrorCode = {

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { ErrorCode, type RpcErrorObject } from "./errors.ts";
+
 /** A request or response id. Process ids are strings; callers may use numbers. */
 export type Id = string | number;
 
@@ -19,12 +21,8 @@ export interface Request {
   params: JsonObject;
 }
 
-/** The error object of a response. */
-export interface RpcErrorObject {
-  code: number;
-  message: string;
-  data?: unknown;
-}
+/** The error object of a response (defined beside the codes, in `errors.ts`). */
+export type { RpcErrorObject } from "./errors.ts";
 
 /** A response: either `result` or `error`. */
 export interface Response {
@@ -43,6 +41,16 @@ export type Parsed =
   | { kind: "response"; msg: Response }
   | { kind: "invalid"; id: Id | null; error: RpcErrorObject }
   | { kind: "text" };
+
+/** A response with a result. */
+export function response(id: Id | null, result: unknown): Response {
+  return { jsonrpc: "2.0", id, result };
+}
+
+/** A response with an error, e.g. `errorResponse(id, {code: ErrorCode.InvalidParams, message})`. */
+export function errorResponse(id: Id | null, error: RpcErrorObject): Response {
+  return { jsonrpc: "2.0", id, error };
+}
 
 /** True when `v` is a plain JSON object (not null, not an array). */
 export function isObject(v: unknown): v is JsonObject {
@@ -73,7 +81,10 @@ export function parseLine(line: string): Parsed {
       return {
         kind: "invalid",
         id: null,
-        error: { code: -32600, message: "batches are not supported: send one message per line" },
+        error: {
+          code: ErrorCode.InvalidRequest,
+          message: "batches are not supported: send one message per line",
+        },
       };
     }
     return { kind: "text" };
@@ -84,7 +95,7 @@ export function parseLine(line: string): Parsed {
       return {
         kind: "invalid",
         id: null,
-        error: { code: -32600, message: "id must be a string or a number" },
+        error: { code: ErrorCode.InvalidRequest, message: "id must be a string or a number" },
       };
     }
     const params = v.params === undefined ? {} : v.params;
@@ -93,7 +104,7 @@ export function parseLine(line: string): Parsed {
         kind: "invalid",
         id: (v.id as Id) ?? null,
         error: {
-          code: -32602,
+          code: ErrorCode.InvalidParams,
           message: `params of ${v.method} must be an object, not ${kindOf(params)}`,
         },
       };
@@ -105,13 +116,22 @@ export function parseLine(line: string): Parsed {
   }
   if ("result" in v || "error" in v) {
     const id = isId(v.id) ? v.id : null;
-    const error = isObject(v.error) ? (v.error as unknown as RpcErrorObject) : undefined;
+    const error = isObject(v.error) ? errorObject(v.error) : undefined;
     return {
       kind: "response",
-      msg: error ? { jsonrpc: "2.0", id, error } : { jsonrpc: "2.0", id, result: v.result },
+      msg: error ? errorResponse(id, error) : response(id, v.result),
     };
   }
   return { kind: "text" };
+}
+
+/** A response's error object; one without a numeric code or a text message gets them (-32603). */
+function errorObject(e: JsonObject): RpcErrorObject {
+  return {
+    ...e,
+    code: typeof e.code === "number" ? e.code : ErrorCode.InternalError,
+    message: typeof e.message === "string" ? e.message : "an error without a message",
+  };
 }
 
 function kindOf(v: unknown): string {
