@@ -181,12 +181,7 @@ export class Activator {
         if (hadCurrent) Deno.renameSync("plugin.wasm", "plugin.prev.wasm");
         Deno.renameSync(s.tmp, "plugin.wasm");
       });
-      this.journal.append(
-        "core",
-        "core",
-        "core",
-        JSON.stringify({ event: how, plugin: s.plugin, hash: s.hash, force }),
-      );
+      this.journal.coreEvent(how, { plugin: s.plugin, hash: s.hash, force });
     }
     return Object.fromEntries(fresh);
   }

@@ -1,16 +1,9 @@
 import { strict as assert } from "node:assert";
 import { folderHash, hashFiles, listFiles } from "./folder_hash.ts";
 import { sha256 } from "./file_hash.ts";
+import { tempTree } from "./_temp_tree.ts";
 
-async function tree(files: Record<string, string>): Promise<string> {
-  const root = await Deno.makeTempDir({ prefix: "sausage-folder-hash-" });
-  for (const [path, text] of Object.entries(files)) {
-    const cut = path.lastIndexOf("/");
-    if (cut > 0) await Deno.mkdir(`${root}/${path.slice(0, cut)}`, { recursive: true });
-    await Deno.writeTextFile(`${root}/${path}`, text);
-  }
-  return root;
-}
+const tree = (files: Record<string, string>) => tempTree(files, "sausage-folder-hash-");
 
 const noDots = (name: string) => name.startsWith(".");
 

@@ -94,12 +94,7 @@ export class GraphKeeper {
       }
       this.watcher = Deno.watchFs(plugins, { recursive: true });
     } catch (e) {
-      this.journal.append(
-        "core",
-        "core",
-        "core",
-        JSON.stringify({ event: "watch-failed", error: String(e) }),
-      );
+      this.journal.coreEvent("watch-failed", { error: String(e) });
       return;
     }
     (async () => {
@@ -119,12 +114,7 @@ export class GraphKeeper {
     try {
       g = await this.graph();
     } catch (e) {
-      this.journal.append(
-        "core",
-        "core",
-        "core",
-        JSON.stringify({ event: "graph-failed", error: String(e) }),
-      );
+      this.journal.coreEvent("graph-failed", { error: String(e) });
       return;
     }
     const changed: string[] = [];
@@ -136,20 +126,10 @@ export class GraphKeeper {
     }
     if (!report) return;
     for (const name of changed) {
-      this.journal.append(
-        "core",
-        "core",
-        "core",
-        JSON.stringify({ event: "plugin-changed", plugin: name, checked: false }),
-      );
+      this.journal.coreEvent("plugin-changed", { plugin: name, checked: false });
       for (const imp of g.imports) {
         if ((imp.consumer === name || imp.provider === name) && imp.status !== "ok") {
-          this.journal.append(
-            "core",
-            "core",
-            "core",
-            JSON.stringify({ event: "broken-import", ...imp }),
-          );
+          this.journal.coreEvent("broken-import", { ...imp });
         }
       }
     }

@@ -225,12 +225,7 @@ export class Host {
     if (from === null) return Promise.resolve(to);
     this.sdkCopy ??= syncSdk(from, to).then((did) => {
       if (did === "copied") {
-        this.journal.append(
-          "core",
-          "core",
-          "core",
-          JSON.stringify({ event: "sdk-copied", from, to: "/plugins/cargo/sdk" }),
-        );
+        this.journal.coreEvent("sdk-copied", { from, to: "/plugins/cargo/sdk" });
       }
       return to;
     });
@@ -251,7 +246,7 @@ export class Host {
     if (this.opts.watch !== false) this.graph.start();
     const boot = new LocalCaller("core");
     for (const call of this.world.bootCalls()) {
-      this.journal.append("core", "core", "core", JSON.stringify({ event: "boot", ...call }));
+      this.journal.coreEvent("boot", { ...call });
       boot.call(this.router, "core.call", {
         method: call.method,
         params: call.params,
@@ -260,12 +255,7 @@ export class Host {
         const outcome = "error" in res && res.error
           ? { error: res.error }
           : { result: (res as { result: unknown }).result };
-        this.journal.append(
-          "core",
-          "core",
-          "core",
-          JSON.stringify({ event: "boot-result", method: call.method, ...outcome }),
-        );
+        this.journal.coreEvent("boot-result", { method: call.method, ...outcome });
         this.opts.report?.(
           "error" in outcome
             ? `boot: ${call.method} failed: ${outcome.error!.message}`
@@ -286,17 +276,11 @@ export class Host {
       return checkedDocument(plugin, answer);
     } catch (e) {
       if (e instanceof InvalidDocument) {
-        this.journal.append(
-          "core",
-          "core",
-          "core",
-          JSON.stringify({
-            event: "invalid-document",
-            plugin,
-            candidate: wasm !== undefined,
-            problems: e.problems,
-          }),
-        );
+        this.journal.coreEvent("invalid-document", {
+          plugin,
+          candidate: wasm !== undefined,
+          problems: e.problems,
+        });
       }
       throw e;
     }
@@ -355,12 +339,7 @@ export class Host {
   async shutdown(graceMs = STOP_GRACE_MS): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.journal.append(
-      "core",
-      "core",
-      "core",
-      JSON.stringify({ event: "shutdown", processes: this.table.size }),
-    );
+    this.journal.coreEvent("shutdown", { processes: this.table.size });
     this.graph.close();
     await this.supervisor.stopAll(graceMs);
     if (!this.opts.pool) this.pool.close();

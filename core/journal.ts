@@ -275,6 +275,11 @@ export class Journal {
     return { id: uuidv7(now), time: now, pid, plugin, stream, line };
   }
 
+  /** Journals an event of the core itself (pid, plugin and stream `core`): `{event, ...fields}`. */
+  coreEvent(event: string, fields: Record<string, unknown> = {}): Entry {
+    return this.append("core", "core", "core", JSON.stringify({ event, ...fields }));
+  }
+
   /** Appends an entry; it reaches the file within a few milliseconds. */
   append(pid: string, plugin: string, stream: Stream, line: string): Entry {
     const entry = this.entry(pid, plugin, stream, line);

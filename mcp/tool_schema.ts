@@ -20,7 +20,14 @@
  */
 
 import type { JsonSchema, MethodObject, OpenRpcDocument } from "../rpc/openrpc.ts";
-import { enter, isSchemaObject, type Node, resolveRef, Scope } from "../rpc/schema_scope.ts";
+import {
+  enter,
+  followAsFarAsPossible,
+  isSchemaObject,
+  type Node,
+  resolveRef,
+  Scope,
+} from "../rpc/schema_scope.ts";
 
 /** An object schema, as MCP's `inputSchema` and `outputSchema` need. */
 export interface ObjectSchema {
@@ -94,19 +101,6 @@ class Carrier {
     this.defs[name] = this.carry(target);
     return `#/$defs/${name}`;
   }
-
-  /** The schema that `node` stands for, following `$ref`s at its top. */
-  resolveTop(node: Node): Node {
-    let n = enter(node);
-    for (let hops = 0; hops < 32; hops++) {
-      const s = n.schema;
-      if (!isSchemaObject(s) || typeof s.$ref !== "string") return n;
-      const target = resolveRef(s.$ref, n.scope);
-      if ("error" in target) return n;
-      n = target;
-    }
-    return n;
-  }
 }
 
 /** The named schemas of a document (`components.schemas`), as the outermost scope. */
@@ -150,7 +144,7 @@ export function outputSchema(
   if (!method.result?.schema) return undefined;
   const carrier = new Carrier();
   const node: Node = { schema: method.result.schema, scope: documentScope(doc) };
-  const top = carrier.resolveTop(node);
+  const top = followAsFarAsPossible(node);
   if (isSchemaObject(top.schema) && top.schema.type === "object") {
     const carried = carrier.carry(top) as Record<string, unknown>;
     return withDefs(carried, carrier.defs);
@@ -167,6 +161,6 @@ export function outputSchema(
 /** True when `outputSchema` wraps this method's result as `{"result": …}`. */
 export function wrapsResult(method: MethodObject, doc?: OpenRpcDocument): boolean {
   if (!method.result?.schema) return false;
-  const top = new Carrier().resolveTop({ schema: method.result.schema, scope: documentScope(doc) });
+  const top = followAsFarAsPossible({ schema: method.result.schema, scope: documentScope(doc) });
   return !(isSchemaObject(top.schema) && top.schema.type === "object");
 }

@@ -84,15 +84,29 @@ export function resolveRef(ref: string, scope: Scope): Node | { error: string } 
  * explanation when a reference does not resolve or the references loop.
  */
 export function follow(node: Node): Node | { error: string } {
+  const end = walkRefs(node);
+  return end.error === undefined ? end.reached : { error: end.error };
+}
+
+/**
+ * Follows `$ref`s as {@linkcode follow} does, but stops at the last schema
+ * reached when a reference does not resolve or the references loop.
+ */
+export function followAsFarAsPossible(node: Node): Node {
+  return walkRefs(node).reached;
+}
+
+/** The schema reached by following `$ref`s, and why it stopped early if it did. */
+function walkRefs(node: Node): { reached: Node; error?: string } {
   let current = enter(node);
   for (let hops = 0; hops < 64; hops++) {
     const s = current.schema;
-    if (!isSchemaObject(s) || typeof s.$ref !== "string") return current;
+    if (!isSchemaObject(s) || typeof s.$ref !== "string") return { reached: current };
     const next = resolveRef(s.$ref, current.scope);
-    if ("error" in next) return next;
+    if ("error" in next) return { reached: current, error: next.error };
     current = next;
   }
-  return { error: "$ref leads to $ref 64 times in a row" };
+  return { reached: current, error: "$ref leads to $ref 64 times in a row" };
 }
 
 /** Keywords whose value is one schema. */

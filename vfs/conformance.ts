@@ -8,21 +8,12 @@
  */
 
 import { strict as assert } from "node:assert";
-import { FsError, type Instant, type Mount, type OpenOptions } from "./mount.ts";
+import { FsError, type Instant, type Mount, type OpenOptions, READ_ONLY } from "./mount.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-/** Open flags for reading. */
-export const READ: OpenOptions = {
-  read: true,
-  write: false,
-  create: false,
-  exclusive: false,
-  truncate: false,
-  directory: false,
-};
-const WRITE: OpenOptions = { ...READ, write: true, create: true };
+const WRITE: OpenOptions = { ...READ_ONLY, write: true, create: true };
 
 /** A mount made for one test, with its cleanup. */
 export interface Fixture {
@@ -48,7 +39,7 @@ async function code(f: () => unknown): Promise<string> {
 }
 
 async function readAll(m: Mount, path: string): Promise<string> {
-  const h = (await m.open(path, READ))!;
+  const h = (await m.open(path, READ_ONLY))!;
   const s = dec.decode(await h.read(1 << 20, 0));
   h.close();
   return s;
@@ -82,12 +73,12 @@ export function mountConformance(
   t("the root is a folder that can be listed", async (m) => {
     assert.equal((await m.stat("", true)).type, "directory");
     assert.ok(Array.isArray(await m.readDir("")));
-    assert.equal(await m.open("", READ), null);
+    assert.equal(await m.open("", READ_ONLY), null);
   });
 
   t("a missing path is no-entry", async (m) => {
     assert.equal(await code(() => m.stat("no-such-file", true)), "no-entry");
-    assert.equal(await code(() => m.open("no-such-file", READ)), "no-entry");
+    assert.equal(await code(() => m.open("no-such-file", READ_ONLY)), "no-entry");
   });
 
   if (!writable) {
@@ -96,8 +87,8 @@ export function mountConformance(
       assert.ok((await readAll(m, file)).length > 0);
       assert.equal((await m.stat(file, true)).type, "regular-file");
       assert.equal(await code(() => m.open("new", WRITE)), "read-only");
-      assert.equal(await code(() => m.open(file, { ...READ, write: true })), "read-only");
-      assert.equal(await code(() => m.open(file, { ...READ, truncate: true })), "read-only");
+      assert.equal(await code(() => m.open(file, { ...READ_ONLY, write: true })), "read-only");
+      assert.equal(await code(() => m.open(file, { ...READ_ONLY, truncate: true })), "read-only");
       assert.equal(await code(() => m.mkdir("d")), "read-only");
       assert.equal(await code(() => m.unlink(file)), "read-only");
       assert.equal(await code(() => m.rename(file, "x")), "read-only");
@@ -119,7 +110,7 @@ export function mountConformance(
   t("writes at an offset and reads at an offset (seek)", async (m) => {
     await writeFile(m, "b", "0123456789");
     await writeFile(m, "b", "ab", 3);
-    const h = (await m.open("b", READ))!;
+    const h = (await m.open("b", READ_ONLY))!;
     assert.equal(dec.decode(await h.read(4, 2)), "2ab5");
     assert.equal((await h.read(10, 100)).length, 0, "reading past the end gives nothing");
     h.close();
@@ -127,7 +118,7 @@ export function mountConformance(
 
   t("truncate shrinks and extends with zeros", async (m) => {
     await writeFile(m, "c", "abcdef");
-    const h = (await m.open("c", { ...READ, write: true }))!;
+    const h = (await m.open("c", { ...READ_ONLY, write: true }))!;
     await h.truncate(2);
     assert.equal((await h.stat()).size, 2);
     await h.truncate(4);
@@ -198,7 +189,7 @@ export function mountConformance(
     assert.equal(s.mtimeNs ?? 0, 999_900);
     assert.equal(s.atime, before.atime);
     assert.equal(s.atimeNs ?? 0, before.atimeNs ?? 0);
-    const h = (await m.open("ns", READ))!;
+    const h = (await m.open("ns", READ_ONLY))!;
     assert.equal((await h.stat()).mtimeNs ?? 0, 999_900);
     h.close();
   });
@@ -239,7 +230,7 @@ export function mountConformance(
   t("opening a symlink without following it is loop", async (m) => {
     await writeFile(m, "target", "t");
     await m.symlink("target", "sl");
-    assert.equal(await code(() => m.open("sl", { ...READ, nofollow: true })), "loop");
+    assert.equal(await code(() => m.open("sl", { ...READ_ONLY, nofollow: true })), "loop");
     assert.equal(await readAll(m, "sl"), "t");
   });
 

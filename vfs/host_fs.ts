@@ -6,7 +6,14 @@
  * @module
  */
 
-import { type DirEntry, FsError, type Mount, resolveGuestPath, type Stat } from "./mount.ts";
+import {
+  type DirEntry,
+  FsError,
+  type Mount,
+  READ_ONLY,
+  resolveGuestPath,
+  type Stat,
+} from "./mount.ts";
 import { toFsError } from "./errno.ts";
 
 /** A file or folder found by `HostFs.list`. */
@@ -62,14 +69,7 @@ export class HostFs {
   async read(path: string): Promise<Uint8Array> {
     try {
       const { mount, rel } = this.resolve(path);
-      const h = await mount.open(rel, {
-        read: true,
-        write: false,
-        create: false,
-        exclusive: false,
-        truncate: false,
-        directory: false,
-      });
+      const h = await mount.open(rel, READ_ONLY);
       if (!h) throw new FsError("is-directory", `${path} is a folder`);
       try {
         const chunks: Uint8Array[] = [];

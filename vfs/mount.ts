@@ -57,6 +57,16 @@ export interface OpenOptions {
   nofollow?: boolean;
 }
 
+/** Open an existing file for reading only: the options every reader of a whole file uses. */
+export const READ_ONLY: Readonly<OpenOptions> = {
+  read: true,
+  write: false,
+  create: false,
+  exclusive: false,
+  truncate: false,
+  directory: false,
+};
+
 /** An open regular file. */
 export interface FileHandle {
   /** Reads up to `len` bytes at `offset`; fewer at the end of the file. */

@@ -1,15 +1,8 @@
 import { strict as assert } from "node:assert";
 import { sdkHash, syncSdk } from "./world_sdk.ts";
+import { tempTree } from "../_temp_tree.ts";
 
-async function tree(files: Record<string, string>): Promise<string> {
-  const root = await Deno.makeTempDir({ prefix: "sausage-sdk-" });
-  for (const [path, text] of Object.entries(files)) {
-    const cut = path.lastIndexOf("/");
-    if (cut > 0) await Deno.mkdir(`${root}/${path.slice(0, cut)}`, { recursive: true });
-    await Deno.writeTextFile(`${root}/${path}`, text);
-  }
-  return root;
-}
+const tree = (files: Record<string, string>) => tempTree(files, "sausage-sdk-");
 
 Deno.test("syncSdk copies the SDK's files, leaves an equal copy alone and replaces a different one", async () => {
   const from = await tree({
