@@ -30,6 +30,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   dev: async () => (await import("./dev.ts")).dev,
   import: async () => (await import("./import.ts")).importCommand,
   methods: async () => (await import("./methods.ts")).methods,
+  completions: async () => (await import("./completions.ts")).completions,
 };
 
 /** The help text (it loads every command's module for its usage line). */
@@ -47,6 +48,7 @@ async function help(): Promise<string> {
   const { DEV_USAGE } = await import("./dev.ts");
   const { IMPORT_USAGE } = await import("./import.ts");
   const { METHODS_USAGE } = await import("./methods.ts");
+  const { COMPLETIONS_USAGE } = await import("./completions.ts");
   return `sausage: a host for WebAssembly plugins, a process per JSON-RPC call.
 
 Usage:
@@ -66,6 +68,8 @@ Usage:
       source/imports/, for sausage_plugin::import!("<provider>").
   ${METHODS_USAGE}
       A plugin's methods: params, results and docs (--json: its document).
+  ${COMPLETIONS_USAGE}
+      A completion script: source <(sausage completions bash) in ~/.bashrc.
   ${RUN_USAGE}
       Run a world until Ctrl-C, SIGTERM or core.exit (exit code 75). On a
       terminal, a console opens after the boot calls (its help lists what it

@@ -60,6 +60,7 @@ const SUBCOMMANDS = [
   "mcp",
   "test",
   "cache",
+  "completions",
 ];
 
 Deno.test({ name: "every subcommand answers --help with its usage", ...opts }, async () => {
@@ -69,6 +70,25 @@ Deno.test({ name: "every subcommand answers --help with its usage", ...opts }, a
     assert.match(r.stdout, new RegExp(`^Usage: sausage ${cmd}\\b`), cmd);
   }
 });
+
+Deno.test(
+  { name: "completions: a bash script that completes the subcommands", ...opts },
+  async () => {
+    const r = await sausage("completions", "bash");
+    assert.equal(r.code, 0, r.stderr);
+    const script = `${await Deno.makeTempDir()}/c.bash`;
+    await Deno.writeTextFile(script, r.stdout);
+    const out = await new Deno.Command("bash", {
+      args: [
+        "-c",
+        `source ${script}; COMP_WORDS=(sausage bu); COMP_CWORD=1; _sausage; echo "\${COMPREPLY[@]}"`,
+      ],
+      stdout: "piped",
+    }).output();
+    assert.equal(dec.decode(out.stdout).trim(), "build");
+    assert.equal((await sausage("completions", "tcsh")).code, 2);
+  },
+);
 
 Deno.test({ name: "a folder that is not a world is refused, not made one", ...opts }, async () => {
   const dir = await Deno.makeTempDir();

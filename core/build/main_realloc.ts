@@ -18,21 +18,36 @@ const SOURCE = new URL("./cabi_realloc.c", import.meta.url);
  * version of the source) and resolves with the object's path. Rejects with
  * the compiler's output when it fails.
  */
-export async function prepareMainRealloc(root: string, cc: WasiCc): Promise<string> {
-  const key = (await sha256(await Deno.readFile(SOURCE))).slice(0, 16);
-  const object = `${root}/cabi_realloc-${key}.o`;
+export function prepareMainRealloc(root: string, cc: WasiCc): Promise<string> {
+  return compileWasiObject(root, cc, SOURCE, "cabi_realloc");
+}
+
+/**
+ * Compiles the C file `source` with the WASI clang into `root` as
+ * `<stem>-<hash of the source>.o` (once per version of the source) and
+ * resolves with the object's path. Rejects with the compiler's output when
+ * it fails.
+ */
+export async function compileWasiObject(
+  root: string,
+  cc: WasiCc,
+  source: URL,
+  stem: string,
+): Promise<string> {
+  const key = (await sha256(await Deno.readFile(source))).slice(0, 16);
+  const object = `${root}/${stem}-${key}.o`;
   if (await Deno.stat(object).then(() => true, () => false)) return object;
   await Deno.mkdir(root, { recursive: true });
   const tmp = `${object}.tmp-${crypto.randomUUID()}`;
   const r = await new Deno.Command(cc.cc, {
-    args: [...cc.cflags.split(" "), "-O2", "-c", SOURCE.pathname, "-o", tmp],
+    args: [...cc.cflags.split(" "), "-O2", "-c", source.pathname, "-o", tmp],
     stdout: "piped",
     stderr: "piped",
   }).output();
   if (!r.success) {
     await Deno.remove(tmp).catch(() => {});
     const out = new TextDecoder().decode(r.stderr) + new TextDecoder().decode(r.stdout);
-    throw new Error(`${cc.cc} could not compile ${SOURCE.pathname}:\n${out}`);
+    throw new Error(`${cc.cc} could not compile ${source.pathname}:\n${out}`);
   }
   await Deno.rename(tmp, object);
   return object;

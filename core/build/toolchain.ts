@@ -12,11 +12,12 @@
  *   runtime (Debian's copy lacks its prebuilt `cabi_realloc`, so its build
  *   script panics); the `wasi` 0.14 bindings need only that runtime.
  *
- * Known trap, handled by the SDK rather than here: `cargo test` on this path
- * fails to link with `pthread_join` / `pthread_detach` undefined (the 2022
- * wasi-libc has no pthread stubs; libtest references them). Two
- * `#[no_mangle] extern "C"` stubs returning an error code fix it, with
- * `-Zbuild-std=std,panic_abort,test` and one test per instance.
+ * Known trap: `cargo test` on this path fails to link with `pthread_join` /
+ * `pthread_detach` undefined (the 2022 wasi-libc has no pthread stubs;
+ * libtest references them). Weak stubs returning ENOSYS (`pthread_stubs.c`)
+ * are linked into every module, so crates without the SDK link too (the SDK
+ * has its own), with `-Zbuild-std=std,panic_abort,test` and one test per
+ * instance.
  *
  * @module
  */
@@ -24,7 +25,10 @@
 import { WIT_BINDGEN_LIB, WIT_BINDGEN_TOML } from "./_wit_bindgen_shim.ts";
 import { cacheDir } from "../paths.ts";
 import { detectWasiCc, type WasiCc, wasiCcEnv } from "./wasi_cc.ts";
-import { prepareMainRealloc } from "./main_realloc.ts";
+import { compileWasiObject, prepareMainRealloc } from "./main_realloc.ts";
+
+/** Weak pthread_join / pthread_detach, so test binaries of crates without the SDK link. */
+const PTHREAD_STUBS = new URL("./pthread_stubs.c", import.meta.url);
 import { sha256 } from "../file_hash.ts";
 
 /** A build that could not run or failed; `output` holds what the tools printed. */
@@ -136,9 +140,10 @@ async function detect(): Promise<Toolchain> {
   const vendorDir = await prepareVendor(root, [DEBIAN_REGISTRY, `${found.rustSrc}/library/vendor`]);
   const witBindgenDir = await prepareWitBindgen(root);
   const wasiLibc = WASI_LIBC;
-  let mainRealloc: string;
+  let mainRealloc: string, pthreadStubs: string;
   try {
     mainRealloc = await prepareMainRealloc(root, cc!);
+    pthreadStubs = await compileWasiObject(root, cc!, PTHREAD_STUBS, "pthread_stubs");
   } catch (e) {
     throw new BuildError("the offline toolchain could not be prepared", String(e));
   }
@@ -151,6 +156,8 @@ async function detect(): Promise<Toolchain> {
     `link-arg=${wasiLibc}/crt1-command.o`,
     "-C",
     `link-arg=${mainRealloc}`,
+    "-C",
+    `link-arg=${pthreadStubs}`,
   ];
   const config = (key: string, value: string | string[]) => ["--config", `${key}=${toml(value)}`];
   return {
