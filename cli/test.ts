@@ -9,6 +9,7 @@
 
 import { UsageError } from "./args.ts";
 import { runTests, TestArgsError } from "../core/test_runner/mod.ts";
+import { isLibtestHarness } from "../core/test_runner/test_binary.ts";
 
 /** Usage of `test`. */
 export const TEST_USAGE = "sausage test <binary.wasm> [filters] [--exact] [--skip S] [--ignored] " +
@@ -26,6 +27,15 @@ function write(to: { writeSync(b: Uint8Array): number }, text: string): void {
 export async function test(args: string[]): Promise<number> {
   const [binary, ...rest] = args;
   if (binary === undefined || binary.startsWith("-")) throw new UsageError(`usage: ${TEST_USAGE}`);
+  // A plugin's own binary (not its test binary) would wait for a request on stdin.
+  const bytes = await Deno.readFile(binary).catch(() => undefined);
+  const text = bytes ? new TextDecoder("latin1").decode(bytes) : "";
+  if (bytes && !isLibtestHarness(bytes) && text.includes("rpc.discover")) {
+    throw new Error(
+      `${binary} is a plugin's binary, not a test binary: sausage test runs the binaries that ` +
+        "cargo test builds (run cargo test in the plugin's folder); call a plugin with sausage call",
+    );
+  }
   const env = Deno.env.toObject();
   try {
     return await runTests({
