@@ -1,5 +1,5 @@
 //! consumer: uses `notes` and `www` through clients that `import!`
-//! generates from `imports/notes.json` and `imports/www.json` (section 13.4).
+//! generates from `imports/notes.json` and `imports/www.json` (PROTOCOL.md 13.2).
 
 use sausage_plugin::{Result, rpc, schema};
 
