@@ -1,8 +1,8 @@
 //! Secrets: named secret strings (API tokens, passwords), kept by one
 //! service process per world and stored in `/state/secrets/secrets.json`.
 //!
-//! The service is a singleton (PROTOCOL.md 6: a fixed endpoint path in `/run`): `start` takes the lock
-//! `/run/secrets` without waiting, keeps it, and serves the endpoint
+//! The service is a singleton (PROTOCOL.md 6: a fixed endpoint path in
+//! `/run`): `start` takes the lock `/run/secrets` without waiting, keeps it, and serves the endpoint
 //! `secrets` at `/run/secrets`. A second `start` finds the lock taken and
 //! returns the ID of the service that runs. So only one process ever writes
 //! the file, and no call waits for a lock.
