@@ -1,0 +1,82 @@
+import { strict as assert } from "node:assert";
+import { DatabaseSync } from "node:sqlite";
+import { Journal, readJournal } from "./journal.ts";
+import { uuidFloor } from "./uuid.ts";
+
+Deno.test("a query sees every entry appended before it, oldest first, filtered and limited", () => {
+  const j = new Journal(":memory:");
+  try {
+    j.append("p1", "notes", "stdout", "one");
+    j.append("p2", "www", "stderr", "two");
+    j.append("p1", "notes", "stderr", "three");
+    assert.deepEqual(j.query({}).map((e) => e.line), ["one", "two", "three"]);
+    assert.deepEqual(j.query({ plugin: "notes" }).map((e) => e.line), ["one", "three"]);
+    assert.deepEqual(j.query({ pid: "p2" }).map((e) => e.stream), ["stderr"]);
+    assert.deepEqual(j.query({ grep: "t" }).map((e) => e.line), ["two", "three"]);
+    assert.deepEqual(j.query({ limit: 1 }).map((e) => e.line), ["three"], "the newest");
+    const ids = j.query({}).map((e) => e.id);
+    assert.deepEqual([...ids].sort(), ids, "ids sort by time");
+    assert.deepEqual(j.query({ since: ids[1] }).map((e) => e.line), ["two", "three"]);
+    assert.deepEqual(j.query({ until: ids[1] }).map((e) => e.line), ["one"]);
+    assert.throws(() => j.query({ since: "yesterday-ish" }), /not a time or entry id/);
+  } finally {
+    j.close();
+  }
+});
+
+Deno.test("coreEvent journals the core's own events as JSON lines of pid, plugin and stream core", () => {
+  const j = new Journal(":memory:");
+  try {
+    j.coreEvent("boot", { method: "www.start" });
+    j.coreEvent("shutdown");
+    const entries = j.query({ pid: "core" });
+    assert.deepEqual(entries.map((e) => [e.plugin, e.stream, JSON.parse(e.line)]), [
+      ["core", "core", { event: "boot", method: "www.start" }],
+      ["core", "core", { event: "shutdown" }],
+    ]);
+  } finally {
+    j.close();
+  }
+});
+
+Deno.test("entries reach the file within milliseconds, and readers of the file see them", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sausage-journal-" });
+  const path = `${dir}/journal.sqlite`;
+  const j = new Journal(path);
+  try {
+    j.append("p1", "notes", "stdout", "soon on disk");
+    assert.deepEqual(readJournal(path, {}), [], "not before the batch is written");
+    await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(readJournal(path, {}).map((e) => e.line), ["soon on disk"]);
+  } finally {
+    j.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a journal bounded by age drops older entries when it opens and prunes", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sausage-journal-" });
+  const path = `${dir}/journal.sqlite`;
+  try {
+    new Journal(path).close(); // makes the table
+    const db = new DatabaseSync(path);
+    const old = Date.now() - 120_000;
+    db.prepare("INSERT INTO journal VALUES (?, ?, 'p1', 'notes', 'stdout', 'old')")
+      .run(uuidFloor(old), old);
+    db.close();
+    const j = new Journal(path, () => {}, { maxBytes: Infinity, maxAgeMs: 60_000 });
+    try {
+      j.append("p1", "notes", "stdout", "new");
+      assert.deepEqual(j.query({}).map((e) => e.line), ["new"]);
+      assert.equal(j.prune(), 0);
+    } finally {
+      j.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("readJournal of a file that does not exist is empty", () => {
+  assert.deepEqual(readJournal("/nonexistent/journal.sqlite", {}), []);
+});
