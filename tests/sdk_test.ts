@@ -128,7 +128,7 @@ test("an unknown method is -32601, bad params are -32602 naming the field, metho
   assert.match(none.error!.message, /notes has no method nope/);
   const bad = await h.call("notes.add", { txt: "milk" });
   assert.equal(bad.error?.code, -32602);
-  assert.match(bad.error!.message, /invalid params of add: missing field `text`/);
+  assert.match(bad.error!.message, /invalid params of add: "text" is required/);
   const fail = await h.call("sdkprobe.fail", { code: -32042, message: "asked to fail" });
   assert.deepEqual(fail.error, {
     code: -32042,

@@ -155,7 +155,9 @@ pub fn into_result<R: MethodOutput>(r: R) -> Result<Value> {
 
 /// Reads the params of `method` into its params struct (-32602 when they do not fit).
 pub fn parse_params<P: DeserializeOwned>(method: &str, params: Value) -> Result<P> {
-    serde_json::from_value(params).map_err(|e| {
-        Error::with_code(Error::INVALID_PARAMS, format!("invalid params of {method}: {e}"))
+    // Parsed from a reference, so that a failure can find the param at fault.
+    P::deserialize(&params).map_err(|e| {
+        let message = crate::params_error::params_message::<P>(method, &params, &e);
+        Error::with_code(Error::INVALID_PARAMS, message)
     })
 }

@@ -69,6 +69,7 @@ mod interface;
 mod libc_stubs;
 mod lines;
 mod lock;
+mod params_error;
 pub mod net;
 mod peer;
 mod process;
