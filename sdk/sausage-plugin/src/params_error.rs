@@ -82,7 +82,20 @@ pub(crate) fn params_message<P: DeserializeOwned>(
         .strip_prefix("missing field `")
         .and_then(|s| s.strip_suffix('`'))
     {
-        return format!("invalid params of {method}: \"{field}\" is required (see rpc.discover)");
+        let given: Vec<String> = match params {
+            Value::Object(map) if !map.is_empty() => {
+                map.keys().map(|k| format!("\"{k}\"")).collect()
+            }
+            _ => vec![],
+        };
+        let given = if given.is_empty() {
+            String::new()
+        } else {
+            format!("; given: {}", given.join(", "))
+        };
+        return format!(
+            "invalid params of {method}: \"{field}\" is required{given} (see rpc.discover)"
+        );
     }
     if let Some(rest) = serde.strip_prefix("unknown field `") {
         let (field, known) = rest.split_once("`, expected ").unwrap_or((rest, ""));
@@ -141,7 +154,7 @@ mod tests {
     fn a_missing_param_is_named() {
         assert_eq!(
             message(json!({"count": 1})),
-            "invalid params of add: \"text\" is required (see rpc.discover)"
+            "invalid params of add: \"text\" is required; given: \"count\" (see rpc.discover)"
         );
     }
 }
