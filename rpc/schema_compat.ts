@@ -181,6 +181,21 @@ function resultReason(
   return `${L.method} may return a result that ${L.consumer} cannot read: ${v.reason}.`;
 }
 
+/** A failed method verdict from a failed subschema check, with its counterexample if any. */
+function failure(
+  kind: MethodProblemKind,
+  v: Extract<Verdict, { ok: false }>,
+  reason: string,
+): MethodVerdict {
+  return {
+    ok: false,
+    kind,
+    reason,
+    cannotProve: v.cannotProve,
+    ...("counterexample" in v ? { counterexample: v.counterexample } : {}),
+  };
+}
+
 /**
  * Checks one imported method. `providerMethod` is undefined when the
  * provider has no method of that name. `labels` name the parties in the
@@ -209,25 +224,11 @@ export function checkMethod(
   const accepts = rootNode(paramsSchema(providerMethod.method, false), providerMethod.defs);
   const params = isSubschemaNode(sends, accepts);
   if (!params.ok) {
-    return {
-      ok: false,
-      kind: "params",
-      reason: paramsReason(params, consumerView, providerMethod, L),
-      cannotProve: params.cannotProve,
-      ...("counterexample" in params ? { counterexample: params.counterexample } : {}),
-    };
+    return failure("params", params, paramsReason(params, consumerView, providerMethod, L));
   }
   const returns = rootNode(resultSchema(providerMethod.method), providerMethod.defs);
   const reads = rootNode(resultSchema(consumerView.method), consumerView.defs);
   const result = isSubschemaNode(returns, reads);
-  if (!result.ok) {
-    return {
-      ok: false,
-      kind: "result",
-      reason: resultReason(result, returns, reads, L),
-      cannotProve: result.cannotProve,
-      ...("counterexample" in result ? { counterexample: result.counterexample } : {}),
-    };
-  }
+  if (!result.ok) return failure("result", result, resultReason(result, returns, reads, L));
   return { ok: true };
 }
