@@ -1,8 +1,9 @@
 /**
- * `sausage run <world> [--headless]`: runs a world until SIGINT, SIGTERM or
+ * `sausage run <world> [--headless] [--quiet]`: runs a world until SIGINT, SIGTERM or
  * `core.exit` (exit code 75). On a terminal it opens the console
  * (`cli/console/`) after the boot calls, until `quit` or Ctrl-D (exit code
- * 0); `--headless`, or a stdin that is not a terminal, runs without it.
+ * 0); `--headless`, or a stdin that is not a terminal, runs without it,
+ * printing a line per call on stderr unless `--quiet`.
  *
  * @module
  */
@@ -14,14 +15,15 @@ import { parseArgs, UsageError } from "./args.ts";
 import { HostClient } from "./client.ts";
 import { buildMissing } from "../core/build/world_build.ts";
 import { writeCargoConfig } from "../core/build/author_config.ts";
+import { followCalls } from "./call_lines.ts";
 import { consoleWanted, type ReportSink, runConsole } from "./console/run_console.ts";
 
 /** Usage of `run`. */
-export const RUN_USAGE = "sausage run <world> [--headless]";
+export const RUN_USAGE = "sausage run <world> [--headless] [--quiet]";
 
 /** Runs the subcommand; resolves with the exit code. */
 export async function run(args: string[]): Promise<number> {
-  const { positional, flags } = parseArgs(args, ["--headless"], []);
+  const { positional, flags } = parseArgs(args, ["--headless", "--quiet"], []);
   if (positional.length !== 1) throw new UsageError(`usage: ${RUN_USAGE}`);
   const world = openWorld(positional[0]);
   const running = await HostClient.connect(world);
@@ -49,7 +51,12 @@ export async function run(args: string[]): Promise<number> {
     `sausage: running ${world.root} (${count} plugin${count === 1 ? "" : "s"}${broken}); ` +
       (interactive ? "quit or Ctrl-D stops it" : "Ctrl-C stops it"),
   );
+  // Without the console, a line per call on stderr (the console has log -f).
+  const stopLines = interactive || flags.has("--quiet")
+    ? () => {}
+    : followCalls((f) => host.journal.query(f), (line) => console.error(line));
   const code = interactive ? await runConsole(host, reports) : await host.done;
+  stopLines();
   console.error(code === 75 ? "sausage: core.exit: stopping" : "sausage: stopping");
   Deno.removeSignalListener("SIGINT", stop);
   Deno.removeSignalListener("SIGTERM", stop);
