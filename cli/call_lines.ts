@@ -20,8 +20,7 @@ export function callLine(
   ms: number,
   exit: { status?: unknown; trap?: string },
 ): string {
-  const clock = new Date(time).toTimeString().slice(0, 8) +
-    `.${String(time % 1000).padStart(3, "0")}`;
+  const clock = new Date(time).toISOString().slice(11, 23); // UTC, as log and ps print
   const outcome = exit.trap
     ? `trapped: ${exit.trap.split("\n")[0]}`
     : exit.status === "killed"
