@@ -68,7 +68,7 @@ function limits(r: Reader): void {
 }
 
 /** The callee of a body `call c; local.get 0..n-1; call f; call d; end`, or null. */
-function wrappedCallee(module: Uint8Array, body: Reader): number | null {
+function wrappedCallee(body: Reader): number | null {
   try {
     for (let groups = body.u32(); groups > 0; groups--) (body.u32(), body.u8());
     if (body.u8() !== OP_CALL) return null;
@@ -109,7 +109,7 @@ export function unwrapCommandExport(module: Uint8Array, name: string): Uint8Arra
     c.pos += skip;
   }
   const size = c.u32();
-  const inner = wrappedCallee(module, new Reader(module, c.pos, c.pos + size));
+  const inner = wrappedCallee(new Reader(module, c.pos, c.pos + size));
   if (inner === null) return module;
   target.index = inner;
 
