@@ -297,18 +297,10 @@ export class DiskMount implements Mount {
       this.atParent(b.host, (name, dir) => {
         // A link keeps its target text: where it points from its new folder must stay inside.
         if (link !== null) this.checkLinkTarget(link, dir, from);
-        const before = Deno.lstatSync(a.host);
-        if (before.ino !== a.info.ino || before.dev !== a.info.dev) {
-          throw new FsError("access", `${from} changed while it was renamed`);
-        }
-        Deno.renameSync(a.host, name);
-        const after = Deno.lstatSync(name);
-        if (after.ino !== a.info.ino || after.dev !== a.info.dev) {
-          try {
-            Deno.renameSync(name, a.host);
-          } catch { /* left in the world: it is no longer outside */ }
-          throw new FsError("access", `${from} changed while it was renamed`);
-        }
+        this.unlessChanged(a.info, a.host, name, `${from} changed while it was renamed`, {
+          make: () => Deno.renameSync(a.host, name),
+          undo: () => Deno.renameSync(name, a.host), // left in the world if it fails
+        });
       }, b.info?.isDirectory === true);
     });
   }
@@ -346,20 +338,36 @@ export class DiskMount implements Mount {
       const link = a.info.isSymlink ? Deno.readLinkSync(a.host) : null;
       this.atParent(b.host, (name, dir) => {
         if (link !== null) this.checkLinkTarget(link, dir, from);
-        const before = Deno.lstatSync(a.host);
-        if (before.ino !== a.info.ino || before.dev !== a.info.dev) {
-          throw new FsError("access", `${from} changed while it was linked`);
-        }
-        Deno.linkSync(a.host, name);
-        const after = Deno.lstatSync(name);
-        if (after.ino !== a.info.ino || after.dev !== a.info.dev) {
-          try {
-            Deno.removeSync(name);
-          } catch { /* gone already */ }
-          throw new FsError("access", `${from} changed while it was linked`);
-        }
+        this.unlessChanged(a.info, a.host, name, `${from} changed while it was linked`, {
+          make: () => Deno.linkSync(a.host, name),
+          undo: () => Deno.removeSync(name),
+        });
       });
     });
+  }
+
+  /**
+   * Makes `name` (in the current folder) from the source at `host` only while
+   * `host` is still the file `info` describes, compared by inode before; when
+   * `name` is something else after (a link swapped in on the way), undoes it.
+   * Either way it fails with `access` and `message`.
+   */
+  private unlessChanged(
+    info: Deno.FileInfo,
+    host: string,
+    name: string,
+    message: string,
+    step: { make(): void; undo(): void },
+  ): void {
+    const changed = (now: Deno.FileInfo) => now.ino !== info.ino || now.dev !== info.dev;
+    if (changed(Deno.lstatSync(host))) throw new FsError("access", message);
+    step.make();
+    if (changed(Deno.lstatSync(name))) {
+      try {
+        step.undo();
+      } catch { /* left in the world: it is no longer outside, or gone already */ }
+      throw new FsError("access", message);
+    }
   }
 
   /** Fails unless the symlink text `link`, read from the root-relative folder `dir`, stays inside. */
