@@ -186,6 +186,20 @@ export class Activator {
     return Object.fromEntries(fresh);
   }
 
+  /**
+   * What activating the component at host path `file` as `plugin` would
+   * break, without installing it: the refusal's text (consumers that break,
+   * or imports of its own), or null when nothing breaks. `cargo.build` says
+   * it before anyone activates. Rejects when the component's `rpc.discover`
+   * fails.
+   */
+  async breaks(plugin: string, file: string): Promise<string | null> {
+    const fresh = new Map([[plugin, await this.discoverFile(plugin, file)]]);
+    const { docs } = await this.graph.snapshot();
+    const check = checkActivation(docs, fresh);
+    return check.ok ? null : check.message;
+  }
+
   /** `core.activate` and `core.revert`. */
   methods(): Map<string, CoreMethod> {
     return new Map<string, CoreMethod>([

@@ -36,6 +36,11 @@ export interface CargoBuildDeps {
   world: World;
   /** Resolves with the world's SDK folder once its copy is up to date. */
   sdk(): Promise<string>;
+  /**
+   * What activating a built component would break (the activation check's
+   * text), or null; `cargo.build` puts it first in its warnings.
+   */
+  breaks?(plugin: string, file: string): Promise<string | null>;
 }
 
 /** What `cargo.build` returns. */
@@ -144,6 +149,9 @@ export function cargoBuildMethod(deps: CargoBuildDeps): NativeMethod {
         signal: ctx.signal,
       });
       warnings = await importWarnings(built.diagnostics, source);
+      // The consumers this build would break, before anyone activates it.
+      const breaks = await deps.breaks?.(plugin, `${deps.world.root}${wasm}`).catch(() => null);
+      if (breaks) warnings.unshift(`activating this build would be refused: ${breaks}`);
     } catch (e) {
       await Deno.remove(`${buildsDir(deps.world)}/${n}`, { recursive: true }).catch(() => {});
       if (!(e instanceof BuildError) || ctx.signal.aborted) throw e;

@@ -211,7 +211,11 @@ export class Host {
     this.supervisor.onEnd.push((p) => this.locks.releaseAll(p.pid));
     this.supervisor.natives.set(
       "cargo.build",
-      cargoBuildMethod({ world: this.world, sdk: () => this.sdk() }),
+      cargoBuildMethod({
+        world: this.world,
+        sdk: () => this.sdk(),
+        breaks: (plugin, file) => this.activator.breaks(plugin, file),
+      }),
     );
   }
 
