@@ -16,6 +16,7 @@ const SHOWN_PROBLEMS = 3;
 /** An `rpc.discover` answer that is not a valid document (a host-local error, never on the wire as is). */
 export class InvalidDocument extends Error {
   /**
+   * Names the plugin and the first problems in the message.
    * @param plugin the plugin that answered
    * @param problems each problem as `<JSON pointer>: <what is wrong>`
    */

@@ -87,6 +87,7 @@ export class Connection {
     this.transport.close();
   }
 
+  /** Hands a peer's request to `onrequest`, or an answer to the call that waits for it. */
   private receive(msg: Message): void {
     if ("method" in msg) return this.onrequest(msg);
     if (msg.id === null) return; // an answer that names no call of ours
@@ -96,6 +97,7 @@ export class Connection {
     resolve(msg);
   }
 
+  /** The transport closed: every pending call gets its error, once. */
   private end(): void {
     if (this.ended) return;
     this.ended = true;
@@ -104,6 +106,7 @@ export class Connection {
     this.markClosed();
   }
 
+  /** The answer of a call that the closed connection cannot make. */
   private closedError(id: Id): Response {
     return errorResponse(id, {
       code: ErrorCode.InternalError,

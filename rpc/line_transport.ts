@@ -13,8 +13,11 @@ import type { Transport } from "./transport.ts";
 
 /** A byte stream both ways, e.g. a `Deno.Conn`. */
 export interface Duplex {
+  /** The peer's bytes. */
   readable: ReadableStream<Uint8Array>;
+  /** Our bytes to the peer. */
   writable: WritableStream<Uint8Array>;
+  /** Ends both ways. */
   close(): void;
 }
 
@@ -27,6 +30,7 @@ export class LineTransport implements Transport {
   onclose?: () => void;
 
   /**
+   * Wraps a stream; nothing is read before `start`.
    * @param stream the bytes both ways
    * @param maxLine the longest line read, in bytes (longer ones are left out)
    */

@@ -11,8 +11,11 @@ import type { JsonObject } from "./message.ts";
 
 /** The JSON types an optional param can be checked for. */
 export interface ParamTypes {
+  /** A JSON string. */
   string: string;
+  /** A JSON number. */
   number: number;
+  /** `true` or `false`. */
   boolean: boolean;
 }
 
