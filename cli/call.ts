@@ -1,6 +1,8 @@
 /**
- * `sausage call <world> <method> [params-json]`: one call. Prints the result
- * as JSON on stdout (exit 0), or the error object on stderr (exit 1). Uses the
+ * `sausage call <world> <method> [params-json] [--json]`: one call. Prints the
+ * result as JSON on stdout (exit 0), or the error on stderr (exit 1): as text
+ * on a terminal (a compiler's output, a refusal), else (or with `--json`) as
+ * the error object. Uses the
  * running host of the world, or a transient host for this one call. A
  * transient host never builds: a plugin without `plugin.wasm` answers -32001
  * with how to build it (building runs the plugin's build scripts, which is
@@ -15,9 +17,10 @@ import { isObject, type Message, type Response } from "../rpc/message.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { HostClient } from "./client.ts";
 import { formatJson } from "./output.ts";
+import { errorText, noteText } from "./error_text.ts";
 
 /** Usage of `call`. */
-export const CALL_USAGE = "sausage call <world> <method> [params-json]";
+export const CALL_USAGE = "sausage call <world> <method> [params-json] [--json]";
 
 /** Parses the params argument: a JSON object, `{}` when missing. */
 export function parseParams(text: string | undefined): Record<string, unknown> {
@@ -33,12 +36,16 @@ export function parseParams(text: string | undefined): Record<string, unknown> {
 }
 
 function notified(msg: Message): void {
-  if ("method" in msg) console.error(`notify ${JSON.stringify(msg.params)}`);
+  if (!("method" in msg)) return;
+  // For people, the notification's text (cargo's line, an agent's text); for scripts, its JSON.
+  console.error(
+    Deno.stderr.isTerminal() ? noteText(msg.params) : `notify ${JSON.stringify(msg.params)}`,
+  );
 }
 
 /** Runs the subcommand; resolves with the exit code. */
 export async function call(args: string[]): Promise<number> {
-  const { positional } = parseArgs(args, [], []);
+  const { positional, flags } = parseArgs(args, ["--json"], []);
   if (positional.length < 2 || positional.length > 3) throw new UsageError(`usage: ${CALL_USAGE}`);
   const [path, method, paramsText] = positional;
   const params = parseParams(paramsText);
@@ -59,7 +66,9 @@ export async function call(args: string[]): Promise<number> {
     await host.shutdown();
   }
   if (response.error) {
-    console.error(formatJson(response.error));
+    // On a terminal the error as text (a compiler's output, a refusal); else its JSON object.
+    const people = !flags.has("--json") && Deno.stderr.isTerminal();
+    console.error(people ? errorText(response.error) : formatJson(response.error));
     return 1;
   }
   console.log(formatJson(response.result));
