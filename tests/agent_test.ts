@@ -243,6 +243,8 @@ async function playConversation(api: ScriptedApi): Promise<void> {
       said.join("\n"),
     );
     assert.ok(said.some((t) => /^· call .*core\.activate.* → ok$/.test(t)), said.join("\n"));
+    // cargo's progress lines of the builds, as they came.
+    assert.ok(said.some((t) => /^ {2}.*Finished `release` profile/.test(t)), said.join("\n"));
 
     // The journal: the agent's tool lines, and the calls it made as their parent.
     const log = await h.result<Entry[]>("core.log", { limit: 10000 });

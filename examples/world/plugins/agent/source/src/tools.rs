@@ -112,7 +112,12 @@ async fn call(args: &Value) -> Result<Outcome, Outcome> {
         p @ Value::Object(_) => p.clone(),
         other => return Ok(fail(format!("\"params\" must be a JSON object, not {other}"))),
     };
-    let mut c = sausage_plugin::call(method, params);
+    // A build's progress lines (cargo's) reach the person as they come.
+    let mut c = sausage_plugin::call(method, params).on_notify(|name, params| {
+        if let ("progress", Some(line)) = (name, params["line"].as_str()) {
+            sausage_plugin::Ctx::default().notify("text", json!({"text": format!("  {}", line.trim())}));
+        }
+    });
     if args["detach"].as_bool() == Some(true) {
         c = c.detach();
     }
