@@ -22,6 +22,8 @@ export function errorText(error: { code?: number; message?: string; data?: unkno
         out.push("", ...value.map((w) => `warning: ${String(w).trimEnd()}`));
       } else if (key === "tests" && isObject(value) && typeof value.output === "string") {
         if (!isObject(data) || data.output !== value.output) out.push("", value.output.trimEnd());
+      } else if ((key === "problems" || key === "plugins") && Array.isArray(value)) {
+        // An activation's refusal: its message already says each problem in words.
       } else if (key === "lines" && Array.isArray(value)) {
         out.push("", ...value.map(String));
       } else rest[key] = value;
