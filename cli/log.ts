@@ -1,8 +1,9 @@
 /**
  * `sausage log <world> [plugin-or-pid] [-n N] [-f] [--json]`: the journal,
  * newest last; `-f` then follows it (new entries as they come, until
- * Ctrl-C), as the console's `log -f` does. Reads the journal file, so it
- * works with or without a running host.
+ * Ctrl-C), as the console's `log -f` does. The core's own `rpc.discover`
+ * calls are left out unless `--all`. Reads the journal file, so it works
+ * with or without a running host.
  *
  * @module
  */
@@ -11,9 +12,10 @@ import { type Entry, type LogFilter, readJournal } from "../core/journal.ts";
 import { openWorld } from "./world_arg.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { JournalFollower } from "./console/journal_follower.ts";
+import { DiscoveryFilter } from "./discovery_filter.ts";
 
 /** Usage of `log`. */
-export const LOG_USAGE = "sausage log <world> [plugin-or-pid] [-n N] [-f] [--json]";
+export const LOG_USAGE = "sausage log <world> [plugin-or-pid] [-n N] [-f] [--all] [--json]";
 
 const PID = /-[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -25,7 +27,7 @@ export function formatEntry(e: Entry): string {
 
 /** Runs the subcommand; resolves with the exit code. */
 export async function log(args: string[]): Promise<number> {
-  const { positional, flags } = parseArgs(args, ["--json", "-f"], ["-n"]);
+  const { positional, flags } = parseArgs(args, ["--json", "-f", "--all"], ["-n"]);
   if (positional.length < 1 || positional.length > 2) throw new UsageError(`usage: ${LOG_USAGE}`);
   const world = openWorld(positional[0]);
   const filter: LogFilter = { limit: 50 };
@@ -43,14 +45,23 @@ export async function log(args: string[]): Promise<number> {
     else filter.plugin = who;
   }
   const journal = `${world.root}/state/core/journal.sqlite`;
-  const entries = readJournal(journal, filter);
+  // The core's own rpc.discover calls are left out unless --all (or a pid is asked for).
+  const hide = flags.has("--all") || filter.pid ? null : new DiscoveryFilter();
+  const wanted = filter.limit!;
+  let entries = readJournal(
+    journal,
+    hide ? { ...filter, limit: Math.min(wanted * 4, 10_000) } : filter,
+  );
+  if (hide) entries = entries.filter((e) => hide.keep(e)).slice(-wanted);
   if (flags.has("-f")) {
     // One entry a line (JSON lines with --json), then the new ones as they come.
     const print = (e: Entry) =>
       console.log(flags.has("--json") ? JSON.stringify(e) : formatEntry(e));
     entries.forEach(print);
     const { limit: _, ...follow } = filter;
-    const follower = new JournalFollower((f) => readJournal(journal, f), follow, print);
+    const follower = new JournalFollower((f) => readJournal(journal, f), follow, (e) => {
+      if (!hide || hide.keep(e)) print(e);
+    });
     await new Promise<void>((resolve) => {
       const stop = () => {
         follower.stop();
