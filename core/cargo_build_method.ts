@@ -151,7 +151,10 @@ export function cargoBuildMethod(deps: CargoBuildDeps): NativeMethod {
       warnings = await importWarnings(built.diagnostics, source);
       // The consumers this build would break, before anyone activates it.
       const breaks = await deps.breaks?.(plugin, `${deps.world.root}${wasm}`).catch(() => null);
-      if (breaks) warnings.unshift(`activating this build would be refused: ${breaks}`);
+      if (breaks) {
+        const why = breaks.replace(/^\S+ was not activated: /, "");
+        warnings.unshift(`activating this build would be refused: ${why}`);
+      }
     } catch (e) {
       await Deno.remove(`${buildsDir(deps.world)}/${n}`, { recursive: true }).catch(() => {});
       if (!(e instanceof BuildError) || ctx.signal.aborted) throw e;
