@@ -48,7 +48,8 @@ for (let i = 0; i < 200; i++) await once(); // warm-up
 const times: number[] = [];
 for (let i = 0; i < calls; i++) times.push(await once());
 times.sort((a, b) => a - b);
-const at = (p: number) => times[Math.min(times.length - 1, Math.floor(times.length * p))].toFixed(3);
+const at = (p: number) =>
+  times[Math.min(times.length - 1, Math.floor(times.length * p))].toFixed(3);
 console.log(
   `${plain ? "plain" : "preemptible"}: ${calls} instances, start to answer p50 ${at(0.5)} ms, ` +
     `p90 ${at(0.9)} ms, p99 ${at(0.99)} ms`,
