@@ -143,6 +143,19 @@ Deno.test({
     const call = await sausage("call", world, "hello.greet", '{"name": "Ada"}');
     assert.equal(call.code, 0, call.stderr);
     assert.deepEqual(JSON.parse(call.stdout), { text: "Hello, Ada!" });
+    // Errors that say what to do: the param in JSON's terms, the closest method.
+    const badParams = await sausage("call", world, "hello.greet", '{"name": 5}');
+    assert.equal(
+      JSON.parse(badParams.stderr).message,
+      'invalid params of greet: "name" must be a string, not the number 5',
+    );
+    const typo = await sausage("call", world, "hello.gret", "{}");
+    assert.match(
+      JSON.parse(typo.stderr).message,
+      /did you mean hello\.greet\? \(its methods: greet/,
+    );
+    const methods = await sausage("methods", world, "hello");
+    assert.match(methods.stdout, /hello\.greet \{name: string\} -> Greeting/);
   });
 
   await t.step("a build that fails prints the compiler's text, and --json the error", async () => {
