@@ -2,45 +2,66 @@
  * `sausage import <world> <consumer> <provider>`: copies the provider's
  * current `rpc.discover` document into the consumer's
  * `source/imports/<provider>.json`, where `sausage_plugin::import!("<provider>")`
- * reads it to make a typed client. Methods the consumer does not use may stay:
- * `cargo.build` warns about them, and the checks at activation compare only
- * what the consumer calls once they are removed (PROTOCOL.md).
+ * reads it to make a typed client. With `--prune` it then builds the consumer
+ * (`cargo.build`, not activated) and drops from the copy the methods that the
+ * build's warnings call unused, so that fewer changes of the provider break
+ * the consumer (activation compares what a consumer imports).
  *
  * @module
  */
 
 import { parseArgs, UsageError } from "./args.ts";
-import { checkPluginSource } from "./build.ts";
+import { checkPluginSource, printProgress } from "./build.ts";
 import { errorText } from "./error_text.ts";
 import { withWorld } from "./world_session.ts";
 import { openWorld } from "./world_arg.ts";
 import { pluginNameProblem } from "../core/world.ts";
 
 /** Usage of `import`. */
-export const IMPORT_USAGE = "sausage import <world> <consumer> <provider>";
+export const IMPORT_USAGE = "sausage import <world> <consumer> <provider> [--prune]";
 
 /** Runs the subcommand; resolves with the exit code. */
 export async function importCommand(args: string[]): Promise<number> {
-  const { positional } = parseArgs(args, [], []);
+  const { positional, flags } = parseArgs(args, ["--prune"], []);
   if (positional.length !== 3) throw new UsageError(`usage: ${IMPORT_USAGE}`);
   const [path, consumer, provider] = positional;
   const world = openWorld(path);
   checkPluginSource(world, consumer);
   const problem = pluginNameProblem(provider);
   if (problem) throw new UsageError(problem);
-  const response = await withWorld(world, () => {}, (send) => send(`${provider}.rpc.discover`, {}));
-  if (response.error) {
-    console.error(errorText(response.error));
-    throw new Error(`${provider}'s document could not be read: build it first (sausage build)`);
-  }
   const dir = `${world.pluginDir(consumer)}/source/imports`;
-  await Deno.mkdir(dir, { recursive: true });
-  await Deno.writeTextFile(
-    `${dir}/${provider}.json`,
-    JSON.stringify(response.result, null, 2) + "\n",
-  );
-  const methods = ((response.result as { methods?: { name: string }[] }).methods ?? [])
-    .map((m) => m.name);
+  const file = `${dir}/${provider}.json`;
+  const doc = await withWorld(world, printProgress, async (send) => {
+    const response = await send(`${provider}.rpc.discover`, {});
+    if (response.error) {
+      console.error(errorText(response.error));
+      throw new Error(`${provider}'s document could not be read: build it first (sausage build)`);
+    }
+    const doc = response.result as { methods?: { name: string }[] };
+    await Deno.mkdir(dir, { recursive: true });
+    await Deno.writeTextFile(file, JSON.stringify(doc, null, 2) + "\n");
+    if (!flags.has("--prune")) return doc;
+    const built = await send("cargo.build", { plugin: consumer });
+    if (built.error) {
+      console.error(errorText(built.error));
+      throw new Error(`${consumer} did not build, so nothing was pruned (the copy is whole)`);
+    }
+    const unused = new Set(
+      ((built.result as { warnings?: string[] }).warnings ?? []).flatMap((w) => {
+        const m = w.match(/^(\S+)\.([^.\s]+) is imported but not used/);
+        return m && m[1] === provider ? [m[2]] : [];
+      }),
+    );
+    doc.methods = (doc.methods ?? []).filter((m) => !unused.has(m.name));
+    await Deno.writeTextFile(file, JSON.stringify(doc, null, 2) + "\n");
+    console.error(
+      unused.size
+        ? `sausage: dropped ${[...unused].join(", ")} (not used by ${consumer})`
+        : `sausage: ${consumer} uses every imported method`,
+    );
+    return doc;
+  });
+  const methods = (doc.methods ?? []).map((m) => m.name);
   console.log(
     `wrote plugins/${consumer}/source/imports/${provider}.json (${methods.join(", ")}). ` +
       `In ${consumer}'s src/main.rs:\n  sausage_plugin::import!("${provider}");\n` +
