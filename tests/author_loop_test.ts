@@ -216,9 +216,43 @@ Deno.test({
       const error = JSON.parse(broken.stderr);
       assert.match(error.message, /broken does not build, so it cannot be called/);
       assert.match(error.message, /error: /); // the compiler's message
+      // A line per call on run's stderr (no console: stdin is not a terminal).
+      await waitFor(run.stderr, /hello\.greet hello-\S+ \d+ ms exit 0/);
     } finally {
       run.child.kill("SIGINT");
       await run.child.status;
     }
+  });
+
+  await t.step("log -f, import, and sausage test given a plugin's binary", async () => {
+    const follow = new Deno.Command(launcher, {
+      args: ["log", world, "hello", "-n", "1", "-f"],
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    let seen = "";
+    const reading = (async () => {
+      for await (const chunk of follow.stdout) seen += dec.decode(chunk);
+    })();
+    try {
+      await waitFor(() => seen, /./); // the last entry, then the new ones
+      await sausage("call", world, "hello.greet", '{"name": "Bo"}');
+      await waitFor(() => seen, /"method":"greet","params":\{"name":"Bo"\}/);
+    } finally {
+      follow.kill("SIGINT");
+      await follow.status;
+      await reading;
+    }
+
+    const imported = await sausage("import", world, "broken", "hello");
+    assert.equal(imported.code, 0, imported.stderr);
+    const doc = JSON.parse(
+      await Deno.readTextFile(`${world}/plugins/broken/source/imports/hello.json`),
+    );
+    assert.deepEqual(doc.methods.map((m: { name: string }) => m.name), ["greet"]);
+
+    const test = await sausage("test", `${world}/plugins/hello/plugin.wasm`);
+    assert.equal(test.code, 1);
+    assert.match(test.stderr, /is a plugin's binary, not a test binary/);
   });
 });
