@@ -22,6 +22,7 @@ import { errorText, forPeople, noteText } from "./error_text.ts";
 import { type Send, withWorld } from "./world_session.ts";
 import { openWorld } from "./world_arg.ts";
 import { writeCargoConfig } from "../core/build/author_config.ts";
+import { colorWanted, makeStyle } from "./console/style.ts";
 
 /** Usage of `build`. */
 export const BUILD_USAGE = "sausage build <world> <plugin> [--json]";
@@ -77,20 +78,22 @@ export function checkPluginSource(world: World, plugin: string): void {
  */
 export function printOutcome(plugin: string, outcome: BuildOutcome, people: boolean): void {
   if (!people) console.log(JSON.stringify(outcome));
+  // Colour on a terminal, as the console does (none with NO_COLOR).
+  const style = makeStyle(colorWanted(Deno.stderr.isTerminal(), (n) => Deno.env.get(n)));
   if (outcome.ok) {
     const r = outcome.result as { tests?: { passed: number }; warnings?: string[] };
     for (const w of r.warnings ?? []) console.error(`warning: ${w}`);
-    console.error(
+    console.error(style.bold(
       `sausage: ${plugin} is active: ${r.tests?.passed ?? 0} tests passed, built and activated ` +
         `in ${outcome.seconds} s`,
-    );
+    ));
   } else {
     console.error(errorText(outcome.error!));
-    console.error(
+    console.error(style.red(
       outcome.step === "activate"
         ? `sausage: ${plugin} built, but was not activated (the version before keeps running)`
         : `sausage: ${plugin} was not built (the version before keeps running)`,
-    );
+    ));
   }
 }
 
