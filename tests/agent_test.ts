@@ -249,9 +249,10 @@ async function playConversation(api: ScriptedApi): Promise<void> {
     // The journal: the agent's tool lines, and the calls it made as their parent.
     const log = await h.result<Entry[]>("core.log", { limit: 10000 });
     const agentPid = log.find((e) => e.plugin === "agent")!.pid;
-    const toolLines = log.filter((e) => e.pid === agentPid && e.stream === "stderr").map((e) =>
-      e.line
-    );
+    const lines = log.filter((e) => e.pid === agentPid && e.stream === "stderr").map((e) => e.line);
+    assert.match(lines[0], /^message: Make me a plugin that shouts/);
+    assert.match(lines.at(-1)!, /^answer after 8 tool rounds: shout is built and active\./);
+    const toolLines = lines.filter((l) => l.startsWith("tool "));
     assert.equal(toolLines.length, 10, toolLines.join("\n"));
     assert.match(toolLines[0], /^tool list_dir .* -> ok$/);
     assert.match(

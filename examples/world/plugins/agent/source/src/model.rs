@@ -58,12 +58,17 @@ fn error_text(body: &str) -> String {
     }
 }
 
-/// What to fix for an HTTP error status.
-fn hint(status: u16, cfg: &Config) -> String {
+/// What to fix for an HTTP error status; `message` is the server's.
+fn hint(status: u16, message: &str, cfg: &Config) -> String {
+    let lower = message.to_ascii_lowercase();
+    let too_long = ["context", "too long", "too many tokens", "maximum"].iter().any(|w| lower.contains(w));
     let token = cfg.token_env.as_deref().unwrap_or("\"token_env\"");
     match status {
         401 | 403 => format!("check the token in {token}"),
         404 => "check \"base_url\" and \"model\" in /config/agent.json".to_string(),
+        400 | 413 | 422 if too_long => {
+            "the conversation is too long for the model: lower \"history_turns\" or \"max_tool_result_chars\" in /config/agent.json".to_string()
+        }
         400 | 422 => "check \"model\" and \"api\" in /config/agent.json".to_string(),
         429 => "the server limits requests: wait, or check the account".to_string(),
         _ if status >= 500 => "the server failed: try again later".to_string(),
@@ -95,11 +100,11 @@ pub async fn ask(
     })?;
     if !(200..300).contains(&response.status) {
         let text = response.text().await.unwrap_or_default();
+        let message = error_text(&text);
         return Err(format!(
-            "the model server answered HTTP {} ({}): {}",
+            "the model server answered HTTP {} ({message}): {}",
             response.status,
-            error_text(&text),
-            hint(response.status, cfg)
+            hint(response.status, &message, cfg)
         ));
     }
     let malformed = |why: String| {
@@ -138,4 +143,18 @@ pub async fn ask(
         on_text(&reply.text);
     }
     Ok(reply)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hints_name_what_to_fix() {
+        let cfg = Config::from_json(&serde_json::json!({"api": "openai", "base_url": "http://h", "model": "m", "token_env": "X_API_KEY"})).unwrap();
+        assert!(hint(401, "bad key", &cfg).contains("X_API_KEY"));
+        assert!(hint(400, "This model's maximum context length is 8192 tokens", &cfg).contains("history_turns"));
+        assert!(hint(400, "unknown model", &cfg).contains("\"model\""));
+        assert_eq!(error_text(r#"{"error": {"message": "no\nsuch   model"}}"#), "no such model");
+    }
 }

@@ -39,6 +39,7 @@ impl Lines<'_> {
 /// Runs a turn and returns the final text. `Err` is one line that says what
 /// to fix; the complete rounds of the turn are kept in the history either way.
 pub async fn run(ctx: &Ctx, cfg: &Config, token: Option<&str>, text: &str) -> Result<String, String> {
+    eprintln!("message: {}", excerpt(text));
     let earlier = history::recent(cfg.history_turns);
     let mut turn = vec![json!({"role": "user", "content": text})];
     let defs = tools::definitions();
@@ -84,6 +85,10 @@ pub async fn run(ctx: &Ctx, cfg: &Config, token: Option<&str>, text: &str) -> Re
     };
     if let Some(text) = closing {
         turn.push(json!({"role": "assistant", "content": text}));
+    }
+    match &outcome {
+        Ok(text) => eprintln!("answer after {rounds} tool rounds: {}", excerpt(text)),
+        Err(e) => eprintln!("the turn failed after {rounds} tool rounds: {e}"),
     }
     if let Err(e) = history::append(&turn) {
         eprintln!("the history was not saved: {e}");
