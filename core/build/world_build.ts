@@ -88,7 +88,7 @@ export async function buildMissing(
   for (const [i, { name, why }] of todo.entries()) {
     const dir = world.pluginDir(name);
     report(
-      `sausage: building ${name} (${i + 1}/${todo.length}, ${why}) from plugins/${name}/source`,
+      `sausage: building ${name} (${i + 1}/${todo.length}) from plugins/${name}/source: ${why}`,
     );
     const started = performance.now();
     const failure = buildFailureFile(world, name);
