@@ -408,14 +408,18 @@ function fixedServer(status: number, body: string, type = "application/json") {
 }
 
 Deno.test({
-  name:
-    "agent: a missing or broken config, a missing token, an unreachable server, an HTTP error " +
-    "and a malformed answer each give one line that says what to fix",
+  name: "agent: a missing or broken config, a missing token, an unreachable or silent server, " +
+    "an HTTP error and a malformed answer each give one line that says what to fix",
   ...opts,
   async fn() {
     const h = await TestHost.start({ plugins: { agent } });
     const unauthorized = fixedServer(401, '{"error": {"message": "invalid x-api-key"}}');
     const garbage = fixedServer(200, '{"hello": "world"}');
+    let wake = () => {};
+    const silent = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+      () => new Promise<Response>((r) => wake = () => r(new Response("{}"))),
+    );
     const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
     const closedPort = (closed.addr as Deno.NetAddr).port;
     closed.close();
@@ -457,6 +461,15 @@ Deno.test({
         JSON.stringify({ api: "openai", base_url: url(garbage.addr.port), model: "m" }),
         /is not a chat-completions reply \(no choices\[0\]\.message\): check "api" and "base_url"/,
       ],
+      [
+        JSON.stringify({
+          api: "openai",
+          base_url: url(silent.addr.port),
+          model: "m",
+          timeout_s: 1,
+        }),
+        /did not answer within 1 s \("timeout_s" in \/config\/agent.json\): check that the server runs, or raise it$/,
+      ],
     ];
     try {
       for (const [config, expected] of cases) {
@@ -474,6 +487,8 @@ Deno.test({
     } finally {
       await unauthorized.shutdown();
       await garbage.shutdown();
+      wake();
+      await silent.shutdown();
       await h.close();
     }
   },

@@ -42,6 +42,8 @@ pub struct Config {
     pub max_tool_result_chars: usize,
     /// Ask for server-sent events.
     pub stream: bool,
+    /// Seconds to wait for the server's first byte, and between bytes.
+    pub timeout_s: u64,
 }
 
 const FIELDS: &[&str] = &[
@@ -54,6 +56,7 @@ const FIELDS: &[&str] = &[
     "history_turns",
     "max_tool_result_chars",
     "stream",
+    "timeout_s",
 ];
 
 impl Config {
@@ -139,6 +142,7 @@ impl Config {
             history_turns: number("history_turns", 20, 10_000)? as usize,
             max_tool_result_chars: number("max_tool_result_chars", 40_000, 10_000_000)? as usize,
             stream,
+            timeout_s: number("timeout_s", 300, 86_400)?,
         })
     }
 

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use wasi::http::outgoing_handler::handle;
 use wasi::http::types::{
-    Fields, IncomingBody, IncomingResponse, Method, OutgoingBody, OutgoingRequest, Scheme,
+    Fields, IncomingBody, IncomingResponse, Method, OutgoingBody, OutgoingRequest, RequestOptions,
+    Scheme,
 };
 use wasi::io::poll::Pollable;
 use wasi::io::streams::{InputStream, StreamError};
@@ -61,8 +62,15 @@ fn split_url(url: &str) -> Result<(Scheme, String, String), String> {
 }
 
 /// POSTs `body` to `url` with `headers`; resolves once the status and headers
-/// are in. An error is the reason in a few words (`ConnectionRefused`).
-pub async fn post(url: &str, headers: &[(String, String)], body: &[u8]) -> Result<Response, String> {
+/// are in. `timeout` bounds connecting, the wait for the first byte and the
+/// wait between bytes. An error is the reason in a few words
+/// (`ConnectionRefused`, `ConnectionReadTimeout`).
+pub async fn post(
+    url: &str,
+    headers: &[(String, String)],
+    body: &[u8],
+    timeout: Duration,
+) -> Result<Response, String> {
     let (scheme, authority, path) = split_url(url)?;
     let entries: Vec<(String, Vec<u8>)> =
         headers.iter().map(|(k, v)| (k.clone(), v.as_bytes().to_vec())).collect();
@@ -80,7 +88,13 @@ pub async fn post(url: &str, headers: &[(String, String)], body: &[u8]) -> Resul
         }
     }
     OutgoingBody::finish(out, None).map_err(|e| case(e))?;
-    let future = handle(req, None).map_err(case)?;
+    let options = RequestOptions::new();
+    let ns = |d: Duration| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
+    // The same bound for connecting: a host on fetch cannot tell it from the first byte.
+    let _ = options.set_connect_timeout(Some(ns(timeout)));
+    let _ = options.set_first_byte_timeout(Some(ns(timeout)));
+    let _ = options.set_between_bytes_timeout(Some(ns(timeout)));
+    let future = handle(req, Some(options)).map_err(case)?;
     ready(future.subscribe()).await;
     let response = match future.get() {
         Some(Ok(Ok(r))) => r,

@@ -95,8 +95,13 @@ pub async fn ask(
         Api::Anthropic => "messages",
     };
     let bytes = serde_json::to_vec(&body).map_err(|e| e.to_string())?;
-    let mut response = http::post(&url, &headers, &bytes).await.map_err(|e| {
-        format!("cannot reach the model at {url} ({e}): check \"base_url\" in /config/agent.json and that the server runs")
+    let timeout = std::time::Duration::from_secs(cfg.timeout_s);
+    let mut response = http::post(&url, &headers, &bytes, timeout).await.map_err(|e| {
+        if e == "ConnectionReadTimeout" || e == "ConnectionTimeout" {
+            format!("the model at {url} did not answer within {} s (\"timeout_s\" in /config/agent.json): check that the server runs, or raise it", cfg.timeout_s)
+        } else {
+            format!("cannot reach the model at {url} ({e}): check \"base_url\" in /config/agent.json and that the server runs")
+        }
     })?;
     if !(200..300).contains(&response.status) {
         let text = response.text().await.unwrap_or_default();
