@@ -220,20 +220,43 @@ Deno.test({
 });
 
 Deno.test({
-  name: "run of a world whose plugin does not compile shows the compiler's message and exits 1",
+  name: "run of a world whose plugin does not compile shows the compiler's message and runs on",
   ...opts,
 }, async () => {
   const world = await makeWorld({
+    plugins: { probe },
     files: {
       "plugins/broken/source/Cargo.toml":
         '[package]\nname = "broken_cli_test"\nversion = "0.1.0"\nedition = "2021"\n',
       "plugins/broken/source/src/main.rs": 'fn main() { let x: u32 = "no"; }\n',
     },
   });
-  const r = await sausage("run", world);
-  assert.equal(r.code, 1);
-  assert.match(r.stderr, /building broken \(1\/1\) from plugins\/broken\/source/);
-  assert.match(r.stderr, /mismatched types/);
-  assert.match(r.stderr, /src\/main\.rs:1:26/);
-  assert.match(r.stderr, /sausage: cargo build failed for .*plugins\/broken\/source\n$/);
+  const host = new Deno.Command(launcher, {
+    args: ["run", world, "--headless"],
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  let stderr = "";
+  const reading = (async () => {
+    const dec = new TextDecoder();
+    for await (const chunk of host.stderr) stderr += dec.decode(chunk, { stream: true });
+  })();
+  try {
+    await eventually(() => stderr.includes("sausage: running"), "the host to run", 180_000);
+    assert.match(stderr, /building broken \(1\/1/);
+    assert.match(stderr, /mismatched types/);
+    assert.match(stderr, /src\/main\.rs:1:26/);
+    assert.match(stderr, /broken not built/);
+    // The others run; the broken one answers with what went wrong.
+    const ok = await sausage("call", world, "probe.noop");
+    assert.equal(ok.code, 0, ok.stderr);
+    const broken = await sausage("call", world, "broken.anything");
+    assert.equal(broken.code, 1);
+    assert.match(broken.stderr, /-32001/);
+    assert.match(broken.stderr, /broken/);
+  } finally {
+    host.kill("SIGTERM");
+    assert.equal((await host.status).code, 0);
+    await reading;
+  }
 });
