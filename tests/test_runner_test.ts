@@ -90,6 +90,7 @@ Deno.test({
       out.includes(
         "\nfailures:\n    tests::fails_with_assert\n    tests::panics\n    tests::returns_err\n",
       ),
+      out,
     );
   },
 });
