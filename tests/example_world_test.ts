@@ -41,7 +41,10 @@ Deno.test({
   for await (const e of Deno.readDir(`${world}/plugins`)) {
     await Deno.remove(`${world}/plugins/${e.name}/plugin.wasm`).catch(() => {});
   }
-  await Deno.remove(`${world}/state/core`, { recursive: true }).catch(() => {});
+  // State that runs in the checkout left behind (untracked) is not part of a fresh clone.
+  for await (const e of Deno.readDir(`${world}/state`)) {
+    if (e.name !== "www") await Deno.remove(`${world}/state/${e.name}`, { recursive: true });
+  }
   const port = freePort();
   await Deno.writeTextFile(
     `${world}/config/boot.json`,
