@@ -255,4 +255,65 @@ Deno.test({
     assert.equal(test.code, 1);
     assert.match(test.stderr, /is a plugin's binary, not a test binary/);
   });
+
+  await t.step(
+    "the README's second plugin imports the first; a breaking change is refused",
+    async () => {
+      assert.equal((await sausage("new", world, "welcome")).code, 0);
+      assert.equal((await sausage("import", world, "welcome", "hello")).code, 0);
+      await Deno.writeTextFile(`${world}/plugins/welcome/source/src/main.rs`, WELCOME);
+      const built = await sausage("build", world, "welcome");
+      assert.equal(built.code, 0, built.stderr);
+      const call = await sausage("call", world, "welcome.welcome", '{"name": "Ada"}');
+      assert.deepEqual(JSON.parse(call.stdout), "Hi, Ada! Welcome to this world.");
+
+      // Rename hello's param (and its tests): welcome would break, so it is refused.
+      const hello = await Deno.readTextFile(main);
+      await Deno.writeTextFile(
+        main,
+        hello.replace("    name: String,", "    who: String,")
+          .replace("GreetParams { name }", "GreetParams { who: name }")
+          .replaceAll("GreetParams { name: ", "GreetParams { who: "),
+      );
+      const refused = await sausage("build", world, "hello");
+      assert.equal(refused.code, 1, refused.stderr);
+      assert.match(refused.stderr, /hello was not activated: 1 consumer breaks\./);
+      assert.match(refused.stderr, /Update welcome first, or activate both together\./);
+      assert.match(refused.stderr, /hello built, but was not activated/);
+      const still = await sausage("call", world, "welcome.welcome", '{"name": "Ada"}');
+      assert.deepEqual(JSON.parse(still.stdout), "Hi, Ada! Welcome to this world.");
+      await Deno.writeTextFile(main, hello);
+    },
+  );
 });
+
+/** The README's second plugin. */
+const WELCOME = `//! Welcome: greets newcomers, through the hello plugin.
+
+use sausage_plugin::{Result, rpc, schema};
+
+sausage_plugin::import!("hello");
+
+/// The welcome plugin.
+struct Welcome;
+
+/// The params of \`welcome\`.
+#[schema]
+struct WelcomeParams {
+    /// The newcomer's name.
+    name: String,
+}
+
+#[rpc]
+impl Welcome {
+    /// Welcome someone: hello's greeting, then a word of welcome.
+    async fn welcome(&self, WelcomeParams { name }: WelcomeParams) -> Result<String> {
+        let greeting = hello::greet(hello::GreetParams { name }).await?;
+        Ok(format!("{} Welcome to this world.", greeting.text))
+    }
+}
+
+fn main() {
+    sausage_plugin::run(Welcome);
+}
+`;
