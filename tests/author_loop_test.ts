@@ -8,22 +8,11 @@
  */
 
 import { strict as assert } from "node:assert";
+import { launcher, sausage } from "./helpers/cli.ts";
 
-const launcher = new URL("../sausage", import.meta.url).pathname;
 const opts = { sanitizeOps: false, sanitizeResources: false };
 
-interface Ran {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 const dec = new TextDecoder();
-
-async function sausage(...args: string[]): Promise<Ran> {
-  const out = await new Deno.Command(launcher, { args, stdout: "piped", stderr: "piped" }).output();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
-}
 
 /** A long-running `sausage` subprocess whose stderr is collected as it comes. */
 function start(...args: string[]): { child: Deno.ChildProcess; stderr: () => string } {

@@ -4,25 +4,13 @@
  */
 
 import { strict as assert } from "node:assert";
+import { launcher, type Ran, sausage } from "./helpers/cli.ts";
 import { builtTestPlugin } from "./helpers/plugins.ts";
 import { makeWorld } from "./helpers/world.ts";
 import { eventually } from "./helpers/host.ts";
 
 const probe = await builtTestPlugin("probe");
-const launcher = new URL("../sausage", import.meta.url).pathname;
 const opts = { sanitizeOps: false, sanitizeResources: false };
-
-interface Ran {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function sausage(...args: string[]): Promise<Ran> {
-  const out = await new Deno.Command(launcher, { args, stdout: "piped", stderr: "piped" }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
-}
 
 function oneLine(r: Ran): void {
   assert.equal(r.stderr.trim().split("\n").length, 1, `one line of error, got: ${r.stderr}`);
