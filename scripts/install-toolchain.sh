@@ -16,7 +16,7 @@ PACKAGES=(
   rustc-web cargo-web rust-web-src wasi-libc lld
   librust-serde-json-dev librust-serde-derive-dev librust-syn-dev
   librust-quote-dev librust-proc-macro2-dev
-  clang librust-cc-dev
+  clang llvm librust-cc-dev
 )
 
 # Builds run build scripts and proc macros: always in bubblewrap.
