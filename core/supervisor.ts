@@ -136,12 +136,7 @@ export class Supervisor {
     if (this.table.size < this.limits.processes) return;
     const message = `${method} was not started: the world has ${this.table.size} live processes, ` +
       `its limit ("processes" in config/limits.json)`;
-    this.journal.append(
-      "core",
-      "core",
-      "core",
-      JSON.stringify({ event: "limit", limit: "processes", method, caller: caller.name }),
-    );
+    this.journal.coreEvent("limit", { limit: "processes", method, caller: caller.name });
     throw new RpcError(ErrorCode.LimitReached, message, {
       limit: "processes",
       value: this.limits.processes,
