@@ -7,33 +7,14 @@
  */
 
 import { parseArgs, UsageError } from "./args.ts";
+import { COMMAND_NAMES } from "./main.ts";
 
 /** Usage of `completions`. */
 export const COMPLETIONS_USAGE = "sausage completions <bash|zsh|fish>";
 
-/** The subcommands, as the scripts complete them. */
-export const SUBCOMMANDS = [
-  "new",
-  "build",
-  "dev",
-  "run",
-  "call",
-  "methods",
-  "import",
-  "ps",
-  "log",
-  "ls",
-  "cat",
-  "mcp",
-  "test",
-  "cache",
-  "completions",
-  "help",
-];
-
 /** The completion script for `shell`. */
 export function completionScript(shell: string): string {
-  const words = SUBCOMMANDS.join(" ");
+  const words = COMMAND_NAMES.join(" "); // the CLI's own list of subcommands
   switch (shell) {
     case "bash":
       return `# sausage completions for bash: source <(sausage completions bash)

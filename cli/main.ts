@@ -16,6 +16,11 @@ type Command = (args: string[]) => number | Promise<number>;
  * against a running host does not load the host, jco or the MCP SDK.
  */
 const COMMANDS: Record<string, () => Promise<Command>> = {
+  new: async () => (await import("./new.ts")).newCommand,
+  build: async () => (await import("./build.ts")).build,
+  dev: async () => (await import("./dev.ts")).dev,
+  import: async () => (await import("./import.ts")).importCommand,
+  methods: async () => (await import("./methods.ts")).methods,
   run: async () => (await import("./run.ts")).run,
   call: async () => (await import("./call.ts")).call,
   ps: async () => (await import("./ps.ts")).ps,
@@ -25,13 +30,11 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   mcp: async () => (await import("./mcp.ts")).mcp,
   test: async () => (await import("./test.ts")).test,
   cache: async () => (await import("./cache.ts")).cache,
-  new: async () => (await import("./new.ts")).newCommand,
-  build: async () => (await import("./build.ts")).build,
-  dev: async () => (await import("./dev.ts")).dev,
-  import: async () => (await import("./import.ts")).importCommand,
-  methods: async () => (await import("./methods.ts")).methods,
   completions: async () => (await import("./completions.ts")).completions,
 };
+
+/** Every subcommand's name, as `help` and the shell completions list them. */
+export const COMMAND_NAMES: readonly string[] = [...Object.keys(COMMANDS), "help"];
 
 /** The help text (it loads every command's module for its usage line). */
 async function help(): Promise<string> {
