@@ -110,6 +110,7 @@ export async function listEntries(cache: string): Promise<EntryInfo[]> {
  * `bound` bytes (entries used in the last minute stay). Returns the removed.
  */
 export async function evict(cache: string, bound = cacheBound()): Promise<EntryInfo[]> {
+  await removeLeftovers(cache);
   const entries = await listEntries(cache);
   let total = entries.reduce((n, e) => n + e.size, 0);
   const removed: EntryInfo[] = [];
@@ -123,6 +124,22 @@ export async function evict(cache: string, bound = cacheBound()): Promise<EntryI
     }
   }
   return removed;
+}
+
+/** Removes half-made and half-removed folders an interrupted host left, once an hour old. */
+async function removeLeftovers(cache: string): Promise<void> {
+  const root = componentsRoot(cache);
+  const old = Date.now() - 3_600_000;
+  for (const engine of await names(root)) {
+    try {
+      for await (const e of Deno.readDir(`${root}/${engine}`)) {
+        if (!e.name.includes(".tmp-") && !e.name.includes(".evicted-")) continue;
+        const path = `${root}/${engine}/${e.name}`;
+        const mtime = (await Deno.stat(path).catch(() => null))?.mtime?.getTime() ?? Infinity;
+        if (mtime < old) await Deno.remove(path, { recursive: true }).catch(() => {});
+      }
+    } catch { /* removed meanwhile */ }
+  }
 }
 
 /** Removes every entry; returns how many bytes that freed. */
