@@ -13,7 +13,7 @@
 import { Host, LocalCaller } from "../core/host.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
-import { buildPlugin } from "../core/build/cargo_build.ts";
+import { buildPlugin } from "../core/cargo/cargo_build.ts";
 import { cacheDir } from "../core/paths.ts";
 import type { Response } from "../rpc/message.ts";
 

@@ -16,7 +16,7 @@ import { Host, LocalCaller } from "../core/host.ts";
 import { ControlServer } from "../core/control_server.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
-import { cachedBuild } from "../core/build/cached_build.ts";
+import { cachedBuild } from "../core/cargo/cached_build.ts";
 import { cacheDir } from "../core/paths.ts";
 import { WASI } from "node:wasi";
 import * as fs from "node:fs";

@@ -21,7 +21,7 @@ import { parseArgs, UsageError } from "./args.ts";
 import { errorText, forPeople, noteText } from "./error_text.ts";
 import { type Send, withWorld } from "./world_session.ts";
 import { openWorld } from "./world_arg.ts";
-import { writeCargoConfig } from "../core/build/author_config.ts";
+import { writeCargoConfig } from "../core/cargo/author_config.ts";
 import { colorWanted, makeStyle } from "./console/style.ts";
 
 /** Usage of `build`. */

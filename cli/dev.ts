@@ -14,8 +14,8 @@
 import { ControlServer } from "../core/control_server.ts";
 import { Host, LocalCaller } from "../core/host.ts";
 import type { Response } from "../rpc/message.ts";
-import { writeCargoConfig } from "../core/build/author_config.ts";
-import { buildMissing } from "../core/build/world_build.ts";
+import { writeCargoConfig } from "../core/cargo/author_config.ts";
+import { buildMissing } from "../core/cargo/world_build.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { buildAndActivate, printOutcome, printProgress } from "./build.ts";
 import { HostClient } from "./client.ts";

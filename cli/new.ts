@@ -9,7 +9,7 @@
  * @module
  */
 
-import { writeCargoConfig } from "../core/build/author_config.ts";
+import { writeCargoConfig } from "../core/cargo/author_config.ts";
 import { pluginNameProblem } from "../core/world.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { pluginFiles, worldFiles } from "./scaffold.ts";

@@ -20,11 +20,11 @@
 
 import { ErrorCode, RpcError } from "../rpc/errors.ts";
 import { stringParam } from "../rpc/params.ts";
-import { BuildError, buildPlugin } from "./build/cargo_build.ts";
-import { cargoTest, type CargoTestResult } from "./build/cargo_test.ts";
-import { detectToolchain } from "./build/toolchain.ts";
-import { importWarnings } from "./build/unused_imports.ts";
-import { isCcFailure, NO_WASI_CC } from "./build/wasi_cc.ts";
+import { BuildError, buildPlugin } from "./cargo/cargo_build.ts";
+import { cargoTest, type CargoTestResult } from "./cargo/cargo_test.ts";
+import { detectToolchain } from "./cargo/toolchain.ts";
+import { importWarnings } from "./cargo/unused_imports.ts";
+import { isCcFailure, NO_WASI_CC } from "./cargo/wasi_cc.ts";
 import type { NativeContext, NativeMethod } from "./native_process.ts";
 import { pluginNameProblem, type World } from "./world.ts";
 

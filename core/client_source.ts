@@ -9,7 +9,7 @@
  * @module
  */
 
-import { cachedBuild } from "./build/cached_build.ts";
+import { cachedBuild } from "./cargo/cached_build.ts";
 import type { PluginDocs } from "./plugin_docs.ts";
 
 const CODEGEN_DIR = decodeURIComponent(new URL("../sdk/codegen-plugin", import.meta.url).pathname);

@@ -1,8 +1,8 @@
 /**
  * The files of a folder and a hash of them (their paths and contents): the
  * one folder hasher, behind the build cache's source hash
- * (`core/build/cached_build.ts`) and the world's SDK copy
- * (`core/build/world_sdk.ts`).
+ * (`core/cargo/cached_build.ts`) and the world's SDK copy
+ * (`core/cargo/world_sdk.ts`).
  *
  * @module
  */

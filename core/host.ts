@@ -33,7 +33,7 @@ import { Activator } from "./activation.ts";
 import type { OpenRpcDocument } from "../rpc/openrpc.ts";
 import { ClientSource } from "./client_source.ts";
 import { cargoBuildMethod } from "./cargo_build_method.ts";
-import { DEFAULT_SDK_DIR, syncSdk, worldSdkDir } from "./build/world_sdk.ts";
+import { DEFAULT_SDK_DIR, syncSdk, worldSdkDir } from "./cargo/world_sdk.ts";
 
 /** How long a call that the core makes itself (`rpc.discover`, the client generator) may take. */
 const CORE_CALL_TIMEOUT_MS = 10_000;

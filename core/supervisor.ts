@@ -15,7 +15,6 @@ import type { Journal } from "./journal.ts";
 import { JournalBudget } from "./journal_budget.ts";
 import { type ExitInfo, type OutputHandler, Process, type ProcessRunner } from "./process.ts";
 import type { ProcessTable } from "./process_table.ts";
-import type { SandboxPool } from "./sandbox_pool.ts";
 import type { Sandbox } from "./sandbox.ts";
 import { uuidv7 } from "./uuid.ts";
 import { agentTokenEnv } from "./agent_token.ts";
@@ -46,7 +45,7 @@ export const STOP_GRACE_MS = 5000;
 /** A guest in a sandbox, as its process sees it. */
 class GuestRunner implements ProcessRunner {
   readonly native = false;
-  constructor(readonly sandbox: Sandbox, readonly pid: string) {}
+  constructor(readonly sandbox: GuestSandbox, readonly pid: string) {}
   input(msg: Message): void {
     this.sandbox.send({ op: "in", pid: this.pid, msg });
   }
@@ -104,6 +103,15 @@ export type LineHandler = (p: Process, line: string) => void;
 /** The part of a run message the supervisor fills in for every guest. */
 type GuestRun = Omit<RunMessage, "op" | "pid" | "world" | "memoryLimit" | "maxLine">;
 
+/** What the supervisor uses of a sandbox: it starts guests there and sends them messages. */
+export type GuestSandbox = Pick<Sandbox, "start" | "send">;
+
+/** Where new guests go: the sandbox pool. */
+export interface GuestPlacer {
+  /** A sandbox for one more guest. */
+  place(): Promise<GuestSandbox>;
+}
+
 /** Starts, stops and cleans up processes. */
 export class Supervisor {
   /** Called with every process that ends, after it left the table. */
@@ -121,11 +129,13 @@ export class Supervisor {
   private budgets = new WeakMap<Process, JournalBudget>();
 
   constructor(
-    private world: World,
-    private journal: Journal,
+    // The parts of each collaborator it uses: the host passes the real
+    // ones, unit tests fakes.
+    private world: Pick<World, "root" | "pluginWasm">,
+    private journal: Pick<Journal, "append" | "coreEvent">,
     private table: ProcessTable,
-    private pool: SandboxPool,
-    private cache: ComponentCache,
+    private pool: GuestPlacer,
+    private cache: Pick<ComponentCache, "load">,
     private mounts: SharedMounts,
     /** The world's limits: live processes and memory per process. */
     private limits: Limits = defaultLimits(),
@@ -226,7 +236,7 @@ export class Supervisor {
   }
 
   /** Enters a process in the table and journal and starts it in its sandbox. */
-  private run(p: Process, sandbox: Sandbox, run: GuestRun): void {
+  private run(p: Process, sandbox: GuestSandbox, run: GuestRun): void {
     const preopens = Object.fromEntries(
       (run.preopens ?? []).map((o) => [`preopen:${o.guestPath}`, new DiskMount(o.hostPath)]),
     );
@@ -322,7 +332,7 @@ export class Supervisor {
     return p;
   }
 
-  private onGuest(p: Process, sandbox: Sandbox, msg: ProcessMessage): void {
+  private onGuest(p: Process, sandbox: GuestSandbox, msg: ProcessMessage): void {
     if (p.gone) return;
     switch (msg.op) {
       case "out":

@@ -5,7 +5,7 @@
  */
 
 import { strict as assert } from "node:assert";
-import { buildPlugin } from "../core/build/cargo_build.ts";
+import { buildPlugin } from "../core/cargo/cargo_build.ts";
 import { cacheDir } from "../core/paths.ts";
 import { eventually, hostTests } from "../tests/helpers/host.ts";
 

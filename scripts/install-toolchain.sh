@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Installs what core/build/toolchain.ts needs to build plugins (Rust source ->
+# Installs what core/cargo/toolchain.ts needs to build plugins (Rust source ->
 # WASI component) on a Debian 12 machine without crates.io or rustup
 # downloads: Debian's rustc/cargo 1.96 with the matching std source (for
 # -Zbuild-std), wasi-libc, wasm-ld, and the crates plugins may use; and
-# bubblewrap, the sandbox every build runs in (core/build/build_jail.ts).
+# bubblewrap, the sandbox every build runs in (core/cargo/build_jail.ts).
 # With --with-test-tools (npm test) also tmux, the terminal the console's
 # tests type into (tests/console_test.ts). Idempotent: installs only the
 # packages that are missing (with a real wasm32-wasip2 target, only bubblewrap

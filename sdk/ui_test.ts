@@ -7,7 +7,7 @@
  */
 
 import { strict as assert } from "node:assert";
-import { BuildError, buildPlugin } from "../core/build/cargo_build.ts";
+import { BuildError, buildPlugin } from "../core/cargo/cargo_build.ts";
 import { cacheDir } from "../core/paths.ts";
 
 const UI = decodeURIComponent(new URL("./tests/ui", import.meta.url).pathname);

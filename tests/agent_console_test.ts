@@ -6,7 +6,7 @@
  */
 
 import { strict as assert } from "node:assert";
-import { cachedBuild } from "../core/build/cached_build.ts";
+import { cachedBuild } from "../core/cargo/cached_build.ts";
 import { eventually } from "./helpers/host.ts";
 import { ScriptedModel, toolResults } from "./helpers/scripted_model.ts";
 import { Terminal } from "./helpers/terminal.ts";

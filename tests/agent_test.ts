@@ -7,7 +7,7 @@
  */
 
 import { strict as assert } from "node:assert";
-import { cachedBuild } from "../core/build/cached_build.ts";
+import { cachedBuild } from "../core/cargo/cached_build.ts";
 import type { Entry } from "../core/journal.ts";
 import { eventually, TestHost } from "./helpers/host.ts";
 import {

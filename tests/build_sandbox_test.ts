@@ -1,5 +1,5 @@
 /**
- * Builds run in the build sandbox (`core/build/build_jail.ts`): a plugin
+ * Builds run in the build sandbox (`core/cargo/build_jail.ts`): a plugin
  * writes a crate whose build script tries to read outside the world, write
  * outside its build folders, read the home folder and open a network
  * connection, and asks the core to build it (the attack of issue 11); a
@@ -162,7 +162,7 @@ Deno.test({
         "eval",
         "--config",
         new URL("../deno.json", import.meta.url).pathname,
-        `import { buildPlugin } from "${new URL("../core/build/cargo_build.ts", import.meta.url)}";
+        `import { buildPlugin } from "${new URL("../core/cargo/cargo_build.ts", import.meta.url)}";
          try { await buildPlugin("${probe}", "${out}/probe.wasm"); console.log("built"); }
          catch (e) { console.log(e.message + "\\n" + e.output); }`,
       ],

@@ -8,7 +8,7 @@
 import { strict as assert } from "node:assert";
 import { eventually, TestHost } from "./helpers/host.ts";
 import type { Entry } from "../core/journal.ts";
-import { detectToolchain } from "../core/build/toolchain.ts";
+import { detectToolchain } from "../core/cargo/toolchain.ts";
 
 const NOTES = decodeURIComponent(new URL("../examples/notes", import.meta.url).pathname);
 const RAWTESTS = decodeURIComponent(new URL("./plugins/rawtests", import.meta.url).pathname);

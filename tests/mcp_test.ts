@@ -22,7 +22,7 @@ import {
   type Tool,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { cachedBuild } from "../core/build/cached_build.ts";
+import { cachedBuild } from "../core/cargo/cached_build.ts";
 import { ControlServer } from "../core/control_server.ts";
 import type { Entry } from "../core/journal.ts";
 import { eventually, TestHost } from "./helpers/host.ts";

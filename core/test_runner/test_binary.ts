@@ -15,7 +15,7 @@
 import { sha256 } from "../file_hash.ts";
 import { cacheDir } from "../paths.ts";
 import { componentsRoot } from "../cache_entries.ts";
-import { ADAPT_VERSION, adaptCommand } from "../build/adapt_command.ts";
+import { ADAPT_VERSION, adaptCommand } from "../cargo/adapt_command.ts";
 
 /** The version field of a core module (a component has `0d 00 01 00`). */
 const CORE_VERSION = [0x01, 0x00, 0x00, 0x00];

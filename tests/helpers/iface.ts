@@ -6,7 +6,7 @@
  * @module
  */
 
-import { buildPlugin } from "../../core/build/cargo_build.ts";
+import { buildPlugin } from "../../core/cargo/cargo_build.ts";
 import { sha256 } from "../../core/file_hash.ts";
 import { cacheDir } from "../../core/paths.ts";
 

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { cachedBuild } from "../../core/build/cached_build.ts";
+import { cachedBuild } from "../../core/cargo/cached_build.ts";
 
 const PLUGINS_DIR = decodeURIComponent(new URL("../plugins", import.meta.url).pathname);
 

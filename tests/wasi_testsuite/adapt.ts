@@ -1,6 +1,6 @@
 /**
  * Turns a suite's `wasm32-wasip1` core module into a command component the
- * way the host's builds and `sausage test` do (`core/build/adapt_command.ts`:
+ * way the host's builds and `sausage test` do (`core/cargo/adapt_command.ts`:
  * jco's `componentNew` with its preview-1 command adapter), or with another
  * adapter file to compare. Adapted components are kept under the cache
  * folder by the hash of the module, the adapter and the adaptation's
@@ -10,7 +10,7 @@
  */
 
 import { sha256 } from "../../core/file_hash.ts";
-import { ADAPT_VERSION, adaptCommand } from "../../core/build/adapt_command.ts";
+import { ADAPT_VERSION, adaptCommand } from "../../core/cargo/adapt_command.ts";
 
 /** The preview-1 command adapter of the pinned jco. */
 export async function jcoAdapterPath(): Promise<string> {

@@ -238,7 +238,7 @@ type OfflineTools = Pick<OfflineToolchain, "rustc" | "rustcVersion" | "rustSrc" 
 /** The offline path's pieces, or a list of what is missing (one line each). */
 async function findOffline(cc: WasiCc | null): Promise<OfflineTools | string> {
   const missing: string[] = [];
-  // Every module links core/build/cabi_realloc.c (see main_realloc.ts).
+  // Every module links core/cargo/cabi_realloc.c (see main_realloc.ts).
   if (!cc) missing.push("clang with the WebAssembly target, and llvm-ar (clang, lld)");
   const version = (await output(DEBIAN_RUSTC, ["--version"]))?.match(/^rustc (\d+\.\d+\.\d+)/)?.[1];
   if (!version) missing.push(`${DEBIAN_RUSTC} (Debian package rustc-web)`);

@@ -1,6 +1,6 @@
 /*
  * pthread_join and pthread_detach for modules built on the offline
- * wasm32-wasip1 path, linked into every such module (core/build/toolchain.ts).
+ * wasm32-wasip1 path, linked into every such module (core/cargo/toolchain.ts).
  *
  * Why: Debian's 2022 wasi-libc has no pthread functions, and libtest refers
  * to these two, so the test binary of a crate that does not use the SDK (a

@@ -1,6 +1,6 @@
 /*
  * cabi_realloc for plugins built on the offline wasm32-wasip1 path, linked
- * into every such module (core/build/main_realloc.ts).
+ * into every such module (core/cargo/main_realloc.ts).
  *
  * Why: the preview-1 adapter takes its stack and its state from the main
  * module's `cabi_realloc`. A plain Rust program has none, so the adapter

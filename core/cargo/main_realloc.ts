@@ -2,7 +2,7 @@
  * The `cabi_realloc` object linked into every module built on the offline
  * `wasm32-wasip1` path, so that the preview-1 adapter allocates its stack
  * and state with the program's malloc rather than with `memory.grow`, which
- * the 2022 wasi-libc counts as its heap (`core/build/cabi_realloc.c` says
+ * the 2022 wasi-libc counts as its heap (`core/cargo/cabi_realloc.c` says
  * why; DECISIONS.md has the failure it fixes).
  *
  * @module
