@@ -28,7 +28,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   ls: async () => (await import("./fs_commands.ts")).ls,
   cat: async () => (await import("./fs_commands.ts")).cat,
   mcp: async () => (await import("./mcp.ts")).mcp,
-  test: async () => (await import("./test.ts")).test,
+  test: async () => (await import("./test_command.ts")).test,
   cache: async () => (await import("./cache.ts")).cache,
   completions: async () => (await import("./completions.ts")).completions,
 };
@@ -44,7 +44,7 @@ async function help(): Promise<string> {
   const { LOG_USAGE } = await import("./log.ts");
   const { LS_USAGE, CAT_USAGE } = await import("./fs_commands.ts");
   const { MCP_USAGE } = await import("./mcp.ts");
-  const { TEST_USAGE } = await import("./test.ts");
+  const { TEST_USAGE } = await import("./test_command.ts");
   const { CACHE_USAGE } = await import("./cache.ts");
   const { NEW_USAGE } = await import("./new.ts");
   const { BUILD_USAGE } = await import("./build.ts");

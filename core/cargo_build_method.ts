@@ -21,7 +21,7 @@
 import { ErrorCode, RpcError } from "../rpc/errors.ts";
 import { stringParam } from "../rpc/params.ts";
 import { BuildError, buildPlugin } from "./cargo/cargo_build.ts";
-import { cargoTest, type CargoTestResult } from "./cargo/cargo_test.ts";
+import { cargoTest, type CargoTestResult } from "./cargo/test_run.ts";
 import { detectToolchain } from "./cargo/toolchain.ts";
 import { importWarnings } from "./cargo/unused_imports.ts";
 import { isCcFailure, NO_WASI_CC } from "./cargo/wasi_cc.ts";

@@ -8,7 +8,7 @@ import { strict as assert } from "node:assert";
 import { BuildError, buildPlugin } from "../core/cargo/cargo_build.ts";
 import { cacheDir } from "../core/paths.ts";
 import { validateOpenRpc } from "../rpc/openrpc.ts";
-import { cargoTest } from "../core/cargo/cargo_test.ts";
+import { cargoTest } from "../core/cargo/test_run.ts";
 import { eventually, hostTests } from "./helpers/host.ts";
 
 const ROOT = decodeURIComponent(new URL("..", import.meta.url).pathname).replace(/\/$/, "");

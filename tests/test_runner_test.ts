@@ -5,7 +5,7 @@
  */
 
 import { strict as assert } from "node:assert";
-import { buildTests, cargoTest, cargoTestCommand } from "../core/cargo/cargo_test.ts";
+import { buildTests, cargoTest, cargoTestCommand } from "../core/cargo/test_run.ts";
 import { parseTestArgs, runTests, testOutput } from "../core/test_runner/mod.ts";
 
 const RAWTESTS = decodeURIComponent(new URL("./plugins/rawtests", import.meta.url).pathname);

@@ -21,7 +21,7 @@
 
 import { cacheDir } from "../paths.ts";
 import { cargoEnv, DEFAULT_SDK_DIR, lines } from "./cargo_build.ts";
-import { runnerCommand } from "./cargo_test.ts";
+import { runnerCommand } from "./test_run.ts";
 import { detectToolchain, type OfflineToolchain, type Toolchain } from "./toolchain.ts";
 import { BuildError } from "./toolchain.ts";
 
