@@ -112,7 +112,7 @@ export class Host {
   readonly table = new ProcessTable();
   readonly locks = new LockTable();
   /** `/run`: shared by all processes, in memory, empty at each start. */
-  readonly run = new MemMount();
+  readonly runMount = new MemMount();
   /** `/proc`. */
   readonly proc: ProcMount;
   /** The interface documents of the plugins. */
@@ -181,11 +181,11 @@ export class Host {
     this.fs = new HostFs({
       "/": this.worldMount,
       "/proc": this.proc,
-      "/run": this.run,
+      "/run": this.runMount,
     });
     this.supervisor = new Supervisor(this.world, this.journal, this.table, this.pool, components, {
       proc: this.proc,
-      run: this.run,
+      run: this.runMount,
       source: view,
       world: this.worldMount,
     }, this.limits);
