@@ -62,7 +62,7 @@ export async function call(args: string[]): Promise<number> {
     const host = new Host(world.root, { sandboxes: 1 });
     const caller = new LocalCaller("console", notified);
     response = await caller.call(host.router, method, params) as Response;
-    caller.gone = true;
+    caller.hasEnded = true;
     await host.shutdown();
   }
   if (response.error) {

@@ -106,7 +106,7 @@ export async function dev(args: string[]): Promise<number> {
   clearTimeout(timer);
   watcher?.close();
   await watching;
-  caller.gone = true;
+  caller.hasEnded = true;
   Deno.removeSignalListener("SIGINT", stop);
   Deno.removeSignalListener("SIGTERM", stop);
   await host.shutdown();

@@ -42,7 +42,7 @@ export async function withWorld<T>(
       false,
     );
   } finally {
-    caller.gone = true;
+    caller.hasEnded = true;
     await host.shutdown();
   }
 }

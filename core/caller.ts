@@ -16,7 +16,7 @@ export interface Caller {
   /** The attached processes this caller started; they stop when it ends. */
   readonly children: Set<Process>;
   /** True once the caller has ended: its late answers and notifications are dropped. */
-  readonly gone: boolean;
+  readonly hasEnded: boolean;
   /** Hands a response or notification to the caller. */
   deliver(msg: Message): void;
 }

@@ -47,10 +47,10 @@ export const CONNECTION_NAMES = ["console", "mcp"];
 class Connection implements Caller {
   name = "console";
   readonly children = new Set<Process>();
-  gone = false;
+  hasEnded = false;
   constructor(private out: LineWriter) {}
   deliver(msg: Message): void {
-    if (!this.gone) this.out.send(msg);
+    if (!this.hasEnded) this.out.send(msg);
   }
 }
 
@@ -143,7 +143,7 @@ export class ControlServer {
         }
       }
     } catch { /* connection reset */ }
-    caller.gone = true;
+    caller.hasEnded = true;
     this.conns.delete(conn);
     if (!greeted) {
       await out.close();

@@ -71,8 +71,8 @@ export function coreMethods(deps: CoreApiDeps): Map<string, CoreMethod> {
       const relay: Caller = {
         name: caller.name,
         children: caller.children,
-        get gone() {
-          return caller.gone;
+        get hasEnded() {
+          return caller.hasEnded;
         },
         deliver(msg) {
           if ("method" in msg) return caller.deliver(msg);

@@ -78,7 +78,7 @@ export interface HostOptions {
 /** A caller that the host itself uses (boot, one-off calls). */
 export class LocalCaller implements Caller {
   readonly children = new Set<Process>();
-  gone = false;
+  hasEnded = false;
   private waiting = new Map<string | number, (msg: Message) => void>();
   private next = 0;
 
@@ -306,7 +306,7 @@ export class Host {
       const relay = {
         name: "core",
         children: caller.children,
-        gone: false,
+        hasEnded: false,
         deliver: (msg: { error?: { message: string }; result?: unknown; method?: string }) => {
           if (msg.method) return;
           if (msg.error) reject(new Error(`${plugin}.${method} failed: ${msg.error.message}`));

@@ -57,7 +57,7 @@ Deno.test("core.lock and core.unlock belong to processes and check their params"
   const caller = (name: string): Caller => ({
     name,
     children: new Set(),
-    gone: false,
+    hasEnded: false,
     deliver: () => {},
   });
   const process: Caller = Object.assign(caller("p1"), { pid: "p1" });

@@ -132,18 +132,18 @@ export class Process implements Caller {
   }
 
   /** True once it has ended. */
-  get gone(): boolean {
+  get hasEnded(): boolean {
     return this.exit !== null;
   }
 
   /** True while its caller still waits for the answer (notifications are forwarded). */
   get callerWaits(): boolean {
-    return !this.answered && this.callerId !== undefined && !this.caller.gone;
+    return !this.answered && this.callerId !== undefined && !this.caller.hasEnded;
   }
 
   /** Writes a message to its stdin. */
   deliver(msg: Message): void {
-    if (!this.gone) this.runner.input(msg);
+    if (!this.hasEnded) this.runner.input(msg);
   }
 
   /**
@@ -156,7 +156,7 @@ export class Process implements Caller {
     if (this.answered) return "a second answer was dropped";
     this.answered = true;
     if (this.current === "running") this.current = "answered";
-    if (this.callerId === undefined || this.caller.gone) return null;
+    if (this.callerId === undefined || this.caller.hasEnded) return null;
     this.caller.deliver(
       msg.error
         ? { jsonrpc: "2.0", id: this.callerId, error: msg.error }

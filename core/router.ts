@@ -46,7 +46,7 @@ export class Router {
     id: Id | undefined,
     outcome: { result: unknown } | { error: unknown },
   ): void {
-    if (id === undefined || caller.gone) return;
+    if (id === undefined || caller.hasEnded) return;
     if ("result" in outcome) {
       caller.deliver({
         jsonrpc: "2.0",

@@ -7,11 +7,11 @@ import { Router, splitMethod } from "./router.ts";
 import type { SpawnRequest, Supervisor } from "./supervisor.ts";
 
 /** A caller that keeps what it is handed. */
-function caller(name = "console"): Caller & { got: Message[]; gone: boolean } {
+function caller(name = "console"): Caller & { got: Message[]; hasEnded: boolean } {
   return {
     name,
     children: new Set(),
-    gone: false,
+    hasEnded: false,
     got: [],
     deliver(m) {
       this.got.push(m);
@@ -102,12 +102,12 @@ Deno.test("plugin calls go to the supervisor; a failed spawn is the caller's ans
   ]);
 });
 
-Deno.test("a caller that is gone gets no answer", async () => {
+Deno.test("a caller that has ended gets no answer", async () => {
   const { sup } = fakeSupervisor();
   const router = new Router(sup);
   router.core.set("ok", () => 1);
   const c = caller();
-  c.gone = true;
+  c.hasEnded = true;
   router.request(c, { jsonrpc: "2.0", id: 1, method: "core.ok", params: {} });
   await turn();
   assert.deepEqual(c.got, []);

@@ -76,8 +76,8 @@ export type ProcessHandler = (msg: ProcessMessage) => void;
 export class Sandbox {
   /** Resolves when the sandbox has started and can run processes. */
   readonly ready: Promise<void>;
-  /** Resolves with why the sandbox is gone, once its subprocess has exited. */
-  readonly exited: Promise<string>;
+  /** Resolves with why the sandbox ended, once its subprocess has exited. */
+  readonly ended: Promise<string>;
   private child: Deno.ChildProcess;
   private out: LineWriter;
   private handlers = new Map<string, ProcessHandler>();
@@ -97,7 +97,7 @@ export class Sandbox {
     this.out = new LineWriter(this.child.stdin);
     let started: () => void;
     this.ready = new Promise((r) => (started = r));
-    this.exited = this.child.status.then((s) => {
+    this.ended = this.child.status.then((s) => {
       const why = this.lost ??
         (s.signal ? `it was killed by ${s.signal}` : `it exited with status ${s.code}`);
       this.lose(why);
@@ -135,8 +135,8 @@ export class Sandbox {
     return this.child.pid;
   }
 
-  /** True once the sandbox is gone or being killed. */
-  get isDead(): boolean {
+  /** True once the sandbox has ended or is being killed. */
+  get hasEnded(): boolean {
     return this.lost !== null;
   }
 

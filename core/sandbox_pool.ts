@@ -31,7 +31,7 @@ export class SandboxPool {
 
   private async startOne(): Promise<Sandbox> {
     const sb = new Sandbox(this.opts);
-    const why = await Promise.race([sb.ready.then(() => null), sb.exited]);
+    const why = await Promise.race([sb.ready.then(() => null), sb.ended]);
     if (why !== null) {
       this.lastLoss = `a sandbox failed to start: ${why}`;
       throw new Error(`${this.lastLoss} (see the host's stderr)`);
@@ -42,7 +42,7 @@ export class SandboxPool {
 
   private adopt(sb: Sandbox): void {
     this.live.push(sb);
-    sb.exited.then((why) => {
+    sb.ended.then((why) => {
       this.lastLoss = `a sandbox was lost: ${why}`;
       this.live = this.live.filter((s) => s !== sb);
       if (!this.closed && this.live.length < this.size) this.replace();
@@ -101,7 +101,7 @@ export class SandboxPool {
 
   private leastLoaded(): Sandbox | null {
     let best: Sandbox | null = null;
-    for (const sb of this.live) if (!sb.isDead && (!best || sb.load < best.load)) best = sb;
+    for (const sb of this.live) if (!sb.hasEnded && (!best || sb.load < best.load)) best = sb;
     return best;
   }
 

@@ -231,7 +231,7 @@ export class Supervisor {
   /** Makes `p` a child of its caller (unless detached). */
   private attach(p: Process): void {
     if (p.detached) return;
-    if (p.caller.gone) throw new Error(`${p.caller.name} ended before its call started`);
+    if (p.caller.hasEnded) throw new Error(`${p.caller.name} ended before its call started`);
     p.caller.children.add(p);
   }
 
@@ -304,14 +304,14 @@ export class Supervisor {
       params: req.params,
       signal: runner.signal,
       log: (line: string) => {
-        if (!p.gone) this.log(p, "stderr", line);
+        if (!p.hasEnded) this.log(p, "stderr", line);
       },
       notify: (name: string, params: JsonObject) => {
-        if (!p.gone) p.notifyCaller(name, params);
+        if (!p.hasEnded) p.notifyCaller(name, params);
       },
     };
     const answer = (outcome: { result: unknown } | { error: unknown }) => {
-      if (p.gone) return;
+      if (p.hasEnded) return;
       p.respond(
         "result" in outcome
           ? { jsonrpc: "2.0", id: pid, result: outcome.result ?? {} }
@@ -333,7 +333,7 @@ export class Supervisor {
   }
 
   private onGuest(p: Process, sandbox: GuestSandbox, msg: ProcessMessage): void {
-    if (p.gone) return;
+    if (p.hasEnded) return;
     switch (msg.op) {
       case "out":
         this.onStdout(p, msg.line);
@@ -346,7 +346,7 @@ export class Supervisor {
         break;
       case "fs":
         p.fs!.handle(msg).then((reply) => {
-          if (!p.gone) sandbox.send(reply);
+          if (!p.hasEnded) sandbox.send(reply);
         });
         break;
     }
@@ -383,7 +383,7 @@ export class Supervisor {
 
   /** `core.stop`: closes stdin, waits the grace period, then kills. Resolves when it has ended. */
   async stop(p: Process, graceMs = STOP_GRACE_MS): Promise<ExitInfo> {
-    if (p.gone) return p.exit!;
+    if (p.hasEnded) return p.exit!;
     if (p.stopping()) {
       this.event(p, { event: "stop" });
       p.runner.eof();
@@ -399,14 +399,14 @@ export class Supervisor {
    * processes there go on.
    */
   kill(p: Process): void {
-    if (p.gone) return;
+    if (p.hasEnded) return;
     this.event(p, { event: "kill" });
     p.runner.kill();
     this.ended(p, { status: "killed" });
   }
 
   private ended(p: Process, exit: ExitInfo): void {
-    if (p.gone) return;
+    if (p.hasEnded) return;
     this.table.remove(p);
     p.fs?.close();
     this.reportDropped(p, true);

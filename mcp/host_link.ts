@@ -42,7 +42,7 @@ export class HostLink implements WorldLink {
       return await Promise.race([answered, cancelled]);
     } finally {
       opts.signal?.removeEventListener("abort", cancel);
-      caller.gone = true;
+      caller.hasEnded = true;
       this.host.supervisor.stopChildren(caller);
     }
   }

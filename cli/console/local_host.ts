@@ -59,7 +59,7 @@ export class LocalConsoleHost implements ConsoleHost {
     return {
       outcome,
       cancel: () => {
-        caller.gone = true;
+        caller.hasEnded = true;
         for (const p of caller.children) this.host.supervisor.kill(p);
         settle({ cancelled: true });
       },

@@ -119,7 +119,7 @@ class Instances {
       const exit = await p.ended;
       return { exit, lines };
     } finally {
-      caller.gone = true;
+      caller.hasEnded = true;
       await host.shutdown(GRACE_MS);
       await Deno.remove(world, { recursive: true }).catch(() => {});
     }

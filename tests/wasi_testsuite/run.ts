@@ -212,7 +212,7 @@ class Runner {
         ? { case: c, result: "pass", detail: "" }
         : { case: c, result: "fail", detail: problems[0] };
     } finally {
-      caller.gone = true;
+      caller.hasEnded = true;
       await host.shutdown(200);
       await Deno.remove(world, { recursive: true }).catch(() => {});
     }
