@@ -1,0 +1,457 @@
+import { strict as assert } from "node:assert";
+import { ErrorCode, RpcError } from "../rpc/errors.ts";
+import type { Message } from "../rpc/message.ts";
+import type { ProcessMessage, RunMessage, ToSandbox } from "../sandbox/protocol.ts";
+import { MemMount } from "../vfs/mem_mount.ts";
+import type { ProcSource } from "../vfs/proc_source.ts";
+import type { Caller } from "./caller.ts";
+import { Journal } from "./journal.ts";
+import { defaultLimits, type Limits } from "./limits.ts";
+import { ProcessTable } from "./process_table.ts";
+import type { ProcessHandler } from "./sandbox.ts";
+import { type GuestSandbox, type SpawnRequest, Supervisor } from "./supervisor.ts";
+
+/** A caller that keeps what it is handed. */
+function caller(name = "console"): Caller & { got: Message[]; hasEnded: boolean } {
+  return {
+    name,
+    children: new Set(),
+    hasEnded: false,
+    got: [],
+    deliver(m) {
+      this.got.push(m);
+    },
+  };
+}
+
+/** A sandbox that records what the core sends and lets a test speak for its guests. */
+class FakeSandbox implements GuestSandbox {
+  readonly runs: RunMessage[] = [];
+  readonly sent: ToSandbox[] = [];
+  private handlers = new Map<string, ProcessHandler>();
+
+  start(msg: RunMessage, handler: ProcessHandler): void {
+    this.runs.push(msg);
+    this.handlers.set(msg.pid, handler);
+  }
+
+  send(msg: ToSandbox): void {
+    this.sent.push(msg);
+  }
+
+  /** A message from the guest `msg.pid`, as its sandbox would pass it on. */
+  guest(msg: ProcessMessage): void {
+    this.handlers.get(msg.pid)!(msg);
+  }
+
+  /** The ops sent about `pid`, in order. */
+  opsFor(pid: string): string[] {
+    return this.sent.filter((m) => "pid" in m && m.pid === pid).map((m) => m.op);
+  }
+}
+
+/** `/self` sources nothing: these tests do not read it. */
+const noProc: ProcSource = {
+  pids: () => [],
+  info: () => undefined,
+  log: () => undefined,
+  selfFiles: () => undefined,
+  coreFiles: () => ({}),
+  plugins: () => [],
+  pluginFile: () => Promise.reject(new Error("none")),
+};
+
+/** A supervisor over fakes: one sandbox, a cache that loads nothing, a journal in memory. */
+function setup(limits: Partial<Limits> = {}) {
+  const sandbox = new FakeSandbox();
+  const journal = new Journal(":memory:");
+  const table = new ProcessTable();
+  const loaded: string[] = [];
+  const sup = new Supervisor(
+    { root: "/no/world", pluginWasm: (name) => `/plugins/${name}/plugin.wasm` },
+    journal,
+    table,
+    { place: () => Promise.resolve(sandbox) },
+    {
+      load(path) {
+        loaded.push(path);
+        return Promise.resolve({ hash: "h", dir: `/cache/${path.split("/")[2]}` });
+      },
+    },
+    { proc: new MemMount(), run: new MemMount(), source: noProc, world: new MemMount() },
+    { ...defaultLimits(), ...limits },
+  );
+  /** The core events journaled for `pid`, parsed. */
+  const events = (pid: string) =>
+    journal.query({ pid }).filter((e) => e.stream === "core").map((e) => JSON.parse(e.line));
+  /** The stderr lines journaled for `pid`. */
+  const stderr = (pid: string) =>
+    journal.query({ pid }).filter((e) => e.stream === "stderr").map((e) => e.line);
+  return { sup, sandbox, journal, table, loaded, events, stderr };
+}
+
+function call(c: Caller, plugin: string, method = "run", more: Partial<SpawnRequest> = {}) {
+  return { plugin, method, params: { n: 1 }, caller: c, callerId: 7, detached: false, ...more };
+}
+
+const turn = () => new Promise((r) => setTimeout(r, 0));
+
+Deno.test("spawn starts a fresh instance of the plugin's component with its request and env", async () => {
+  const { sup, sandbox, journal, table, loaded, events } = setup({ memory_mib: 2, line_mib: 1 });
+  try {
+    const c = caller();
+    const p = await sup.spawn(call(c, "notes", "add"));
+    assert.match(p.pid, /^notes-[0-9a-f-]{36}$/);
+    assert.deepEqual(loaded, ["/plugins/notes/plugin.wasm"]);
+    assert.deepEqual(sandbox.runs, [{
+      op: "run",
+      pid: p.pid,
+      world: "/no/world",
+      memoryLimit: 2 * 2 ** 20,
+      maxLine: 2 ** 20,
+      dir: "/cache/notes",
+      env: [["SAUSAGE_PID", p.pid], ["SAUSAGE_PLUGIN", "notes"], ["SAUSAGE_PARENT", "console"]],
+      request: JSON.stringify({ jsonrpc: "2.0", id: p.pid, method: "add", params: { n: 1 } }),
+    }]);
+    assert.equal(table.get(p.pid), p);
+    assert.ok(c.children.has(p), "an attached child of its caller");
+    assert.deepEqual(events(p.pid), [
+      { event: "start", method: "add", params: { n: 1 }, parent: "console", detached: false },
+    ]);
+    p.deliver({ jsonrpc: "2.0", method: "x", params: {} });
+    assert.deepEqual(sandbox.sent, [{
+      op: "in",
+      pid: p.pid,
+      msg: { jsonrpc: "2.0", method: "x", params: {} },
+    }]);
+  } finally {
+    journal.close();
+  }
+});
+
+Deno.test("a detached process has the core as parent and is nobody's child", async () => {
+  const { sup, sandbox, journal } = setup();
+  try {
+    const c = caller("notes-1");
+    const p = await sup.spawn(call(c, "www", "start", { detached: true, callerId: undefined }));
+    assert.equal(p.parent, "core");
+    assert.equal(c.children.size, 0);
+    assert.deepEqual(sandbox.runs[0].env[2], ["SAUSAGE_PARENT", "core"]);
+  } finally {
+    journal.close();
+  }
+});
+
+Deno.test("a guest's stdout lines go to onStdout, its stderr lines to the journal and its log", async () => {
+  const { sup, sandbox, journal, stderr } = setup();
+  try {
+    const lines: [string, string][] = [];
+    sup.onStdout = (p, line) => lines.push([p.pid, line]);
+    const p = await sup.spawn(call(caller(), "notes"));
+    sandbox.guest({ op: "out", pid: p.pid, line: '{"jsonrpc":"2.0"}' });
+    sandbox.guest({ op: "err", pid: p.pid, line: "warming up" });
+    assert.deepEqual(lines, [[p.pid, '{"jsonrpc":"2.0"}']]);
+    assert.deepEqual(stderr(p.pid), ["warming up"]);
+    assert.equal(p.lines.at(-1), "warming up");
+  } finally {
+    journal.close();
+  }
+});
+
+Deno.test("a guest that exits without answering: -32002 to its caller, out of the table, onEnd told", async () => {
+  const { sup, sandbox, journal, table, events } = setup();
+  try {
+    const c = caller();
+    const ended: string[] = [];
+    sup.onEnd.push((p) => ended.push(p.pid));
+    const p = await sup.spawn(call(c, "notes"));
+    sandbox.guest({ op: "exit", pid: p.pid, status: 1, error: "unreachable" });
+    assert.deepEqual(await p.ended, { status: 1, trap: "unreachable" });
+    assert.equal(table.size, 0);
+    assert.equal(c.children.size, 0);
+    assert.deepEqual(ended, [p.pid]);
+    assert.equal(c.got.length, 1);
+    const error = (c.got[0] as { error: { code: number; message: string } }).error;
+    assert.equal(error.code, ErrorCode.NoAnswer);
+    assert.match(error.message, /ended without an answer: it trapped \(unreachable\)/);
+    assert.deepEqual(events(p.pid).at(-1), { event: "exit", status: 1, trap: "unreachable" });
+    // Late messages from the sandbox change nothing.
+    sandbox.guest({ op: "exit", pid: p.pid, status: 0 });
+    assert.deepEqual(ended, [p.pid]);
+  } finally {
+    journal.close();
+  }
+});
+
+Deno.test("stop closes stdin and kills after the grace period; a guest that exits in time is not killed", async () => {
+  const { sup, sandbox, journal, events } = setup();
+  try {
+    const slow = await sup.spawn(call(caller(), "slow"));
+    assert.deepEqual(await sup.stop(slow, 10), { status: "killed" });
+    assert.deepEqual(sandbox.opsFor(slow.pid), ["eof", "kill"]);
+    assert.deepEqual(events(slow.pid).map((e) => e.event), ["start", "stop", "kill", "exit"]);
+
+    const quick = await sup.spawn(call(caller(), "quick"));
+    const stopped = sup.stop(quick, 60_000);
+    const again = sup.stop(quick, 60_000);
+    sandbox.guest({ op: "exit", pid: quick.pid, status: 0 });
+    assert.deepEqual(await stopped, { status: 0 });
+    assert.deepEqual(await again, { status: 0 });
+    assert.deepEqual(sandbox.opsFor(quick.pid), ["eof"], "one EOF, no kill");
+    assert.deepEqual(await sup.stop(quick), { status: 0 }, "stopping an ended process");
+  } finally {
+    journal.close();
+  }
+});
+
+Deno.test("kill ends a process at once for the core: its caller gets -32002 before the guest traps", async () => {
+  const { sup, sandbox, journal, table } = setup();
+  try {
+    const c = caller();
+    const p = await sup.spawn(call(c, "notes"));
+    sup.kill(p);
+    assert.equal(table.size, 0);
+    assert.deepEqual(p.exit, { status: "killed" });
+    assert.match((c.got[0] as { error: { message: string } }).error.message, /it was killed/);
+    sup.kill(p);
+    assert.deepEqual(sandbox.opsFor(p.pid), ["kill"], "a second kill sends nothing");
+  } finally {
+    journal.close();
+  }
+});
+
+Deno.test("a process that ends stops its attached children, not its detached ones", async () => {
+  const { sup, sandbox, journal } = setup();
+  try {
+    const parent = await sup.spawn(call(caller(), "parent"));
+    const child = await sup.spawn(call(parent, "child"));
+    const detached = await sup.spawn(call(parent, "daemon", "run", { detached: true }));
+    assert.deepEqual([...parent.children], [child]);
+    sandbox.guest({ op: "exit", pid: parent.pid, status: 0 });
+    assert.deepEqual(sandbox.opsFor(child.pid), ["eof"]);
+    assert.deepEqual(sandbox.opsFor(detached.pid), []);
+    sandbox.guest({ op: "exit", pid: child.pid, status: 0 });
+    await child.ended;
+    assert.ok(!detached.hasEnded);
+  } finally {
+    journal.close();
+  }
+});
+
+Deno.test("stopChildren stops a closed connection's processes; stopAll stops every one", async () => {
+  const { sup, sandbox, journal, table } = setup();
+  try {
+    const a = caller("a");
+    const [a1, a2] = [await sup.spawn(call(a, "x")), await sup.spawn(call(a, "y"))];
+    const b1 = await sup.spawn(call(caller("b"), "z"));
+    const stopped = sup.stopChildren(a);
+    assert.deepEqual([a1, a2, b1].map((p) => sandbox.opsFor(p.pid)), [["eof"], ["eof"], []]);
+    for (const p of [a1, a2]) sandbox.guest({ op: "exit", pid: p.pid, status: 0 });
+    await stopped;
+    await sup.stopAll(0);
+    assert.deepEqual(sandbox.opsFor(b1.pid), ["eof", "kill"]);
+    assert.equal(table.size, 0);
+  } finally {
+    journal.close();
+  }
+});
+
+Deno.test("a caller that ended before its call started gets no process", async () => {
+  const { sup, journal, table } = setup();
+  try {
+    const c = caller();
+    c.hasEnded = true;
+    await assert.rejects(sup.spawn(call(c, "notes")), /console ended before its call started/);
+    assert.equal(table.size, 0);
+  } finally {
+    journal.close();
+  }
+});
+
+Deno.test("past the processes limit a call is refused with -32004 and a limit event", async () => {
+  const { sup, journal, table, events } = setup({ processes: 1 });
+  try {
+    await sup.spawn(call(caller(), "notes"));
+    await assert.rejects(
+      sup.spawn(call(caller(), "notes", "add")),
+      (e) =>
+        e instanceof RpcError && e.code === ErrorCode.LimitReached &&
+        /notes\.add was not started: the world has 1 live processes/.test(e.message),
+    );
+    assert.equal(table.size, 1);
+    assert.deepEqual(events("core"), [
+      { event: "limit", limit: "processes", method: "notes.add", caller: "console" },
+    ]);
+  } finally {
+    journal.close();
+  }
+});
+
+Deno.test("noPlugins refuses every plugin with -32001 and its message", async () => {
+  const { sup, journal, loaded } = setup();
+  try {
+    sup.noPlugins = (method) => `a test calls no plugins (${method})`;
+    await assert.rejects(
+      sup.spawn(call(caller(), "notes")),
+      (e) =>
+        e instanceof RpcError && e.code === ErrorCode.NoSuchPlugin &&
+        e.message === "a test calls no plugins (notes.run)",
+    );
+    assert.deepEqual(loaded, []);
+  } finally {
+    journal.close();
+  }
+});
+
+Deno.test("a native method answers under the caller's id and ends with status 0", async () => {
+  const { sup, sandbox, journal, table, events, stderr } = setup();
+  try {
+    sup.natives.set("cargo.build", (ctx) => {
+      ctx.log("compiling");
+      ctx.notify("progress", { done: 1 });
+      return Promise.resolve({ built: ctx.params.n });
+    });
+    const c = caller();
+    const p = await sup.spawn(call(c, "cargo", "build"));
+    assert.ok(p.native);
+    assert.equal(table.get(p.pid), p);
+    assert.deepEqual(await p.ended, { status: 0 });
+    assert.deepEqual(c.got, [
+      {
+        jsonrpc: "2.0",
+        method: "core.notify",
+        params: { call: 7, name: "progress", params: { done: 1 } },
+      },
+      { jsonrpc: "2.0", id: 7, result: { built: 1 } },
+    ]);
+    assert.deepEqual(stderr(p.pid), ["compiling"]);
+    assert.deepEqual(events(p.pid).map((e) => e.event), ["start", "exit"]);
+    assert.deepEqual(sandbox.runs, [], "no sandbox");
+    await assert.rejects(
+      sup.spawn(call(c, "cargo", "clean")),
+      (e) =>
+        e instanceof RpcError && e.code === ErrorCode.MethodNotFound &&
+        e.message === "cargo has no method clean (it has cargo.build)",
+    );
+  } finally {
+    journal.close();
+  }
+});
+
+Deno.test("a native method's error is its answer; a host fault is also logged with its stack", async () => {
+  const { sup, journal, stderr } = setup();
+  try {
+    sup.natives.set("n.refuse", () => Promise.reject(new RpcError(ErrorCode.InvalidParams, "no")));
+    sup.natives.set("n.crash", () => {
+      throw new Error("host fault");
+    });
+    const c = caller();
+    const refused = await sup.spawn(call(c, "n", "refuse"));
+    await refused.ended;
+    const crashed = await sup.spawn(call(c, "n", "crash", { callerId: 8 }));
+    await crashed.ended;
+    assert.deepEqual(c.got.map((m) => "error" in m && [m.id, m.error?.code]), [
+      [7, ErrorCode.InvalidParams],
+      [8, ErrorCode.InternalError],
+    ]);
+    assert.deepEqual(stderr(refused.pid), []);
+    assert.match(
+      stderr(crashed.pid)[0],
+      /^internal error: Error: host fault\n\s+at /,
+    );
+  } finally {
+    journal.close();
+  }
+});
+
+Deno.test("killing a native method aborts its signal; what it settles with later is dropped", async () => {
+  const { sup, journal } = setup();
+  try {
+    let signal: AbortSignal | undefined;
+    let finish = () => {};
+    sup.natives.set("n.wait", (ctx) => {
+      signal = ctx.signal;
+      return new Promise((resolve) => finish = () => resolve({ late: true }));
+    });
+    const c = caller();
+    const p = await sup.spawn(call(c, "n", "wait"));
+    await turn();
+    sup.kill(p);
+    assert.ok(signal?.aborted);
+    finish();
+    await turn();
+    assert.deepEqual(c.got.map((m) => "error" in m && m.error?.code), [ErrorCode.NoAnswer]);
+    assert.deepEqual(p.exit, { status: "killed" });
+  } finally {
+    journal.close();
+  }
+});
+
+Deno.test("a command gets its arguments and SAUSAGE_* variables of its own, or exactly its env", async () => {
+  const { sup, sandbox, journal } = setup();
+  try {
+    const output: string[] = [];
+    const c = caller();
+    const base = {
+      name: "notes-test",
+      label: "adds",
+      component: { hash: "h", dir: "/cache/t" },
+      args: ["t.wasm", "--exact", "adds"],
+      env: [["SAUSAGE_PID", "forged"], ["RUST_BACKTRACE", "1"]] as [string, string][],
+      caller: c,
+      onOutput: (_: string, line: string) => output.push(line),
+    };
+    const p = await sup.spawnCommand(base);
+    const exact = await sup.spawnCommand({ ...base, exactEnv: true, cwd: "/state" });
+    const [run, exactRun] = sandbox.runs;
+    assert.equal(run.request, undefined);
+    assert.deepEqual(run.args, ["t.wasm", "--exact", "adds"]);
+    assert.deepEqual(run.env, [
+      ["RUST_BACKTRACE", "1"],
+      ["SAUSAGE_PID", p.pid],
+      ["SAUSAGE_PLUGIN", "notes-test"],
+      ["SAUSAGE_PARENT", "console"],
+    ]);
+    assert.deepEqual(exactRun.env, base.env);
+    assert.equal(exactRun.cwd, "/state");
+    assert.deepEqual([p.method, p.params], ["adds", { args: base.args }]);
+    assert.deepEqual([...c.children], [p, exact]);
+    sandbox.guest({ op: "err", pid: p.pid, line: "test adds ... ok" });
+    assert.deepEqual(output, ["test adds ... ok"]);
+  } finally {
+    journal.close();
+  }
+});
+
+Deno.test("a guest's filesystem request is served by its process and answered to its sandbox", async () => {
+  const { sup, sandbox, journal } = setup();
+  try {
+    const p = await sup.spawn(call(caller(), "notes"));
+    sandbox.guest({ op: "fs", pid: p.pid, id: 1, mount: "run", method: "mkdir", args: ["/d"] });
+    sandbox.guest({ op: "fs", pid: p.pid, id: 2, mount: "run", method: "readDir", args: ["/"] });
+    await turn();
+    const replies = sandbox.sent.filter((m) => m.op === "fs-reply");
+    assert.deepEqual(replies.map((r) => [r.pid, r.id, r.error]), [
+      [p.pid, 1, undefined],
+      [p.pid, 2, undefined],
+    ]);
+    assert.match(JSON.stringify(replies[1].result), /"d"/);
+  } finally {
+    journal.close();
+  }
+});
+
+Deno.test("a flood of lines is cut to the journal budget and the drop is journaled at the end", async () => {
+  const { sup, sandbox, journal, events, stderr } = setup({ log_lines_per_second: 1 });
+  try {
+    const p = await sup.spawn(call(caller(), "chatty"));
+    for (let i = 0; i < 25; i++) sandbox.guest({ op: "err", pid: p.pid, line: `line ${i}` });
+    assert.equal(stderr(p.pid).length, 10, "ten seconds' worth");
+    assert.equal(p.lines.length, 26, "its own log keeps them all (and its start)");
+    sandbox.guest({ op: "exit", pid: p.pid, status: 0 });
+    const dropped = events(p.pid).find((e) => e.event === "dropped");
+    assert.equal(dropped?.lines, 15);
+  } finally {
+    journal.close();
+  }
+});
