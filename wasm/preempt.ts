@@ -26,6 +26,14 @@
  */
 
 import { Reader, WasmFormatError, Writer } from "./binary.ts";
+import {
+  appendToVector,
+  joinSections,
+  type Section,
+  skipLimits,
+  skipValType,
+  splitSections,
+} from "./sections.ts";
 import { copyExpression, type ExpressionEdit } from "./instructions.ts";
 
 /** The import module of the added functions. */
@@ -38,57 +46,6 @@ export const YIELD_IMPORT = "yield";
 export const GROW_IMPORT = "grow";
 /** The fuel a fresh instance starts with (loop iterations and calls before the first check). */
 export const INITIAL_FUEL = 10_000;
-
-const SECTION_ORDER: Record<number, number> = {
-  1: 1, // type
-  2: 2, // import
-  3: 3, // function
-  4: 4, // table
-  5: 5, // memory
-  13: 6, // tag
-  6: 7, // global
-  7: 8, // export
-  8: 9, // start
-  9: 10, // element
-  12: 11, // data count
-  10: 12, // code
-  11: 13, // data
-};
-
-interface Section {
-  id: number;
-  body: Uint8Array;
-}
-
-function splitSections(bytes: Uint8Array): Section[] {
-  const r = new Reader(bytes);
-  const magic = r.take(4);
-  if (magic[0] !== 0 || magic[1] !== 0x61 || magic[2] !== 0x73 || magic[3] !== 0x6d) {
-    throw new WasmFormatError("not a WebAssembly module");
-  }
-  const version = r.take(4);
-  if (version[0] !== 1 || version[1] !== 0 || version[2] !== 0 || version[3] !== 0) {
-    throw new WasmFormatError("not a core module (a component?)");
-  }
-  const sections: Section[] = [];
-  while (!r.done) {
-    const id = r.u8();
-    const size = r.u32();
-    sections.push({ id, body: r.take(size) });
-  }
-  return sections;
-}
-
-function skipValType(r: Reader): void {
-  const b = r.u8();
-  if (b === 0x63 || b === 0x64) r.signed();
-}
-
-function skipLimits(r: Reader): void {
-  const flags = r.u8();
-  r.skipLeb();
-  if (flags & 1) r.skipLeb();
-}
 
 /** What the rewrite needs to know of a module before it changes it. */
 interface Shape {
@@ -146,15 +103,6 @@ function shapeOf(sections: Section[]): Shape {
     }
   }
   return shape;
-}
-
-/** Appends to a vector section: the old count plus `extra`, the old items, then `more`. */
-function appendToVector(body: Uint8Array | undefined, extra: number, more: Uint8Array): Uint8Array {
-  const w = new Writer();
-  if (!body) return w.u32(extra).bytes(more).view().slice();
-  const r = new Reader(body);
-  const n = r.u32();
-  return w.u32(n + extra).bytes(body.subarray(r.pos)).bytes(more).view().slice();
 }
 
 /** Copies a vector of function indices, renumbered. */
@@ -448,24 +396,10 @@ export function instrumentModule(
   const elements = body(9);
   if (elements) replaced.set(9, rewriteElements(elements, edit));
 
-  const out = new Writer().bytes(bytes.subarray(0, 8));
-  const emit = (id: number, b: Uint8Array) => out.u8(id).u32(b.length).bytes(b);
-  const pending = new Set(replaced.keys());
-  for (const s of sections) {
-    if (s.id !== 0) {
-      for (const id of [...pending]) {
-        if (SECTION_ORDER[id] < SECTION_ORDER[s.id]) {
-          emit(id, replaced.get(id)!);
-          pending.delete(id);
-        }
-      }
-    }
-    if (replaced.has(s.id) && s.id !== 0) {
-      if (pending.delete(s.id)) emit(s.id, replaced.get(s.id)!);
-    } else if (s.id === 0 && new Reader(s.body).name() === "name") {
-      emit(0, rewriteNames(s.body, remap));
-    } else emit(s.id, s.body);
-  }
-  for (const id of pending) emit(id, replaced.get(id)!);
-  return { bytes: out.view().slice(), stats };
+  const out = joinSections(
+    sections,
+    replaced,
+    (b) => new Reader(b).name() === "name" ? rewriteNames(b, remap) : b,
+  );
+  return { bytes: out, stats };
 }
