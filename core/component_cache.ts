@@ -51,6 +51,17 @@ export interface Compiled {
   dir: string;
 }
 
+/**
+ * The files of a transpiled component: jco's declarations say a record by
+ * name, its `transpile` resolves with `[name, bytes]` pairs.
+ */
+type TranspiledFiles = Record<string, Uint8Array> | [string, Uint8Array][];
+
+/** The files of a transpiled component as `[name, bytes]` pairs, whichever form jco gave. */
+function filePairs(files: TranspiledFiles): [string, Uint8Array][] {
+  return Array.isArray(files) ? files : Object.entries(files);
+}
+
 /** Transpiles components and remembers the results by file hash. */
 export class ComponentCache {
   private byHash = new Map<string, Promise<Compiled>>();
@@ -99,7 +110,7 @@ export class ComponentCache {
     await this.ready;
     const dir = `${this.root}/${hash}`;
     if (await verifyEntry(dir, this.engine)) return { hash, dir };
-    let files: [string, Uint8Array][];
+    let files: TranspiledFiles;
     // Loaded on first use: jco is large, and most runs find every component cached.
     const { transpile } = await import("@bytecodealliance/jco");
     try {
@@ -110,7 +121,7 @@ export class ComponentCache {
         asyncImports: ASYNC_IMPORTS,
         asyncExports: ["wasi:cli/run#run"],
         ...{ typescript: false }, // not in jco's .d.ts, read by transpile()
-      }) as unknown as { files: [string, Uint8Array][] });
+      }));
     } catch (e) {
       throw new Error(
         `${path} is not a WASI command component: ${e instanceof Error ? e.message : e}`,
@@ -118,10 +129,7 @@ export class ComponentCache {
     }
     const out: [string, Uint8Array][] = [];
     const preempt: Record<string, PreemptStats | { error: string } | null> = {};
-    for (const [name, data] of Object.entries(files)) {
-      let [file, content] = Array.isArray(data)
-        ? data as [string, Uint8Array]
-        : [name, data as Uint8Array];
+    for (let [file, content] of filePairs(files)) {
       if (file.endsWith(".wasm") && this.preempt) {
         [content, preempt[file]] = preemptible(content);
       }

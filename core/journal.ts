@@ -9,7 +9,7 @@
  * @module
  */
 
-import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { DatabaseSync, type SQLOutputValue, type StatementSync } from "node:sqlite";
 import { uuidFloor, uuidv7 } from "./uuid.ts";
 
 /** The stream an entry came from. */
@@ -74,8 +74,19 @@ export function queryJournal(db: DatabaseSync, f: LogFilter): Entry[] {
   const limit = Math.min(Math.max(1, Math.floor(f.limit ?? LOG_LIMIT.default)), LOG_LIMIT.max);
   const sql = `SELECT id, time, pid, plugin, stream, line FROM journal
     ${where.length ? "WHERE " + where.join(" AND ") : ""} ORDER BY id DESC LIMIT ${limit}`;
-  const rows = db.prepare(sql).all(...args) as unknown as Entry[];
-  return rows.reverse();
+  return db.prepare(sql).all(...args).map(toEntry).reverse();
+}
+
+/** A row of the journal table as an entry; throws on a row of another shape (not our table). */
+function toEntry(row: Record<string, SQLOutputValue>): Entry {
+  const { id, time, pid, plugin, stream, line } = row;
+  if (
+    typeof id === "string" && typeof time === "number" && typeof pid === "string" &&
+    typeof plugin === "string" &&
+    (stream === "stdout" || stream === "stderr" || stream === "core") &&
+    typeof line === "string"
+  ) return { id, time, pid, plugin, stream, line };
+  throw new Error(`the journal has a row of an unknown shape: ${JSON.stringify(row)}`);
 }
 
 /** Opens a journal file for reading only (the CLI without a running host). */

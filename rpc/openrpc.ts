@@ -211,6 +211,21 @@ function withoutReferences(schema: unknown): unknown {
   return out;
 }
 
+/**
+ * The official OpenRPC meta-schema: the package's `openrpcDocument` value,
+ * which its type declarations leave out.
+ */
+function officialMetaSchema(): object {
+  const module: object = openrpcMetaSchemaModule;
+  if (
+    "openrpcDocument" in module && typeof module.openrpcDocument === "object" &&
+    module.openrpcDocument !== null
+  ) return module.openrpcDocument;
+  throw new Error(
+    "@open-rpc/meta-schema has no openrpcDocument: see its pinned version in deno.json",
+  );
+}
+
 /** Compiles the meta-schema once. Formats (`uri`) are not asserted: they are hints here. */
 function compileValidators(): Validators {
   if (validators) return validators;
@@ -219,8 +234,7 @@ function compileValidators(): Validators {
   // and without the trailing slash of the id.
   ajv.addMetaSchema(jsonSchemaMetaSchema);
   ajv.addMetaSchema({ ...jsonSchemaMetaSchema, $id: "https://meta.json-schema.tools" });
-  const official = (openrpcMetaSchemaModule as unknown as { openrpcDocument: object })
-    .openrpcDocument;
+  const official = officialMetaSchema();
   ajv.addSchema(official);
   validators = {
     official: ajv.getSchema(META_SCHEMA_ID) as Validate,

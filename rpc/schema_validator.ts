@@ -18,8 +18,7 @@
  */
 
 import { Ajv2020 } from "ajv/dist/2020.js";
-import formatsModule from "ajv-formats";
-import type { FormatsPlugin } from "ajv-formats";
+import ajvFormats from "ajv-formats";
 import { isIP } from "node:net";
 import type { JsonSchema, SchemaDefs } from "./openrpc.ts";
 import { bundle, type Node, rootNode } from "./schema_scope.ts";
@@ -50,7 +49,9 @@ let ajv: Ajv2020 | undefined;
 function instance(): Ajv2020 {
   if (ajv) return ajv;
   ajv = new Ajv2020({ strict: false, allErrors: false, logger: false });
-  (formatsModule as unknown as FormatsPlugin)(ajv);
+  // A CommonJS module: Deno's default import is its `module.exports` (typed as
+  // the module), whose `default` is the plugin function.
+  ajvFormats.default(ajv);
   for (const [name, [lo, hi]] of Object.entries(INTEGER_FORMATS)) {
     ajv.addFormat(name, {
       type: "number",

@@ -53,10 +53,25 @@ let instantiating: GuestControl | null = null;
 const originals = new WeakMap<Fn, Fn>();
 
 /** JSPI's two entry points (not yet in TypeScript's lib). */
-const jspi = WebAssembly as unknown as {
+interface Jspi {
   Suspending: new (fn: Fn) => object;
   promising: (fn: Fn) => Fn;
-};
+}
+
+/** True when `wasm` (the `WebAssembly` namespace) has JSPI's entry points. */
+function hasJspi(wasm: object): wasm is Jspi {
+  return "Suspending" in wasm && typeof wasm.Suspending === "function" &&
+    "promising" in wasm && typeof wasm.promising === "function";
+}
+
+const wasm: object = WebAssembly;
+if (!hasJspi(wasm)) {
+  throw new Error(
+    "this Deno has no JSPI (WebAssembly.Suspending and promising), which guests need: " +
+      "run the pinned Deno (./node_modules/.bin/deno)",
+  );
+}
+const jspi = wasm;
 const OriginalSuspending = jspi.Suspending;
 const originalPromising = jspi.promising;
 

@@ -26,10 +26,20 @@ interface Key {
   shift?: boolean;
 }
 
-/** What readline's Interface has beyond its typings: the line being edited, and the cursor. */
+/**
+ * The line being edited and the cursor, which readline's Interface has and
+ * its typings mark read-only; the editor sets them (and redraws) to replace
+ * the line.
+ */
 interface Editable {
   line: string;
   cursor: number;
+}
+
+/** readline's history, newest first: the Interface keeps it, its typings do not show it. */
+function historyOf(rl: readline.Interface): string[] {
+  if (!("history" in rl) || !Array.isArray(rl.history)) return [];
+  return rl.history.filter((h): h is string => typeof h === "string");
 }
 
 /** A call that runs in the foreground, and its spinner. */
@@ -196,8 +206,9 @@ export class LineEditor {
     this.resolveLine?.(line);
   }
 
+  /** The Interface's line and cursor, writable (its typings mark them read-only). */
   private get editable(): Editable {
-    return this.rl as unknown as Editable;
+    return this.rl;
   }
 
   private key(s: string | undefined, key: Key): void {
@@ -228,7 +239,7 @@ export class LineEditor {
       return;
     }
     if (ctrl("r")) {
-      const history = (this.rl as unknown as { history?: string[] }).history ?? [];
+      const history = historyOf(this.rl);
       this.search = { state: new ReverseSearch(history), before: this.editable.line };
       this.showSearch();
       return;
