@@ -10,7 +10,8 @@
  * Prints p50 latency and calls per second of each, per round.
  */
 
-import { Host, LocalCaller } from "../core/host.ts";
+import { Host } from "../core/host.ts";
+import { LocalCaller } from "../core/local_caller.ts";
 import { cacheDir } from "../core/paths.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";

@@ -11,7 +11,8 @@
  * -32002, and whether all 50 still answer.
  */
 
-import { Host, LocalCaller } from "../core/host.ts";
+import { Host } from "../core/host.ts";
+import { LocalCaller } from "../core/local_caller.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
 import type { Response } from "../rpc/message.ts";

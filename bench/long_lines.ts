@@ -7,7 +7,8 @@
  *   deno run -A bench/long_lines.ts [--mb 10,64]
  */
 
-import { Host, LocalCaller } from "../core/host.ts";
+import { Host } from "../core/host.ts";
+import { LocalCaller } from "../core/local_caller.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
 

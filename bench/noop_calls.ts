@@ -7,7 +7,8 @@
  * Prints p50/p90/p99 latency and calls per second.
  */
 
-import { Host, LocalCaller } from "../core/host.ts";
+import { Host } from "../core/host.ts";
+import { LocalCaller } from "../core/local_caller.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
 

@@ -10,7 +10,8 @@
  * the median of each and the slowdown.
  */
 
-import { Host, LocalCaller } from "../core/host.ts";
+import { Host } from "../core/host.ts";
+import { LocalCaller } from "../core/local_caller.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
 import { buildPlugin } from "../core/cargo/cargo_build.ts";

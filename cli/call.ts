@@ -58,7 +58,8 @@ export async function call(args: string[]): Promise<number> {
     client.close();
   } else {
     // Loaded only here: a call to a running host does not load the host's modules.
-    const { Host, LocalCaller } = await import("../core/host.ts");
+    const { Host } = await import("../core/host.ts");
+    const { LocalCaller } = await import("../core/local_caller.ts");
     const host = new Host(world.root, { sandboxes: 1 });
     const caller = new LocalCaller("console", notified);
     response = await caller.call(host.router, method, params) as Response;

@@ -12,7 +12,8 @@
  */
 
 import { ControlServer } from "../core/control_server.ts";
-import { Host, LocalCaller } from "../core/host.ts";
+import { Host } from "../core/host.ts";
+import { LocalCaller } from "../core/local_caller.ts";
 import type { Response } from "../rpc/message.ts";
 import { writeCargoConfig } from "../core/cargo/author_config.ts";
 import { buildMissing } from "../core/cargo/world_build.ts";

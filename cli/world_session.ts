@@ -6,7 +6,8 @@
  * @module
  */
 
-import { Host, LocalCaller } from "../core/host.ts";
+import { Host } from "../core/host.ts";
+import { LocalCaller } from "../core/local_caller.ts";
 import type { World } from "../core/world.ts";
 import type { Request, Response } from "../rpc/message.ts";
 import { HostClient } from "./client.ts";

@@ -1,19 +1,19 @@
 /**
  * The host: a running world. Assembles the journal, the process table, the
- * sandbox pool, the supervisor, the router and the core API; makes the boot
- * calls; and shuts down cleanly (every process stopped, the journal flushed).
+ * sandbox pool, the supervisor, the router and the core API; starts it (the
+ * sandboxes, the SDK copy, the boot calls of `boot.ts`); and shuts down
+ * cleanly (every process stopped, the journal flushed).
  *
  * @module
  */
 
-import type { Message, Request } from "../rpc/message.ts";
+import type { Request } from "../rpc/message.ts";
 import type { Caller } from "./caller.ts";
 import { ComponentCache } from "./component_cache.ts";
 import { coreMethods } from "./core_api.ts";
 import { Journal } from "./journal.ts";
 import { lockMethods, LockTable } from "./locks.ts";
 import { cacheDir } from "./paths.ts";
-import type { Process } from "./process.ts";
 import { ProcessTable } from "./process_table.ts";
 import { Router } from "./router.ts";
 import { SandboxPool } from "./sandbox_pool.ts";
@@ -23,87 +23,19 @@ import { World } from "./world.ts";
 import { MemMount } from "../vfs/mem_mount.ts";
 import { ProcMount } from "../vfs/proc_mount.ts";
 import { PluginDocs } from "./plugin_docs.ts";
-import { checkedDocument, InvalidDocument } from "./discover_document.ts";
 import { FileHashes } from "./file_hash.ts";
 import { ProcView } from "./proc_view.ts";
 import { HostFs } from "../vfs/host_fs.ts";
 import { DiskMount } from "../vfs/disk_mount.ts";
 import { GraphKeeper } from "./graph_keeper.ts";
 import { Activator } from "./activation.ts";
-import type { OpenRpcDocument } from "../rpc/openrpc.ts";
 import { ClientSource } from "./client_source.ts";
 import { cargoBuildMethod } from "./cargo_build_method.ts";
-import { DEFAULT_SDK_DIR, syncSdk, worldSdkDir } from "./cargo/world_sdk.ts";
-
-/** How long a call that the core makes itself (`rpc.discover`, the client generator) may take. */
-const CORE_CALL_TIMEOUT_MS = 10_000;
-
-/** Options of a host. */
-export interface HostOptions {
-  /** How many sandboxes run processes (default `sandboxes` of `config/limits.json`). */
-  sandboxes?: number;
-  /** Where transpiled components are cached. */
-  cacheDir?: string;
-  /**
-   * Run components without the preemption checks (default false). Only the
-   * benchmark sets it, to measure what the checks cost: such guests cannot be
-   * killed at a check, and a loop stalls its whole sandbox until the backstop.
-   */
-  noPreemption?: boolean;
-  /** Receives one line per notable event (boot results), for the terminal. */
-  report?: (line: string) => void;
-  /** Fetch every plugin's document at start and watch `plugins/` (default true). */
-  watch?: boolean;
-  /**
-   * Sandboxes shared with other hosts (the test runner gives each test a
-   * host of its own on one pool); the host does not close them. By
-   * default the host starts a pool of its own.
-   */
-  pool?: SandboxPool;
-  /** The journal's SQLite file; `:memory:` keeps it in memory. Default `state/core/journal.sqlite`. */
-  journalPath?: string;
-  /**
-   * When set, no call starts a plugin: each fails with -32001 and this
-   * message for `<plugin>.<method>` (a test has no other plugins).
-   */
-  noPlugins?: (method: string) => string;
-  /**
-   * The SDK that `cargo.build` builds against: copied to the world's
-   * `plugins/cargo/sdk/` at start when that copy is missing or differs.
-   * Default this repository's `sdk/`; null: no copy (a test's empty world).
-   */
-  sdkDir?: string | null;
-}
-
-/** A caller that the host itself uses (boot, one-off calls). */
-export class LocalCaller implements Caller {
-  readonly children = new Set<Process>();
-  hasEnded = false;
-  private waiting = new Map<string | number, (msg: Message) => void>();
-  private next = 0;
-
-  /** @param name `SAUSAGE_PARENT` of the processes it starts */
-  constructor(readonly name: string, private onNotify: (msg: Message) => void = () => {}) {}
-
-  /** Hands a message to whoever waits for it. */
-  deliver(msg: Message): void {
-    if ("method" in msg) return this.onNotify(msg);
-    const resolve = msg.id === null ? undefined : this.waiting.get(msg.id);
-    if (resolve && msg.id !== null) {
-      this.waiting.delete(msg.id);
-      resolve(msg);
-    }
-  }
-
-  /** Makes a request through `router` and resolves with the response. */
-  call(router: Router, method: string, params: Record<string, unknown>): Promise<Message> {
-    const id = `${this.name}-${++this.next}`;
-    return new Promise((resolve) => {
-      this.waiting.set(id, resolve);
-      router.request(this, { jsonrpc: "2.0", id, method, params });
-    });
-  }
-}
+import { DEFAULT_SDK_DIR } from "./cargo/world_sdk.ts";
+import { makeBootCalls } from "./boot.ts";
+import { callAsCore, discoverAsCore } from "./call_as_core.ts";
+import type { HostOptions } from "./host_options.ts";
+import { SdkCopy } from "./sdk_copy.ts";
 
 /** A running world. */
 export class Host {
@@ -136,7 +68,7 @@ export class Host {
   readonly done: Promise<number>;
   private finish!: (code: number) => void;
   private closed = false;
-  private sdkCopy: Promise<string> | null = null;
+  private readonly sdkCopy: SdkCopy;
 
   /** Opens a world (throws a one-line error when it is missing). */
   constructor(path: string, private opts: HostOptions = {}) {
@@ -151,6 +83,11 @@ export class Host {
         maxAgeMs: this.limits.journal_days * 86_400_000,
       },
     );
+    this.sdkCopy = new SdkCopy(
+      this.world.root,
+      opts.sdkDir === undefined ? DEFAULT_SDK_DIR : opts.sdkDir,
+      this.journal,
+    );
     const cache = opts.cacheDir ?? cacheDir();
     const hashes = new FileHashes();
     const components = new ComponentCache(cache, hashes, !opts.noPreemption);
@@ -160,14 +97,19 @@ export class Host {
         cache,
         stallMs: this.limits.stall_ms,
         maxLine: this.limits.line_mib * 2 ** 20,
+        memoryPool: this.limits.memory_pool_mib * 2 ** 20,
       },
       opts.sandboxes ?? this.limits.sandboxes,
     );
-    this.docs = new PluginDocs(this.world, (plugin) => this.discover(plugin), hashes);
+    this.docs = new PluginDocs(
+      this.world,
+      (plugin) => discoverAsCore(this.supervisor, this.journal, plugin),
+      hashes,
+    );
     this.graph = new GraphKeeper(this.world, this.docs, this.journal);
     const clients = new ClientSource(
       this.docs,
-      (wasm, params) => this.callAsCore("codegen", "client", params, wasm),
+      (wasm, params) => callAsCore(this.supervisor, "codegen", "client", params, wasm),
     );
     const view = this.view = new ProcView({
       world: this.world,
@@ -205,7 +147,7 @@ export class Host {
       this.world,
       this.graph,
       this.journal,
-      (plugin, wasm) => this.discover(plugin, wasm),
+      (plugin, wasm) => discoverAsCore(this.supervisor, this.journal, plugin, wasm),
     );
     for (const [name, m] of this.activator.methods()) this.router.core.set(name, m);
     this.supervisor.onEnd.push((p) => this.locks.releaseAll(p.pid));
@@ -213,33 +155,16 @@ export class Host {
       "cargo.build",
       cargoBuildMethod({
         world: this.world,
-        sdk: () => this.sdk(),
+        sdk: () => this.sdkCopy.folder(),
         breaks: (plugin, file) => this.activator.breaks(plugin, file),
       }),
     );
   }
 
-  /**
-   * Brings the world's SDK copy up to date (once per host) and resolves with
-   * its folder; with `sdkDir: null`, the world's folder as it is.
-   */
-  sdk(): Promise<string> {
-    const to = worldSdkDir(this.world.root);
-    const from = this.opts.sdkDir === undefined ? DEFAULT_SDK_DIR : this.opts.sdkDir;
-    if (from === null) return Promise.resolve(to);
-    this.sdkCopy ??= syncSdk(from, to).then((did) => {
-      if (did === "copied") {
-        this.journal.coreEvent("sdk-copied", { from, to: "/plugins/cargo/sdk" });
-      }
-      return to;
-    });
-    return this.sdkCopy;
-  }
-
   /** Starts the sandboxes, brings the SDK copy up to date and makes the boot calls (detached). */
   async start(): Promise<void> {
-    const sdk = this.sdk().catch((e) => {
-      this.sdkCopy = null; // cargo.build tries again
+    const sdk = this.sdkCopy.folder().catch((e) => {
+      this.sdkCopy.retry(); // cargo.build tries again
       this.opts.report?.(
         `sausage: the SDK was not copied to plugins/cargo/sdk: ${
           e instanceof Error ? e.message : e
@@ -248,85 +173,7 @@ export class Host {
     });
     await Promise.all([this.pool.warm(), sdk]);
     if (this.opts.watch !== false) this.graph.start();
-    const boot = new LocalCaller("core");
-    for (const call of this.world.bootCalls()) {
-      this.journal.coreEvent("boot", { ...call });
-      boot.call(this.router, "core.call", {
-        method: call.method,
-        params: call.params,
-        detach: true,
-      }).then((res) => {
-        const outcome = "error" in res && res.error
-          ? { error: res.error }
-          : { result: (res as { result: unknown }).result };
-        this.journal.coreEvent("boot-result", { method: call.method, ...outcome });
-        this.opts.report?.(
-          "error" in outcome
-            ? `boot: ${call.method} failed: ${outcome.error!.message}`
-            : `boot: ${call.method} -> ${JSON.stringify(outcome.result)}`,
-        );
-      });
-    }
-  }
-
-  /**
-   * Calls `rpc.discover` of a plugin (or of a component file run as that
-   * plugin, for an activation) as the core, and checks the answer: an
-   * invalid document is journaled (`invalid-document`) and rejected.
-   */
-  private async discover(plugin: string, wasm?: string): Promise<OpenRpcDocument> {
-    const answer = await this.callAsCore(plugin, "rpc.discover", {}, wasm);
-    try {
-      return checkedDocument(plugin, answer);
-    } catch (e) {
-      if (e instanceof InvalidDocument) {
-        this.journal.coreEvent("invalid-document", {
-          plugin,
-          candidate: wasm !== undefined,
-          problems: e.problems,
-        });
-      }
-      throw e;
-    }
-  }
-
-  /**
-   * Makes a call as the core, to a plugin or to a component file run as that
-   * plugin; rejects with the error message, or after `CORE_CALL_TIMEOUT_MS`
-   * (a plugin that never answers must not hang an activation or a read of /proc).
-   */
-  private callAsCore(
-    plugin: string,
-    method: string,
-    params: Record<string, unknown>,
-    wasm?: string,
-  ): Promise<unknown> {
-    return new Promise((resolve, reject) => {
-      const caller = new LocalCaller("core");
-      const relay = {
-        name: "core",
-        children: caller.children,
-        hasEnded: false,
-        deliver: (msg: { error?: { message: string }; result?: unknown; method?: string }) => {
-          if (msg.method) return;
-          if (msg.error) reject(new Error(`${plugin}.${method} failed: ${msg.error.message}`));
-          else resolve(msg.result);
-        },
-      };
-      this.supervisor
-        .spawn({ plugin, method, params, caller: relay, callerId: method, detached: false, wasm })
-        .then((p) => {
-          const timer = setTimeout(() => {
-            reject(
-              new Error(
-                `${plugin}.${method} did not answer within ${CORE_CALL_TIMEOUT_MS / 1000} s`,
-              ),
-            );
-            this.supervisor.kill(p);
-          }, CORE_CALL_TIMEOUT_MS);
-          p.ended.then(() => clearTimeout(timer));
-        }, reject);
-    });
+    makeBootCalls(this.world, this.router, this.journal, this.opts.report);
   }
 
   /** Handles a request from an external caller (the control socket, a one-off call). */

@@ -8,7 +8,8 @@
  * @module
  */
 
-import { type Host, LocalCaller } from "../core/host.ts";
+import type { Host } from "../core/host.ts";
+import { LocalCaller } from "../core/local_caller.ts";
 import { ErrorCode } from "../rpc/errors.ts";
 import { errorResponse, type Response } from "../rpc/message.ts";
 import { type CallOptions, MCP_CALLER, type WorldLink } from "./world_link.ts";

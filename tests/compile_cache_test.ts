@@ -9,7 +9,8 @@ import { builtTestPlugin } from "./helpers/plugins.ts";
 import { makeWorld } from "./helpers/world.ts";
 import { ComponentCache, engineIdentity } from "../core/component_cache.ts";
 import { evict, listEntries } from "../core/cache_entries.ts";
-import { Host, LocalCaller } from "../core/host.ts";
+import { Host } from "../core/host.ts";
+import { LocalCaller } from "../core/local_caller.ts";
 import type { Response } from "../rpc/message.ts";
 
 const probe = await builtTestPlugin("probe");

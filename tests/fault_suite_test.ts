@@ -14,7 +14,7 @@ import { builtTestPlugin } from "./helpers/plugins.ts";
 import { eventually, TestHost } from "./helpers/host.ts";
 import { makeWorld } from "./helpers/world.ts";
 import { ControlServer, HELLO } from "../core/control_server.ts";
-import { LocalCaller } from "../core/host.ts";
+import { LocalCaller } from "../core/local_caller.ts";
 import { HostClient } from "../cli/client.ts";
 import { World } from "../core/world.ts";
 import type { Response } from "../rpc/message.ts";

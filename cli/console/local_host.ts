@@ -6,7 +6,8 @@
  * @module
  */
 
-import { type Host, LocalCaller } from "../../core/host.ts";
+import type { Host } from "../../core/host.ts";
+import { LocalCaller } from "../../core/local_caller.ts";
 import type { Entry, LogFilter } from "../../core/journal.ts";
 import type { ProcessInfo } from "../../core/process.ts";
 import { ErrorCode } from "../../rpc/errors.ts";

@@ -14,7 +14,8 @@
  */
 
 import { type Compiled, ComponentCache } from "../component_cache.ts";
-import { Host, LocalCaller } from "../host.ts";
+import { Host } from "../host.ts";
+import { LocalCaller } from "../local_caller.ts";
 import { cacheDir } from "../paths.ts";
 import type { ExitInfo } from "../process.ts";
 import { SandboxPool } from "../sandbox_pool.ts";

@@ -5,7 +5,8 @@
  * @module
  */
 
-import { Host, LocalCaller } from "../../core/host.ts";
+import { Host } from "../../core/host.ts";
+import { LocalCaller } from "../../core/local_caller.ts";
 import type { Message, Response } from "../../rpc/message.ts";
 import { makeWorld, type WorldSpec } from "./world.ts";
 

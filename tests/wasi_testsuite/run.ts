@@ -18,7 +18,8 @@
  */
 
 import { ComponentCache } from "../../core/component_cache.ts";
-import { Host, LocalCaller } from "../../core/host.ts";
+import { Host } from "../../core/host.ts";
+import { LocalCaller } from "../../core/local_caller.ts";
 import { defaultLimits } from "../../core/limits.ts";
 import { cacheDir } from "../../core/paths.ts";
 import type { ExitInfo } from "../../core/process.ts";

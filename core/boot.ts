@@ -1,0 +1,43 @@
+/**
+ * Boot: the calls that `config/boot.json` lists, made by the core when the
+ * host starts, each detached, each and its outcome journaled and reported.
+ *
+ * @module
+ */
+
+import type { Journal } from "./journal.ts";
+import { LocalCaller } from "./local_caller.ts";
+import type { Router } from "./router.ts";
+import type { World } from "./world.ts";
+
+/**
+ * Makes the world's boot calls (detached, as `core`) without waiting for
+ * them: each is journaled (`boot`), and so is its outcome (`boot-result`),
+ * which also goes to `report` as a line.
+ */
+export function makeBootCalls(
+  world: World,
+  router: Router,
+  journal: Journal,
+  report?: (line: string) => void,
+): void {
+  const boot = new LocalCaller("core");
+  for (const call of world.bootCalls()) {
+    journal.coreEvent("boot", { ...call });
+    boot.call(router, "core.call", {
+      method: call.method,
+      params: call.params,
+      detach: true,
+    }).then((res) => {
+      const outcome = "error" in res && res.error
+        ? { error: res.error }
+        : { result: (res as { result: unknown }).result };
+      journal.coreEvent("boot-result", { method: call.method, ...outcome });
+      report?.(
+        "error" in outcome
+          ? `boot: ${call.method} failed: ${outcome.error!.message}`
+          : `boot: ${call.method} -> ${JSON.stringify(outcome.result)}`,
+      );
+    });
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * The options of a host: what a command, a test or the benchmark may change
+ * about how a world runs (sandboxes, caches, the journal, the SDK copy).
+ *
+ * @module
+ */
+
+import type { SandboxPool } from "./sandbox_pool.ts";
+
+/** Options of a host. */
+export interface HostOptions {
+  /** How many sandboxes run processes (default `sandboxes` of `config/limits.json`). */
+  sandboxes?: number;
+  /** Where transpiled components are cached. */
+  cacheDir?: string;
+  /**
+   * Run components without the preemption checks (default false). Only the
+   * benchmark sets it, to measure what the checks cost: such guests cannot be
+   * killed at a check, and a loop stalls its whole sandbox until the backstop.
+   */
+  noPreemption?: boolean;
+  /** Receives one line per notable event (boot results), for the terminal. */
+  report?: (line: string) => void;
+  /** Fetch every plugin's document at start and watch `plugins/` (default true). */
+  watch?: boolean;
+  /**
+   * Sandboxes shared with other hosts (the test runner gives each test a
+   * host of its own on one pool); the host does not close them. By
+   * default the host starts a pool of its own.
+   */
+  pool?: SandboxPool;
+  /** The journal's SQLite file; `:memory:` keeps it in memory. Default `state/core/journal.sqlite`. */
+  journalPath?: string;
+  /**
+   * When set, no call starts a plugin: each fails with -32001 and this
+   * message for `<plugin>.<method>` (a test has no other plugins).
+   */
+  noPlugins?: (method: string) => string;
+  /**
+   * The SDK that `cargo.build` builds against: copied to the world's
+   * `plugins/cargo/sdk/` at start when that copy is missing or differs.
+   * Default this repository's `sdk/`; null: no copy (a test's empty world).
+   */
+  sdkDir?: string | null;
+}

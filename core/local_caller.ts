@@ -1,0 +1,42 @@
+/**
+ * The core's own caller: the host itself (boot) and in-process users of a
+ * host (the console, a one-off call, the tests) make requests through the
+ * router with it and get each answer back as a promise.
+ *
+ * @module
+ */
+
+import type { Message } from "../rpc/message.ts";
+import type { Caller } from "./caller.ts";
+import type { Process } from "./process.ts";
+import type { Router } from "./router.ts";
+
+/** A caller that the host itself uses (boot, one-off calls). */
+export class LocalCaller implements Caller {
+  readonly children = new Set<Process>();
+  hasEnded = false;
+  private waiting = new Map<string | number, (msg: Message) => void>();
+  private next = 0;
+
+  /** @param name `SAUSAGE_PARENT` of the processes it starts */
+  constructor(readonly name: string, private onNotify: (msg: Message) => void = () => {}) {}
+
+  /** Hands a message to whoever waits for it. */
+  deliver(msg: Message): void {
+    if ("method" in msg) return this.onNotify(msg);
+    const resolve = msg.id === null ? undefined : this.waiting.get(msg.id);
+    if (resolve && msg.id !== null) {
+      this.waiting.delete(msg.id);
+      resolve(msg);
+    }
+  }
+
+  /** Makes a request through `router` and resolves with the response. */
+  call(router: Router, method: string, params: Record<string, unknown>): Promise<Message> {
+    const id = `${this.name}-${++this.next}`;
+    return new Promise((resolve) => {
+      this.waiting.set(id, resolve);
+      router.request(this, { jsonrpc: "2.0", id, method, params });
+    });
+  }
+}

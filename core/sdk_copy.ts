@@ -1,0 +1,48 @@
+/**
+ * The world's copy of the SDK (`plugins/cargo/sdk/`), which `cargo.build`
+ * builds against: brought up to date from the SDK once per host, on the
+ * first use, and journaled (`sdk-copied`) when it changed.
+ *
+ * @module
+ */
+
+import { syncSdk, worldSdkDir } from "./cargo/world_sdk.ts";
+import type { Journal } from "./journal.ts";
+
+/** The world's SDK copy, synced once per host. */
+export class SdkCopy {
+  private copy: Promise<string> | null = null;
+
+  /**
+   * @param root the world folder
+   * @param from the SDK to copy; null: no copy, the world's folder as it is
+   * @param journal where a copy is recorded
+   */
+  constructor(
+    private root: string,
+    private from: string | null,
+    private journal: Journal,
+  ) {}
+
+  /**
+   * Brings the world's SDK copy up to date (once) and resolves with its
+   * folder; with no SDK to copy from, the world's folder as it is.
+   */
+  folder(): Promise<string> {
+    const to = worldSdkDir(this.root);
+    const from = this.from;
+    if (from === null) return Promise.resolve(to);
+    this.copy ??= syncSdk(from, to).then((did) => {
+      if (did === "copied") {
+        this.journal.coreEvent("sdk-copied", { from, to: "/plugins/cargo/sdk" });
+      }
+      return to;
+    });
+    return this.copy;
+  }
+
+  /** Forgets a failed copy, so that the next `folder()` tries again. */
+  retry(): void {
+    this.copy = null;
+  }
+}
