@@ -18,7 +18,7 @@ import { sha256 } from "./file_hash.ts";
 import { inWorldFolder, readWorldFile, realInside } from "./world_files.ts";
 import type { GraphKeeper } from "./graph_keeper.ts";
 import type { Journal } from "./journal.ts";
-import type { CoreMethod } from "./router.ts";
+import type { CoreMethod } from "./core_method.ts";
 import { pluginNameProblem, type World } from "./world.ts";
 
 /**

@@ -14,7 +14,8 @@ import type { Caller } from "./caller.ts";
 import { type Journal, LOG_LIMIT, type LogFilter } from "./journal.ts";
 import type { ProcessTable } from "./process_table.ts";
 import type { Process } from "./process.ts";
-import { type CoreMethod, splitMethod } from "./router.ts";
+import type { CoreMethod } from "./core_method.ts";
+import { splitMethod } from "./router.ts";
 import type { Supervisor } from "./supervisor.ts";
 
 /** What the core API needs from the host. */

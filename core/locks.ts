@@ -9,7 +9,7 @@
 import { ErrorCode, RpcError } from "../rpc/errors.ts";
 import { optionalParam, stringParam } from "../rpc/params.ts";
 import type { Caller } from "./caller.ts";
-import type { CoreMethod } from "./router.ts";
+import type { CoreMethod } from "./core_method.ts";
 
 /** Normalises a lock path: absolute, no `.`, `..` or repeated slashes. */
 export function normaliseLockPath(path: string): string {

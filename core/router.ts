@@ -9,15 +9,9 @@
 import { ErrorCode, RpcError, toErrorObject } from "../rpc/errors.ts";
 import { type Id, type JsonObject, parseLine, type Request } from "../rpc/message.ts";
 import type { Caller } from "./caller.ts";
+import type { CoreMethod } from "./core_method.ts";
 import type { Process } from "./process.ts";
 import type { Supervisor } from "./supervisor.ts";
-
-/** A core method: params in, result out (or an `RpcError` thrown). */
-export type CoreMethod = (
-  caller: Caller,
-  params: JsonObject,
-  id: Id | undefined,
-) => unknown | Promise<unknown>;
 
 /** Splits a method name at the first dot. */
 export function splitMethod(method: string): { target: string; name: string } {
