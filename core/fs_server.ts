@@ -1,104 +1,126 @@
 /**
  * Serves a process's requests for the mounts that live in the core
- * (`/proc`, `/self`, `/run`): calls the mount, keeps the open handles of the
- * process, and closes them when it ends.
+ * (`/proc`, `/self`, `/run`): checks each request (a sandbox is not
+ * trusted) into a typed call of `vfs/wire.ts`, calls the mount, keeps the
+ * open handles of the process, and closes them when it ends. An errno of a
+ * mount goes back as one; anything else the mount throws is a host fault:
+ * reported to `onFault` (the journal) and answered as a fault, which traps
+ * the process.
  *
  * @module
  */
 
 import { fromBase64, toBase64 } from "../rpc/base64.ts";
-import { toFsError } from "../vfs/errno.ts";
-import type { FileHandle, Instant, Mount, OpenOptions } from "../vfs/mount.ts";
-import { statToWire } from "../vfs/wire.ts";
-import type { FsReply, FsRequest, RemoteMountName } from "../sandbox/protocol.ts";
+import { HostError } from "../rpc/errors.ts";
+import { fsErrorOf } from "../vfs/errno.ts";
+import { type FileHandle, FsError, type Mount } from "../vfs/mount.ts";
+import { checkFsCall, type FsCall, type FsResult, statToWire } from "../vfs/wire.ts";
+import type { FsReply, RemoteMountName } from "../sandbox/protocol.ts";
+
+/** A filesystem request as it arrives from a sandbox: `pid` and `id` routed it, the rest is unchecked. */
+export interface UncheckedFsRequest {
+  pid: string;
+  id: number;
+  mount: unknown;
+  call: unknown;
+}
 
 /** The core-served mounts of one process, and its open handles. */
 export class FsServer {
   private handles = new Map<number, FileHandle>();
   private next = 0;
+  private mounts = new Map<unknown, Mount>();
 
   /**
    * @param mounts the mounts by preopen name; `world` and `preopen:…` serve
    * `symlink` only (the sandbox does the rest itself)
+   * @param onFault told of each host fault (to journal it)
    */
-  constructor(private mounts: Partial<Record<RemoteMountName, Mount>>) {}
+  constructor(
+    mounts: Partial<Record<RemoteMountName, Mount>>,
+    private onFault: (fault: HostError) => void = () => {},
+  ) {
+    for (const [name, mount] of Object.entries(mounts)) if (mount) this.mounts.set(name, mount);
+  }
 
-  /** Performs one request and builds the reply. */
-  async handle(req: FsRequest): Promise<FsReply> {
+  /** Checks and performs one request, and builds the reply. */
+  async handle(req: UncheckedFsRequest): Promise<FsReply> {
+    const reply: Pick<FsReply, "op" | "pid" | "id"> = { op: "fs-reply", pid: req.pid, id: req.id };
     try {
-      return { op: "fs-reply", pid: req.pid, id: req.id, result: await this.perform(req) };
+      return { ...reply, result: await this.perform(req.mount, checkFsCall(req.call)) };
     } catch (e) {
-      const err = toFsError(e);
-      return {
-        op: "fs-reply",
-        pid: req.pid,
-        id: req.id,
-        error: { code: err.code, message: err.message },
-      };
+      const err = fsErrorOf(e);
+      if (err) return { ...reply, error: { code: err.code, message: err.message } };
+      const fault = HostError.fault(e, `serving a filesystem request of ${req.pid}`);
+      this.onFault(fault);
+      return { ...reply, fault: fault.message };
     }
   }
 
-  private file(n: unknown): FileHandle {
-    const h = this.handles.get(n as number);
-    if (!h) throw toFsError({ code: "EBADF" });
+  private file(n: number): FileHandle {
+    const h = this.handles.get(n);
+    if (!h) throw new FsError("bad-descriptor", `no open file ${n}`);
     return h;
   }
 
-  private async perform(req: FsRequest): Promise<unknown> {
-    const mount = this.mounts[req.mount];
-    if (!mount) throw toFsError({ code: "EBADF" });
-    const linksOnly = req.mount === "world" || req.mount.startsWith("preopen:");
-    if (linksOnly && req.method !== "symlink") throw toFsError({ code: "EINVAL" });
-    const a = req.args;
-    switch (req.method) {
+  private mount(name: unknown, call: FsCall): Mount {
+    const mount = this.mounts.get(name);
+    if (!mount) throw new FsError("bad-descriptor", `no mount ${JSON.stringify(name)}`);
+    const linksOnly = name === "world" || String(name).startsWith("preopen:");
+    if (linksOnly && call.method !== "symlink") {
+      throw new FsError("invalid", `the core makes only symlinks in ${name}`);
+    }
+    return mount;
+  }
+
+  private async perform(name: unknown, call: FsCall): Promise<FsResult> {
+    const mount = this.mount(name, call);
+    switch (call.method) {
       case "stat":
-        return statToWire(await mount.stat(a[0] as string, a[1] as boolean));
+        return statToWire(await mount.stat(...call.args));
       case "open": {
-        const h = await mount.open(a[0] as string, a[1] as OpenOptions);
+        const h = await mount.open(...call.args);
         if (!h) return null;
         this.handles.set(++this.next, h);
         return this.next;
       }
       case "readDir":
-        return await mount.readDir(a[0] as string);
+        return await mount.readDir(...call.args);
       case "mkdir":
-        return await mount.mkdir(a[0] as string) ?? null;
+        return await mount.mkdir(...call.args) ?? null;
       case "rmdir":
-        return await mount.rmdir(a[0] as string) ?? null;
+        return await mount.rmdir(...call.args) ?? null;
       case "unlink":
-        return await mount.unlink(a[0] as string) ?? null;
+        return await mount.unlink(...call.args) ?? null;
       case "rename":
-        return await mount.rename(a[0] as string, a[1] as string) ?? null;
+        return await mount.rename(...call.args) ?? null;
       case "symlink":
-        return await mount.symlink(a[0] as string, a[1] as string) ?? null;
+        return await mount.symlink(...call.args) ?? null;
       case "link":
-        return await mount.link(a[0] as string, a[1] as string, a[2] as boolean) ?? null;
+        return await mount.link(...call.args) ?? null;
       case "readlink":
-        return await mount.readlink(a[0] as string);
+        return await mount.readlink(...call.args);
       case "setTimes":
-        return await mount.setTimes(
-          a[0] as string,
-          a[1] as Instant | null,
-          a[2] as Instant | null,
-          a[3] as boolean,
-        ) ?? null;
-      case "h.read":
-        return toBase64(await this.file(a[0]).read(a[1] as number, a[2] as number));
-      case "h.write":
-        return await this.file(a[0]).write(fromBase64(a[1] as string), a[2] as number);
+        return await mount.setTimes(...call.args) ?? null;
+      case "h.read": {
+        const [handle, len, offset] = call.args;
+        return toBase64(await this.file(handle).read(len, offset));
+      }
+      case "h.write": {
+        const [handle, bytes, offset] = call.args;
+        return await this.file(handle).write(fromBase64(bytes), offset);
+      }
       case "h.size":
-        return await this.file(a[0]).size();
+        return await this.file(call.args[0]).size();
       case "h.stat":
-        return statToWire(await this.file(a[0]).stat());
+        return statToWire(await this.file(call.args[0]).stat());
       case "h.truncate":
-        return await this.file(a[0]).truncate(a[1] as number) ?? null;
+        return await this.file(call.args[0]).truncate(call.args[1]) ?? null;
       case "h.close": {
-        this.handles.get(a[0] as number)?.close();
-        this.handles.delete(a[0] as number);
+        this.handles.get(call.args[0])?.close();
+        this.handles.delete(call.args[0]);
         return null;
       }
-      default:
-        throw toFsError({ code: "EINVAL" });
     }
   }
 

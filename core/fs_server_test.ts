@@ -1,11 +1,18 @@
+/**
+ * The core's side of the sandbox's filesystem requests: what it serves where,
+ * how it checks what a sandbox sends, and how a host fault is told apart
+ * from an errno. (The whole round trip runs the conformance suite in
+ * `sandbox/remote_mount_test.ts`.)
+ */
+
 import { strict as assert } from "node:assert";
-import { FsServer } from "./fs_server.ts";
+import { FsServer, type UncheckedFsRequest } from "./fs_server.ts";
+import type { HostError } from "../rpc/errors.ts";
 import { DiskMount } from "../vfs/disk_mount.ts";
 import { MemMount } from "../vfs/mem_mount.ts";
-import type { FsRequest, RemoteMountName } from "../sandbox/protocol.ts";
 
-function request(mount: RemoteMountName, method: string, args: unknown[]): FsRequest {
-  return { op: "fs", pid: "p-1", id: 1, mount, method, args };
+function request(mount: string, method: string, args: unknown): UncheckedFsRequest {
+  return { pid: "p-1", id: 1, mount, call: { method, args } };
 }
 
 Deno.test("the core makes guests' symlinks in the world and a command's preopens, and does nothing else there", async () => {
@@ -36,4 +43,55 @@ Deno.test("the core makes guests' symlinks in the world and a command's preopens
     await Deno.remove(world, { recursive: true });
     await Deno.remove(extra, { recursive: true });
   }
+});
+
+Deno.test("a request that does not fit its method is invalid, and nothing is done", async () => {
+  const run = new MemMount();
+  const server = new FsServer({ run });
+  const bad: [string, unknown][] = [
+    ["mkdir", [42]],
+    ["mkdir", ["a", "b"]],
+    ["mkdir", "a"],
+    ["open", ["f", { read: true }]],
+    ["setTimes", ["f", { ms: 1, ns: 1e6 }, null, true]],
+    ["h.read", [1, -1, 0]],
+    ["h.write", [1, "not base64!", 0]],
+    ["constructor", []],
+  ];
+  for (const [method, args] of bad) {
+    const reply = await server.handle(request("run", method, args));
+    assert.equal(reply.error?.code, "invalid", `${method} ${JSON.stringify(args)}`);
+  }
+  const noCall = await server.handle({ pid: "p-1", id: 2, mount: "run", call: null });
+  assert.equal(noCall.error?.code, "invalid");
+  assert.deepEqual(run.readDir(""), []);
+});
+
+Deno.test("a mount or handle the process does not have is bad-descriptor", async () => {
+  const server = new FsServer({ run: new MemMount() });
+  for (const mount of ["proc", "__proto__", "constructor", 7]) {
+    const call = { method: "readDir", args: [""] };
+    const reply = await server.handle({ pid: "p-1", id: 1, mount, call });
+    assert.equal(reply.error?.code, "bad-descriptor", String(mount));
+  }
+  const closed = await server.handle(request("run", "h.size", [99]));
+  assert.equal(closed.error?.code, "bad-descriptor");
+});
+
+Deno.test("an exception in the mount is a host fault, told to onFault, not an io error", async () => {
+  const run = new MemMount();
+  run.readDir = () => {
+    throw new TypeError("a bug in the mount");
+  };
+  const faults: HostError[] = [];
+  const server = new FsServer({ run }, (f) => faults.push(f));
+  const reply = await server.handle(request("run", "readDir", [""]));
+  assert.equal(reply.error, undefined);
+  assert.match(reply.fault ?? "", /TypeError: a bug in the mount/);
+  assert.equal(faults.length, 1);
+  assert.equal(faults[0].code, "host-fault");
+  assert.ok(faults[0].cause instanceof TypeError);
+  const errno = await server.handle(request("run", "stat", ["missing", true]));
+  assert.equal(errno.error?.code, "no-entry", "an errno stays an errno");
+  assert.equal(faults.length, 1);
 });

@@ -246,7 +246,7 @@ export class Supervisor {
       self: new ProcessDir(this.mounts.source, p.pid, true),
       world: this.mounts.world,
       ...preopens,
-    });
+    }, (fault) => this.event(p, { event: "host-fault", error: fault.message }));
     this.enter(p);
     sandbox.start(
       {

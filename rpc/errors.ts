@@ -45,8 +45,64 @@ export class RpcError extends Error {
   }
 }
 
+/**
+ * The one table from host error codes to wire codes: what a `HostError`
+ * becomes when it has to travel as a JSON-RPC error.
+ */
+export const WIRE_CODES = {
+  "invalid-request": ErrorCode.InvalidRequest,
+  "method-not-found": ErrorCode.MethodNotFound,
+  "invalid-params": ErrorCode.InvalidParams,
+  /** The host failed at something that should not fail (a bug, a broken disk): journaled. */
+  "host-fault": ErrorCode.InternalError,
+  "no-such-plugin": ErrorCode.NoSuchPlugin,
+  "no-answer": ErrorCode.NoAnswer,
+  "activation-rejected": ErrorCode.ActivationRejected,
+  "limit-reached": ErrorCode.LimitReached,
+} as const satisfies Record<string, number>;
+
+/** The code of a host error. */
+export type HostErrorCode = keyof typeof WIRE_CODES;
+
+/**
+ * An error inside the host, with a string code. It is never serialised as it
+ * is: on the wire it becomes the JSON-RPC error of `WIRE_CODES`; a sandbox
+ * that gets a `host-fault` for a filesystem request traps the process.
+ */
+export class HostError extends Error {
+  /**
+   * @param code what kind of failure
+   * @param message what failed, for people
+   * @param data details for the wire error's `data`
+   * @param options `cause`: the exception behind a host fault
+   */
+  constructor(
+    readonly code: HostErrorCode,
+    message: string,
+    readonly data?: unknown,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = "HostError";
+  }
+
+  /** A host fault for an unexpected exception `e`, which becomes its cause. */
+  static fault(e: unknown, doing: string): HostError {
+    const what = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+    return new HostError("host-fault", `${doing} failed: ${what}`, undefined, { cause: e });
+  }
+
+  /** The error object as it goes on the wire (through `WIRE_CODES`). */
+  toObject(): RpcErrorObject {
+    const code = WIRE_CODES[this.code];
+    return this.data === undefined
+      ? { code, message: this.message }
+      : { code, message: this.message, data: this.data };
+  }
+}
+
 /** Turns anything thrown into a wire error object; host errors become -32603 without a stack. */
 export function toErrorObject(e: unknown): RpcErrorObject {
-  if (e instanceof RpcError) return e.toObject();
+  if (e instanceof RpcError || e instanceof HostError) return e.toObject();
   return { code: ErrorCode.InternalError, message: e instanceof Error ? e.message : String(e) };
 }

@@ -52,7 +52,7 @@ export class CoreSymlinks implements Mount {
     return this.inner.rename(from, to);
   }
   async symlink(target: string, path: string): Promise<void> {
-    await this.channel.request(this.name, "symlink", [target, path]);
+    await this.channel.request(this.name, { method: "symlink", args: [target, path] });
   }
   link(from: string, to: string, follow: boolean) {
     return this.inner.link(from, to, follow);

@@ -8,6 +8,7 @@
  */
 
 import type { Message } from "../rpc/message.ts";
+import type { FsCall, FsResult } from "../vfs/wire.ts";
 
 /** A host folder preopened at a guest path, beside `/` (a disk mount, read-write). */
 export interface ExtraPreopen {
@@ -51,25 +52,29 @@ export type RemoteMountName = "proc" | "self" | "run" | "world" | `preopen:${str
 
 /**
  * A filesystem request from a process to the core, for a mount the core
- * serves. `method` is a `Mount` method, or `h.<method>` of an open handle
- * (then `args[0]` is the handle number). Bytes travel as base64.
+ * serves: one call of `vfs/wire.ts` (a method and its params). The core
+ * checks it again on arrival (`checkFsCall`): it does not trust a sandbox.
  */
 export interface FsRequest {
   op: "fs";
   pid: string;
   id: number;
   mount: RemoteMountName;
-  method: string;
-  args: unknown[];
+  call: FsCall;
 }
 
-/** The answer to an `FsRequest`: a result, or a WIT error code with a message. */
+/**
+ * The answer to an `FsRequest`: the method's result; or a WIT error code
+ * with a message (an errno such as `no-entry`); or, when the core failed
+ * serving it (a host fault, journaled there), `fault`, and the process traps.
+ */
 export interface FsReply {
   op: "fs-reply";
   pid: string;
   id: number;
-  result?: unknown;
+  result?: FsResult;
   error?: { code: string; message: string };
+  fault?: string;
 }
 
 /** How a process ended in its sandbox. */

@@ -7,25 +7,22 @@
  */
 
 import { fromBase64, toBase64 } from "../rpc/base64.ts";
-import {
-  type DirEntry,
-  type FileHandle,
-  FsError,
-  type Instant,
-  type Mount,
-  type OpenOptions,
-  type Stat,
-} from "../vfs/mount.ts";
-import { statFromWire, type WireStat } from "../vfs/wire.ts";
+import { HostError } from "../rpc/errors.ts";
+import type * as vfs from "../vfs/mount.ts";
+import { FsError } from "../vfs/mount.ts";
+import { type FsCall, type FsMethod, type FsResult, statFromWire } from "../vfs/wire.ts";
 import type { FromSandbox, FsReply, RemoteMountName } from "./protocol.ts";
+
+/** A request waiting for its reply. */
+interface Waiting {
+  resolve(result: FsResult): void;
+  reject(e: Error): void;
+}
 
 /** Sends filesystem requests to the core and matches the replies. */
 export class FsChannel {
   private next = 0;
-  private waiting = new Map<
-    number,
-    { resolve: (v: unknown) => void; reject: (e: unknown) => void }
-  >();
+  private waiting = new Map<number, Waiting>();
 
   /**
    * @param pid the process whose requests these are
@@ -33,12 +30,20 @@ export class FsChannel {
    */
   constructor(private pid: string, private send: (msg: FromSandbox) => void) {}
 
-  /** Makes a request; rejects with an `FsError` carrying the core's error code. */
-  request(mount: RemoteMountName, method: string, args: unknown[]): Promise<unknown> {
+  /**
+   * Makes a request; rejects with an `FsError` carrying the core's error
+   * code, or with a `host-fault` `HostError` when the core failed serving
+   * it (which the WASI layer turns into a trap).
+   */
+  request<M extends FsMethod>(
+    mount: RemoteMountName,
+    call: FsCall & { method: M },
+  ): Promise<FsResult<M>> {
     const id = ++this.next;
     return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      this.send({ op: "fs", pid: this.pid, id, mount, method, args });
+      // The core answers the method it was asked (the sandbox trusts the core).
+      this.waiting.set(id, { resolve: resolve as (r: FsResult) => void, reject });
+      this.send({ op: "fs", pid: this.pid, id, mount, call });
     });
   }
 
@@ -47,8 +52,9 @@ export class FsChannel {
     const w = this.waiting.get(msg.id);
     if (!w) return;
     this.waiting.delete(msg.id);
-    if (msg.error) w.reject(new FsError(msg.error.code, msg.error.message));
-    else w.resolve(msg.result);
+    if (msg.fault !== undefined) w.reject(new HostError("host-fault", msg.fault));
+    else if (msg.error) w.reject(new FsError(msg.error.code, msg.error.message));
+    else w.resolve(msg.result ?? null);
   }
 
   /** Fails every pending request (the process ended). */
@@ -58,31 +64,34 @@ export class FsChannel {
   }
 }
 
-class RemoteFile implements FileHandle {
+/** An open file of a core-served mount: each operation a request for its handle. */
+class RemoteFile implements vfs.FileHandle {
   constructor(private mount: RemoteMount, private handle: number) {}
   async read(len: number, offset: number): Promise<Uint8Array> {
-    return fromBase64(await this.mount.call("h.read", [this.handle, len, offset]) as string);
+    return fromBase64(
+      await this.mount.call({ method: "h.read", args: [this.handle, len, offset] }),
+    );
   }
   write(bytes: Uint8Array, offset: number): Promise<number> {
-    return this.mount.call("h.write", [this.handle, toBase64(bytes), offset]) as Promise<number>;
+    return this.mount.call({ method: "h.write", args: [this.handle, toBase64(bytes), offset] });
   }
   size(): Promise<number> {
-    return this.mount.call("h.size", [this.handle]) as Promise<number>;
+    return this.mount.call({ method: "h.size", args: [this.handle] });
   }
-  async stat(): Promise<Stat> {
-    return statFromWire(await this.mount.call("h.stat", [this.handle]) as WireStat);
+  async stat(): Promise<vfs.Stat> {
+    return statFromWire(await this.mount.call({ method: "h.stat", args: [this.handle] }));
   }
   async truncate(size: number): Promise<void> {
-    await this.mount.call("h.truncate", [this.handle, size]);
+    await this.mount.call({ method: "h.truncate", args: [this.handle, size] });
   }
   sync(): void {}
   close(): void {
-    this.mount.call("h.close", [this.handle]).catch(() => {});
+    this.mount.call({ method: "h.close", args: [this.handle] }).catch(() => {});
   }
 }
 
 /** A mount whose operations the core performs. */
-export class RemoteMount implements Mount {
+export class RemoteMount implements vfs.Mount {
   /**
    * @param name which of the core's mounts
    * @param writable false for `/proc`
@@ -95,47 +104,47 @@ export class RemoteMount implements Mount {
   ) {}
 
   /** Sends one operation. */
-  call(method: string, args: unknown[]): Promise<unknown> {
-    return this.channel.request(this.name, method, args);
+  call<M extends FsMethod>(call: FsCall & { method: M }): Promise<FsResult<M>> {
+    return this.channel.request<M>(this.name, call);
   }
 
-  async stat(path: string, follow: boolean): Promise<Stat> {
-    return statFromWire(await this.call("stat", [path, follow]) as WireStat);
+  async stat(path: string, follow: boolean): Promise<vfs.Stat> {
+    return statFromWire(await this.call({ method: "stat", args: [path, follow] }));
   }
-  async open(path: string, opts: OpenOptions): Promise<FileHandle | null> {
-    const handle = await this.call("open", [path, opts]) as number | null;
+  async open(path: string, opts: vfs.OpenOptions): Promise<vfs.FileHandle | null> {
+    const handle = await this.call({ method: "open", args: [path, opts] });
     return handle === null ? null : new RemoteFile(this, handle);
   }
-  readDir(path: string): Promise<DirEntry[]> {
-    return this.call("readDir", [path]) as Promise<DirEntry[]>;
+  readDir(path: string): Promise<vfs.DirEntry[]> {
+    return this.call({ method: "readDir", args: [path] });
   }
   async mkdir(path: string): Promise<void> {
-    await this.call("mkdir", [path]);
+    await this.call({ method: "mkdir", args: [path] });
   }
   async rmdir(path: string): Promise<void> {
-    await this.call("rmdir", [path]);
+    await this.call({ method: "rmdir", args: [path] });
   }
   async unlink(path: string): Promise<void> {
-    await this.call("unlink", [path]);
+    await this.call({ method: "unlink", args: [path] });
   }
   async rename(from: string, to: string): Promise<void> {
-    await this.call("rename", [from, to]);
+    await this.call({ method: "rename", args: [from, to] });
   }
   async symlink(target: string, path: string): Promise<void> {
-    await this.call("symlink", [target, path]);
+    await this.call({ method: "symlink", args: [target, path] });
   }
   async link(from: string, to: string, follow: boolean): Promise<void> {
-    await this.call("link", [from, to, follow]);
+    await this.call({ method: "link", args: [from, to, follow] });
   }
   readlink(path: string): Promise<string> {
-    return this.call("readlink", [path]) as Promise<string>;
+    return this.call({ method: "readlink", args: [path] });
   }
   async setTimes(
     path: string,
-    atime: Instant | null,
-    mtime: Instant | null,
+    atime: vfs.Instant | null,
+    mtime: vfs.Instant | null,
     follow: boolean,
   ): Promise<void> {
-    await this.call("setTimes", [path, atime, mtime, follow]);
+    await this.call({ method: "setTimes", args: [path, atime, mtime, follow] });
   }
 }

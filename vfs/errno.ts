@@ -28,11 +28,16 @@ const TABLE: Record<string, string> = {
   EIO: "io",
 };
 
-/** Converts any error from a host filesystem call into an `FsError`. */
-export function toFsError(e: unknown): FsError {
+/**
+ * The `FsError` that `e` stands for: itself, or a host filesystem error (an
+ * errno from Deno) by the table; null for anything else (a fault, not an
+ * errno).
+ */
+export function fsErrorOf(e: unknown): FsError | null {
   if (e instanceof FsError) return e;
-  const code = (e as { code?: string })?.code;
-  if (code && TABLE[code]) return new FsError(TABLE[code], (e as Error).message);
+  if (!(e instanceof Error)) return null;
+  const code = "code" in e && typeof e.code === "string" ? TABLE[e.code] : undefined;
+  if (code) return new FsError(code, e.message);
   if (e instanceof Deno.errors.NotFound) return new FsError("no-entry");
   if (e instanceof Deno.errors.AlreadyExists) return new FsError("exist");
   if (e instanceof Deno.errors.PermissionDenied || e instanceof Deno.errors.NotCapable) {
@@ -40,5 +45,10 @@ export function toFsError(e: unknown): FsError {
   }
   if (e instanceof Deno.errors.NotADirectory) return new FsError("not-directory");
   if (e instanceof Deno.errors.IsADirectory) return new FsError("is-directory");
-  return new FsError("io", e instanceof Error ? e.message : String(e));
+  return null;
+}
+
+/** Converts any error from a host filesystem call into an `FsError` (`io` when it is no errno). */
+export function toFsError(e: unknown): FsError {
+  return fsErrorOf(e) ?? new FsError("io", e instanceof Error ? e.message : String(e));
 }

@@ -7,7 +7,13 @@
 
 import type { FileHandle } from "../../vfs/mount.ts";
 import { toFsError } from "../../vfs/errno.ts";
+import { HostError } from "../../rpc/errors.ts";
 import { type ByteSink, type ByteSource, IoError } from "./streams.ts";
+
+/** What a failed file operation throws to a stream: an `IoError`, or a host fault as it is (a trap). */
+function streamError(e: unknown): IoError | HostError {
+  return e instanceof HostError ? e : new IoError(String(e), toFsError(e).code);
+}
 
 /** How much a file stream reads ahead from a mount that answers asynchronously. */
 const READ_AHEAD = 64 * 1024;
@@ -38,7 +44,7 @@ export function fileSource(file: FileHandle, start: number): ByteSource {
   };
   return {
     read(max: number) {
-      if (failure) throw new IoError(String(failure), toFsError(failure).code);
+      if (failure) throw streamError(failure);
       if (!buffered && !ended && !pending) fetch(Math.max(max, 1));
       if (buffered) {
         const chunk: Uint8Array = buffered;
@@ -64,7 +70,7 @@ export function fileSink(file: FileHandle, next: ((n: number) => number) | null)
   let chain: Promise<unknown> = Promise.resolve();
   let failure: unknown = null;
   const check = () => {
-    if (failure) throw new IoError(String(failure), toFsError(failure).code);
+    if (failure) throw streamError(failure);
   };
   return {
     write(bytes: Uint8Array) {

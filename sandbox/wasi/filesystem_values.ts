@@ -8,6 +8,7 @@
 
 import { type Instant, instantOfMs, type Stat } from "../../vfs/mount.ts";
 import { toFsError } from "../../vfs/errno.ts";
+import { HostError } from "../../rpc/errors.ts";
 
 /** A WIT `datetime`. */
 export type Datetime = { seconds: bigint; nanoseconds: number };
@@ -71,13 +72,21 @@ export function trailingSlash(path: string): boolean {
   return path.endsWith("/") && /[^/]/.test(path);
 }
 
-/** Runs a mount operation; any failure becomes `{payload: error-code}` for the glue. */
+/**
+ * Runs a mount operation; a failure becomes `{payload: error-code}` for the
+ * glue, except a host fault, which is thrown on (the process traps).
+ */
 export async function guard<T>(f: () => T | Promise<T>): Promise<T> {
   try {
     return await f();
   } catch (e) {
-    throw { payload: toFsError(e).code };
+    throw guestError(e);
   }
+}
+
+/** What a failed operation throws to the guest: its error-code, or a host fault as it is. */
+export function guestError(e: unknown): HostError | { payload: string } {
+  return e instanceof HostError ? e : { payload: toFsError(e).code };
 }
 
 /** A WIT `metadata-hash-value` of a file's identity, time and size. */

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { HostError } from "../../rpc/errors.ts";
 import { Pollable } from "./poll.ts";
 
 /** `wasi:io/error.error`: the detail of a failed stream operation. */
@@ -44,7 +45,9 @@ export interface ByteSink {
 
 const CLOSED = { tag: "closed" };
 
+/** A stream failure for the guest; a host fault is thrown on as it is (the process traps). */
 function failed(e: unknown): { tag: "last-operation-failed"; val: IoError } {
+  if (e instanceof HostError) throw e;
   return { tag: "last-operation-failed", val: e instanceof IoError ? e : new IoError(String(e)) };
 }
 
