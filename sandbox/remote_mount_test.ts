@@ -1,0 +1,82 @@
+/**
+ * The remote mount runs the shared conformance suite: a `RemoteMount` in
+ * the sandbox, its requests carried as JSON (as on the sandbox's pipe) to
+ * the core's `FsServer`, which serves `/run` (memory), `/self` (a process
+ * folder), `/proc` (read-only) and a disk folder. No fixture may cause a
+ * host fault.
+ */
+
+import { strict as assert } from "node:assert";
+import { FsServer } from "../core/fs_server.ts";
+import type { HostError } from "../rpc/errors.ts";
+import { type Fixture, mountConformance } from "../vfs/conformance.ts";
+import { DiskMount } from "../vfs/disk_mount.ts";
+import { MemMount } from "../vfs/mem_mount.ts";
+import type { Mount } from "../vfs/mount.ts";
+import { ProcMount } from "../vfs/proc_mount.ts";
+import type { ProcSource } from "../vfs/proc_source.ts";
+import { ProcessDir } from "../vfs/process_dir.ts";
+import type { FsReply, RemoteMountName } from "./protocol.ts";
+import { FsChannel, RemoteMount } from "./remote_mount.ts";
+
+/** A round trip through JSON, as every message on the pipe makes. */
+function wire<T>(msg: T): T {
+  return JSON.parse(JSON.stringify(msg));
+}
+
+/**
+ * `mount` served by a core, seen from a sandbox as the mount `name`; the
+ * cleanup checks that the core had no host fault.
+ */
+function remote(
+  name: RemoteMountName,
+  mount: Mount,
+  writable: boolean,
+  cleanup: () => unknown = () => {},
+  existingFile?: string,
+): Promise<Fixture> {
+  const faults: HostError[] = [];
+  const server = new FsServer({ [name]: mount }, (fault) => faults.push(fault));
+  const channel: FsChannel = new FsChannel("p-1", (msg) => {
+    if (msg.op !== "fs") return;
+    server.handle(wire(msg)).then((reply: FsReply) => channel.reply(wire(reply)));
+  });
+  return Promise.resolve({
+    mount: new RemoteMount(name, writable, channel),
+    existingFile,
+    async cleanup() {
+      server.close();
+      await cleanup();
+      assert.deepEqual(faults.map((f) => f.message), []);
+    },
+  });
+}
+
+/** The core's state with one process, `p-1`, and one file in `/proc/core/`. */
+function source(): ProcSource {
+  const files = new MemMount();
+  return {
+    pids: () => ["p-1"],
+    info: (pid) => pid === "p-1" ? { pid } : undefined,
+    log: (pid) => pid === "p-1" ? ["a line"] : undefined,
+    selfFiles: (pid) => pid === "p-1" ? files : undefined,
+    coreFiles: () => ({ "contract.md": () => "# The contract\n" }),
+    plugins: () => [],
+    pluginFile: (name) => Promise.reject(new Error(`no plugin ${name}`)),
+  };
+}
+
+mountConformance("/run (remote)", () => remote("run", new MemMount(), true), true);
+
+mountConformance("/self (remote)", () => {
+  return remote("self", new ProcessDir(source(), "p-1", true), true);
+}, true);
+
+mountConformance("/proc (remote)", () => {
+  return remote("proc", new ProcMount(source()), false, undefined, "core/contract.md");
+}, false);
+
+mountConformance("a disk folder (remote)", async () => {
+  const dir = await Deno.makeTempDir();
+  return remote("run", new DiskMount(dir), true, () => Deno.remove(dir, { recursive: true }));
+}, true);
