@@ -14,14 +14,12 @@
  * @module
  */
 
-import { pluginNameProblem } from "../core/world.ts";
-import type { World } from "../core/world.ts";
+import { pluginNameProblem, type World, writeCargoConfig } from "../core/mod.ts";
 import type { Request, Response } from "../rpc/message.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { errorText, forPeople, noteText } from "./error_text.ts";
 import { type Send, withWorld } from "./world_session.ts";
 import { openWorld } from "./world_arg.ts";
-import { writeCargoConfig } from "../core/cargo/author_config.ts";
 import { colorWanted, makeStyle } from "./console/style.ts";
 
 /** Usage of `build`. */

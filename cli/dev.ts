@@ -11,12 +11,8 @@
  * @module
  */
 
-import { ControlServer } from "../core/control_server.ts";
-import { Host } from "../core/host.ts";
-import { LocalCaller } from "../core/local_caller.ts";
+import { buildMissing, ControlServer, Host, LocalCaller, writeCargoConfig } from "../core/mod.ts";
 import type { Response } from "../rpc/message.ts";
-import { writeCargoConfig } from "../core/cargo/author_config.ts";
-import { buildMissing } from "../core/cargo/world_build.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { buildAndActivate, printOutcome, printProgress } from "./build.ts";
 import { HostClient } from "./client.ts";

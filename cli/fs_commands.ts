@@ -6,8 +6,7 @@
  * @module
  */
 
-import { Host } from "../core/host.ts";
-import type { World } from "../core/world.ts";
+import { Host, type World } from "../core/mod.ts";
 import { openWorld } from "./world_arg.ts";
 import { fromBase64 } from "../rpc/base64.ts";
 import type { Listing } from "../vfs/host_fs.ts";

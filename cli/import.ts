@@ -15,7 +15,7 @@ import { checkPluginSource, printProgress } from "./build.ts";
 import { errorText } from "./error_text.ts";
 import { withWorld } from "./world_session.ts";
 import { openWorld } from "./world_arg.ts";
-import { pluginNameProblem } from "../core/world.ts";
+import { pluginNameProblem } from "../core/mod.ts";
 
 /** Usage of `import`. */
 export const IMPORT_USAGE = "sausage import <world> <consumer> <provider> [--prune]";

@@ -8,7 +8,7 @@
  */
 
 import type { OpenRpcDocument } from "../rpc/openrpc.ts";
-import { pluginNameProblem } from "../core/world.ts";
+import { pluginNameProblem } from "../core/mod.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { methodsText } from "./console/methods_text.ts";
 import { errorText } from "./error_text.ts";

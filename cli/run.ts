@@ -8,13 +8,10 @@
  * @module
  */
 
-import { ControlServer } from "../core/control_server.ts";
-import { Host } from "../core/host.ts";
+import { buildMissing, ControlServer, Host, writeCargoConfig } from "../core/mod.ts";
 import { openWorld } from "./world_arg.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { HostClient } from "./client.ts";
-import { buildMissing } from "../core/cargo/world_build.ts";
-import { writeCargoConfig } from "../core/cargo/author_config.ts";
 import { followCalls } from "./call_lines.ts";
 import { consoleWanted, type ReportSink, runConsole } from "./console/run_console.ts";
 

@@ -8,8 +8,7 @@
  */
 
 import { UsageError } from "./args.ts";
-import { runTests, TestArgsError } from "../core/test_runner/mod.ts";
-import { isLibtestHarness } from "../core/test_runner/test_binary.ts";
+import { isLibtestHarness, runTests, TestArgsError } from "../core/mod.ts";
 
 /** Usage of `test`. */
 export const TEST_USAGE = "sausage test <binary.wasm> [filters] [--exact] [--skip S] [--ignored] " +

@@ -6,9 +6,7 @@
  * @module
  */
 
-import { Host } from "../core/host.ts";
-import { LocalCaller } from "../core/local_caller.ts";
-import type { World } from "../core/world.ts";
+import { Host, LocalCaller, type World } from "../core/mod.ts";
 import type { Request, Response } from "../rpc/message.ts";
 import { HostClient } from "./client.ts";
 

@@ -6,10 +6,13 @@
  * @module
  */
 
-import type { Host } from "../../core/host.ts";
-import { LocalCaller } from "../../core/local_caller.ts";
-import type { Entry, LogFilter } from "../../core/journal.ts";
-import type { ProcessInfo } from "../../core/process.ts";
+import {
+  type Entry,
+  type Host,
+  LocalCaller,
+  type LogFilter,
+  type ProcessInfo,
+} from "../../core/mod.ts";
 import { ErrorCode } from "../../rpc/errors.ts";
 import type { Message, Response } from "../../rpc/message.ts";
 import type { OpenRpcDocument } from "../../rpc/openrpc.ts";

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { Host } from "../../core/host.ts";
+import type { Host } from "../../core/mod.ts";
 import { Console } from "./console.ts";
 import { LocalConsoleHost } from "./local_host.ts";
 import { colorWanted, makeStyle } from "./style.ts";
