@@ -3,9 +3,10 @@
  * the pipe: a fresh instance of the no-op component per call, run to its
  * answer, in this process. Splits the time into instantiation and the run.
  *
- *   deno run -A bench/instance_cost.ts [--calls N] [--plain]
+ *   deno run -A bench/instance_cost.ts [--calls N] [--plain] [--fresh-memory]
  *
- * `--plain` leaves out the preemption checks (what they cost).
+ * `--plain` leaves out the preemption checks (what they cost);
+ * `--fresh-memory` gives every instance a new memory instead of a pooled one.
  */
 
 import { ComponentCache } from "../core/component_cache.ts";
@@ -15,9 +16,11 @@ import { runProcess } from "../sandbox/instance.ts";
 import { ByteQueue } from "../sandbox/wasi/pipes.ts";
 import { FsChannel } from "../sandbox/remote_mount.ts";
 import { GuestControl } from "../sandbox/guest_control.ts";
+import { MemoryPool } from "../sandbox/memory_pool.ts";
 
 const calls = Number(Deno.args[Deno.args.indexOf("--calls") + 1]) || 2000;
 const plain = Deno.args.includes("--plain");
+const memories = new MemoryPool(Deno.args.includes("--fresh-memory") ? 0 : 64 * 2 ** 20);
 const probe = await builtTestPlugin("probe");
 const world = await makeWorld({ plugins: { probe } });
 const { dir } = await new ComponentCache(undefined, undefined, !plain).load(probe);
@@ -35,6 +38,7 @@ async function once(): Promise<number> {
     fs: new FsChannel("p", () => {}),
     control: new GuestControl(256 * 2 ** 20),
     maxLine: 2 ** 24,
+    memories,
     onStdout: (line) => {
       if (line.includes('"result"')) (answered = performance.now(), stdin.end());
     },

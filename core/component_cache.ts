@@ -16,6 +16,7 @@ import { componentsRoot, evict, verifyEntry, writeEntry } from "./cache_entries.
 
 import { ASYNC_IMPORTS } from "../sandbox/wasi/async_imports.ts";
 import { instrumentModule, type PreemptStats } from "../wasm/preempt.ts";
+import { importMemory } from "../wasm/import_memory.ts";
 
 /** The version of the instrumentation; part of the cache key. */
 const PREEMPT_VERSION = 5;
@@ -23,8 +24,8 @@ const PREEMPT_VERSION = 5;
 /** The jco version the glue comes from; part of the cache key. */
 export const JCO_VERSION = "1.12.0";
 
-/** The layout of an entry; bump when it changes. */
-const FORMAT_VERSION = 2;
+/** The layout of an entry; bump when it changes (3: main modules import their memory). */
+const FORMAT_VERSION = 3;
 
 /**
  * What made an entry: a change of any part is another engine, whose entries
@@ -133,6 +134,8 @@ export class ComponentCache {
       if (file.endsWith(".wasm") && this.preempt) {
         [content, preempt[file]] = preemptible(content);
       }
+      // The main module's memory comes from the sandbox's pool.
+      if (file.endsWith(".wasm")) content = memoryImported(content);
       out.push([file, content]);
     }
     out.push(["preempt.json", new TextEncoder().encode(JSON.stringify(preempt, null, 2))]);
@@ -170,5 +173,14 @@ function preemptible(
     return out ? [out.bytes, out.stats] : [bytes, null];
   } catch (e) {
     return [bytes, { error: e instanceof Error ? e.message : String(e) }];
+  }
+}
+
+/** A core module whose memory is imported, or the module as it is if it cannot be read. */
+function memoryImported(bytes: Uint8Array): Uint8Array {
+  try {
+    return importMemory(bytes)?.bytes ?? bytes;
+  } catch {
+    return bytes;
   }
 }

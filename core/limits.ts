@@ -6,6 +6,8 @@
  * @module
  */
 
+import { DEFAULT_MEMORY_POOL_MIB } from "../sandbox/memory_pool.ts";
+
 /** The limits a host applies. */
 export interface Limits {
   /** The most memory one process may grow to, in MiB (default 256). */
@@ -24,6 +26,11 @@ export interface Limits {
   journal_days: number;
   /** Lines a second one process may add to the journal (default 1000, bursts of 10x). */
   log_lines_per_second: number;
+  /**
+   * Memory of finished processes each sandbox keeps for the next ones, in MiB
+   * (default 64; 0 keeps none): a reused memory spares a process its page faults.
+   */
+  memory_pool_mib: number;
 }
 
 /** The defaults, for a machine like the one the host runs on. */
@@ -37,6 +44,7 @@ export function defaultLimits(): Limits {
     journal_mib: 1024,
     journal_days: 30,
     log_lines_per_second: 1000,
+    memory_pool_mib: DEFAULT_MEMORY_POOL_MIB,
   };
 }
 
@@ -49,6 +57,7 @@ const BOUNDS: Record<keyof Limits, [number, number]> = {
   journal_mib: [1, 1_048_576],
   journal_days: [1, 36_500],
   log_lines_per_second: [1, 1_000_000],
+  memory_pool_mib: [0, 65_536],
 };
 
 /** Reads `config/limits.json` of a world; throws a one-line error that names the bad field. */

@@ -29,6 +29,11 @@ export interface SandboxOptions {
   stallMs: number;
   /** The world's longest line (`line_mib`), in bytes; the pipe carries lines of that size. */
   maxLine: number;
+  /**
+   * The bytes of finished processes' memories a sandbox keeps for the next
+   * ones (`memory_pool_mib`; default that field's default).
+   */
+  memoryPool?: number;
 }
 
 /** True inside a binary made by `deno compile`: its modules live in a virtual folder. */
@@ -64,6 +69,7 @@ function sandboxCommand(opts: SandboxOptions): [string, string[]] {
     new URL("../sandbox/main.ts", import.meta.url).pathname,
   ];
   args.push(`--max-line=${opts.maxLine}`);
+  if (opts.memoryPool !== undefined) args.push(`--memory-pool=${opts.memoryPool}`);
   return SETPRIV
     ? [SETPRIV, ["--pdeathsig", "KILL", "--", Deno.execPath(), ...args]]
     : [Deno.execPath(), args];

@@ -21,6 +21,8 @@ import { type FsChannel, RemoteMount } from "./remote_mount.ts";
 import { CoreSymlinks } from "./core_symlinks.ts";
 import type { ExtraPreopen } from "./protocol.ts";
 import { type GuestControl, GuestKilled } from "./guest_control.ts";
+import { MEMORY_IMPORT, memoryImportOf, type MemoryLimits } from "../wasm/import_memory.ts";
+import type { MemoryPool } from "./memory_pool.ts";
 
 type Glue = {
   instantiate(
@@ -37,6 +39,8 @@ type Glue = {
 interface Loaded {
   glue: Glue;
   modules: Map<string, WebAssembly.Module>;
+  /** The modules that import their memory (`wasm/import_memory.ts`), with its limits. */
+  memories: Map<WebAssembly.Module, MemoryLimits>;
 }
 
 const loaded = new Map<string, Promise<Loaded>>();
@@ -44,15 +48,17 @@ const loaded = new Map<string, Promise<Loaded>>();
 async function load(dir: string): Promise<Loaded> {
   const glue = await import(`file://${dir}/plugin.js`) as Glue;
   const modules = new Map<string, WebAssembly.Module>();
+  const memories = new Map<WebAssembly.Module, MemoryLimits>();
   for (const entry of Deno.readDirSync(dir)) {
     if (entry.name.endsWith(".wasm")) {
-      modules.set(
-        entry.name,
-        await WebAssembly.compile(await Deno.readFile(`${dir}/${entry.name}`)),
-      );
+      const bytes = await Deno.readFile(`${dir}/${entry.name}`);
+      const module = await WebAssembly.compile(bytes);
+      modules.set(entry.name, module);
+      const limits = memoryImportOf(bytes);
+      if (limits) memories.set(module, limits);
     }
   }
-  return { glue, modules };
+  return { glue, modules, memories };
 }
 
 const worlds = new Map<string, Mount>();
@@ -76,6 +82,8 @@ export interface ProcessIo {
   control: GuestControl;
   /** The longest line on stdout or stderr, in bytes: a longer one ends the process. */
   maxLine: number;
+  /** Where its memory comes from and goes back to. */
+  memories: MemoryPool;
   onStdout(line: string): void;
   onStderr(line: string): void;
 }
@@ -109,7 +117,7 @@ export async function runProcess(
     entry = load(dir);
     loaded.set(dir, entry);
   }
-  const { glue, modules } = await entry;
+  const { glue, modules, memories } = await entry;
   const mount = new CoreSymlinks(diskMount(world), "world", io.fs);
   const extra = (command.preopens ?? []).map((p) => ({
     guestPath: p.guestPath,
@@ -148,13 +156,22 @@ export async function runProcess(
     ...networkInterfaces(resources),
   };
   let ended: Ended;
+  /** The memories this process took from the pool: they go back once `run` has settled. */
+  const taken: [WebAssembly.Memory, MemoryLimits][] = [];
+  const withMemory = (m: WebAssembly.Module, i: Record<string, Record<string, unknown>> = {}) => {
+    const limits = memories.get(m);
+    if (!limits) return i;
+    const memory = io.memories.take(limits);
+    taken.push([memory, limits]);
+    return { ...i, [MEMORY_IMPORT.module]: { [MEMORY_IMPORT.name]: memory } };
+  };
   try {
     const control = io.control;
     const instance = await control.instantiate(() =>
       glue.instantiate(
         (name) => modules.get(name)!,
         imports,
-        (m, i) => control.instantiateCore(m, i),
+        (m, i) => control.instantiateCore(m, withMemory(m, i)),
       )
     );
     control.started();
@@ -169,6 +186,8 @@ export async function runProcess(
     io.fs.abort();
     files.closeAll();
     resources.releaseAll();
+    // The instance can never run again: its `run` settled (or it never started).
+    for (const [memory, limits] of taken) io.memories.give(memory, limits);
   }
   stdout.finish();
   stderr.finish();

@@ -13,6 +13,7 @@ import { runProcess } from "./instance.ts";
 import { ByteQueue } from "./wasi/pipes.ts";
 import { FsChannel } from "./remote_mount.ts";
 import { GuestControl } from "./guest_control.ts";
+import { DEFAULT_MEMORY_POOL_MIB, MemoryPool } from "./memory_pool.ts";
 import { carrierLineLimit, DEFAULT_MAX_LINE, streamLines } from "../rpc/line_splitter.ts";
 
 const encoder = new TextEncoder();
@@ -46,6 +47,7 @@ function start(msg: RunMessage): void {
     fs: p.fs,
     control: p.control,
     maxLine: msg.maxLine,
+    memories,
     onStdout: (line) => send({ op: "out", pid, line }),
     onStderr: (line) => send({ op: "err", pid, line }),
   }, { args: msg.args, cwd: msg.cwd, preopens: msg.preopens }).then((ended) => {
@@ -77,16 +79,19 @@ function handle(msg: ToSandbox): void {
   }
 }
 
-/** The `--max-line=<bytes>` argument: the world's longest line (`line_mib`). */
-function maxLineArg(): number {
-  const arg = Deno.args.find((a) => a.startsWith("--max-line="));
-  const n = Number(arg?.slice("--max-line=".length));
-  return Number.isSafeInteger(n) && n > 0 ? n : DEFAULT_MAX_LINE;
+/** A `--<name>=<bytes>` argument, or `fallback` when missing or not a count. */
+function bytesArg(name: string, fallback: number): number {
+  const arg = Deno.args.find((a) => a.startsWith(`--${name}=`));
+  const n = Number(arg?.slice(name.length + 3));
+  return Number.isSafeInteger(n) && n >= 0 ? n : fallback;
 }
+
+/** The memories finished processes leave for the next ones (`memory_pool_mib`). */
+const memories = new MemoryPool(bytesArg("memory-pool", DEFAULT_MEMORY_POOL_MIB * 2 ** 20));
 
 async function main(): Promise<void> {
   send({ op: "ready" });
-  const max = carrierLineLimit(maxLineArg());
+  const max = carrierLineLimit(bytesArg("max-line", DEFAULT_MAX_LINE) || DEFAULT_MAX_LINE);
   const tooLong = (seen: number) => {
     throw new Error(`the core sent a line of over ${seen} bytes (limit ${max})`);
   };
