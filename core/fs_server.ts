@@ -14,8 +14,28 @@ import { fromBase64, toBase64 } from "../rpc/base64.ts";
 import { HostError } from "../rpc/errors.ts";
 import { fsErrorOf } from "../vfs/errno.ts";
 import { type FileHandle, FsError, type Mount } from "../vfs/mount.ts";
-import { checkFsCall, type FsCall, type FsResult, statToWire } from "../vfs/wire.ts";
+import {
+  checkFsCall,
+  type FsCall,
+  type FsMethod,
+  type FsParams,
+  type FsResult,
+  statToWire,
+} from "../vfs/wire.ts";
 import type { FsReply, RemoteMountName } from "../sandbox/protocol.ts";
+
+/** The methods whose wire params and result are the mount's own (nothing: null). */
+type Direct = Exclude<FsMethod, "stat" | "open" | `h.${string}`>;
+
+/** The mount's methods, by their wire names: a mount is one, checked by the compiler. */
+type DirectOps = {
+  [M in Direct]: (...args: FsParams<M>) => FsResult<M> | void | Promise<FsResult<M> | void>;
+};
+
+/** Calls the mount method that `call` names with its params. */
+async function direct<M extends Direct>(ops: DirectOps, call: FsCall<M>): Promise<FsResult<M>> {
+  return await ops[call.method](...call.args) ?? null;
+}
 
 /** A filesystem request as it arrives from a sandbox: `pid` and `id` routed it, the rest is unchecked. */
 export interface UncheckedFsRequest {
@@ -84,24 +104,6 @@ export class FsServer {
         this.handles.set(++this.next, h);
         return this.next;
       }
-      case "readDir":
-        return await mount.readDir(...call.args);
-      case "mkdir":
-        return await mount.mkdir(...call.args) ?? null;
-      case "rmdir":
-        return await mount.rmdir(...call.args) ?? null;
-      case "unlink":
-        return await mount.unlink(...call.args) ?? null;
-      case "rename":
-        return await mount.rename(...call.args) ?? null;
-      case "symlink":
-        return await mount.symlink(...call.args) ?? null;
-      case "link":
-        return await mount.link(...call.args) ?? null;
-      case "readlink":
-        return await mount.readlink(...call.args);
-      case "setTimes":
-        return await mount.setTimes(...call.args) ?? null;
       case "h.read": {
         const [handle, len, offset] = call.args;
         return toBase64(await this.file(handle).read(len, offset));
@@ -121,6 +123,8 @@ export class FsServer {
         this.handles.delete(call.args[0]);
         return null;
       }
+      default:
+        return await direct(mount, call);
     }
   }
 
