@@ -109,6 +109,32 @@ export interface Mount {
   ): void | Promise<void>;
 }
 
+/** Fails with `read-only`: each write of a read-only mount. */
+function refuseWrite(): never {
+  throw new FsError("read-only");
+}
+
+/**
+ * A mount that can only be read: its writes fail with `read-only`; the
+ * reads are the subclass's.
+ */
+export abstract class ReadOnlyMount implements Mount {
+  /** Always false. */
+  readonly writable = false;
+  abstract stat(path: string, follow: boolean): Stat | Promise<Stat>;
+  abstract open(path: string, opts: OpenOptions): FileHandle | null | Promise<FileHandle | null>;
+  abstract readDir(path: string): DirEntry[] | Promise<DirEntry[]>;
+  abstract readlink(path: string): string | Promise<string>;
+  /** Each write fails with `read-only`. */
+  mkdir = refuseWrite;
+  rmdir = refuseWrite;
+  unlink = refuseWrite;
+  rename = refuseWrite;
+  symlink = refuseWrite;
+  link = refuseWrite;
+  setTimes = refuseWrite;
+}
+
 /** An instant from milliseconds since the epoch. */
 export function instantOfMs(ms: number): Instant {
   const whole = Math.floor(ms);

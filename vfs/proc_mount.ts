@@ -10,8 +10,8 @@ import {
   type DirEntry,
   type FileHandle,
   FsError,
-  type Mount,
   type OpenOptions,
+  ReadOnlyMount,
   type Stat,
 } from "./mount.ts";
 import { ProcessDir } from "./process_dir.ts";
@@ -31,11 +31,11 @@ const files = (names: string[]): DirEntry[] =>
   names.map((name) => ({ name, type: "regular-file" }));
 
 /** The `/proc` mount. */
-export class ProcMount implements Mount {
-  readonly writable = false;
-
+export class ProcMount extends ReadOnlyMount {
   /** @param source the core's state */
-  constructor(private source: ProcSource) {}
+  constructor(private source: ProcSource) {
+    super();
+  }
 
   private node(path: string): Node {
     const parts = path === "" ? [] : path.split("/");
@@ -99,27 +99,5 @@ export class ProcMount implements Mount {
   readlink(path: string): string {
     this.node(path);
     throw new FsError("invalid", "not a symlink");
-  }
-
-  mkdir(): void {
-    throw new FsError("read-only");
-  }
-  rmdir(): void {
-    throw new FsError("read-only");
-  }
-  unlink(): void {
-    throw new FsError("read-only");
-  }
-  rename(): void {
-    throw new FsError("read-only");
-  }
-  symlink(): void {
-    throw new FsError("read-only");
-  }
-  link(): void {
-    throw new FsError("read-only");
-  }
-  setTimes(): void {
-    throw new FsError("read-only");
   }
 }
