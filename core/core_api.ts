@@ -10,10 +10,9 @@
 import { ErrorCode, RpcError } from "../rpc/errors.ts";
 import { isObject, type JsonObject } from "../rpc/message.ts";
 import { optionalParam, stringParam } from "../rpc/params.ts";
-import type { Caller } from "./caller.ts";
 import { type Journal, LOG_LIMIT, type LogFilter } from "./journal.ts";
 import type { ProcessTable } from "./process_table.ts";
-import type { Process } from "./process.ts";
+import type { Caller, Process } from "./process.ts";
 import type { CoreMethod } from "./core_method.ts";
 import { splitMethod } from "./router.ts";
 import type { Supervisor } from "./supervisor.ts";

@@ -7,7 +7,7 @@
  */
 
 import type { Id, JsonObject } from "../rpc/message.ts";
-import type { Caller } from "./caller.ts";
+import type { Caller } from "./process.ts";
 
 /** A core method: params in, result out (or an `RpcError` thrown). */
 export type CoreMethod = (

@@ -8,7 +8,7 @@
  */
 
 import type { Request } from "../rpc/message.ts";
-import type { Caller } from "./caller.ts";
+import type { Caller } from "./process.ts";
 import { ComponentCache } from "./component_cache.ts";
 import { coreMethods } from "./core_api.ts";
 import { Journal } from "./journal.ts";

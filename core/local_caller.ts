@@ -7,8 +7,7 @@
  */
 
 import type { Message } from "../rpc/message.ts";
-import type { Caller } from "./caller.ts";
-import type { Process } from "./process.ts";
+import type { Caller, Process } from "./process.ts";
 import type { Router } from "./router.ts";
 
 /** A caller that the host itself uses (boot, one-off calls). */

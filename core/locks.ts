@@ -8,7 +8,7 @@
 
 import { ErrorCode, RpcError } from "../rpc/errors.ts";
 import { optionalParam, stringParam } from "../rpc/params.ts";
-import type { Caller } from "./caller.ts";
+import type { Caller } from "./process.ts";
 import type { CoreMethod } from "./core_method.ts";
 
 /** Normalises a lock path: absolute, no `.`, `..` or repeated slashes. */

@@ -1,6 +1,6 @@
 import { strict as assert } from "node:assert";
 import { ErrorCode, RpcError } from "../rpc/errors.ts";
-import type { Caller } from "./caller.ts";
+import type { Caller } from "./process.ts";
 import { lockMethods, LockTable, normaliseLockPath } from "./locks.ts";
 
 const invalidParams = (e: unknown) => e instanceof RpcError && e.code === ErrorCode.InvalidParams;

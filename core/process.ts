@@ -4,15 +4,34 @@
  * recent journal lines. The process alone changes its state and answers its
  * caller (`respond`, `finish`); the supervisor decides when it ends.
  *
+ * Also who makes a call, a {@link Caller}: a process, a client of the control
+ * socket (the CLI, the console), or the core itself (boot). The two types
+ * refer to each other (a caller owns the processes it started, a process
+ * answers its caller), so they live in one module.
+ *
  * @module
  */
 
 import { findPanic } from "./panic_message.ts";
 import type { Id, JsonObject, Message, Response } from "../rpc/message.ts";
 import { ErrorCode } from "../rpc/errors.ts";
-import type { Caller } from "./caller.ts";
 import { MemMount } from "../vfs/mem_mount.ts";
 import type { FsServer } from "./fs_server.ts";
+
+/**
+ * Anything that can make calls. Each caller gets answers and notifications
+ * through `deliver`, and owns the attached processes it started.
+ */
+export interface Caller {
+  /** What children see as `SAUSAGE_PARENT`: `console`, `core`, or a pid. */
+  readonly name: string;
+  /** The attached processes this caller started; they stop when it ends. */
+  readonly children: Set<Process>;
+  /** True once the caller has ended: its late answers and notifications are dropped. */
+  readonly hasEnded: boolean;
+  /** Hands a response or notification to the caller. */
+  deliver(msg: Message): void;
+}
 
 /**
  * What a process runs in: a guest in a sandbox, or a native method of the

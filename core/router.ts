@@ -8,9 +8,8 @@
 
 import { ErrorCode, RpcError, toErrorObject } from "../rpc/errors.ts";
 import { type Id, type JsonObject, parseLine, type Request } from "../rpc/message.ts";
-import type { Caller } from "./caller.ts";
 import type { CoreMethod } from "./core_method.ts";
-import type { Process } from "./process.ts";
+import type { Caller, Process } from "./process.ts";
 import type { Supervisor } from "./supervisor.ts";
 
 /** Splits a method name at the first dot. */

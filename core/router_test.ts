@@ -1,8 +1,7 @@
 import { strict as assert } from "node:assert";
 import { ErrorCode, RpcError } from "../rpc/errors.ts";
 import type { Message } from "../rpc/message.ts";
-import type { Caller } from "./caller.ts";
-import type { Process } from "./process.ts";
+import type { Caller, Process } from "./process.ts";
 import { Router, splitMethod } from "./router.ts";
 import type { SpawnRequest, Supervisor } from "./supervisor.ts";
 

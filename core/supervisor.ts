@@ -9,11 +9,16 @@
 
 import { ErrorCode, RpcError, toErrorObject } from "../rpc/errors.ts";
 import type { Id, JsonObject, Message } from "../rpc/message.ts";
-import type { Caller } from "./caller.ts";
 import type { Compiled, ComponentCache } from "./component_cache.ts";
 import type { Journal } from "./journal.ts";
 import { JournalBudget } from "./journal_budget.ts";
-import { type ExitInfo, type OutputHandler, Process, type ProcessRunner } from "./process.ts";
+import {
+  type Caller,
+  type ExitInfo,
+  type OutputHandler,
+  Process,
+  type ProcessRunner,
+} from "./process.ts";
 import type { ProcessTable } from "./process_table.ts";
 import type { Sandbox } from "./sandbox.ts";
 import { uuidv7 } from "./uuid.ts";

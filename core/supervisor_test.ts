@@ -4,7 +4,7 @@ import type { Message } from "../rpc/message.ts";
 import type { ProcessMessage, RunMessage, ToSandbox } from "../sandbox/protocol.ts";
 import { MemMount } from "../vfs/mem_mount.ts";
 import type { ProcSource } from "../vfs/proc_source.ts";
-import type { Caller } from "./caller.ts";
+import type { Caller } from "./process.ts";
 import { Journal } from "./journal.ts";
 import { defaultLimits, type Limits } from "./limits.ts";
 import { ProcessTable } from "./process_table.ts";
