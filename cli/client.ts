@@ -8,8 +8,7 @@
  * @module
  */
 
-import { HELLO } from "../core/control_server.ts";
-import { controlSocketPath } from "../core/control_path.ts";
+import { controlSocketPath, HELLO } from "../core/control_path.ts";
 import { Connection } from "../rpc/connection.ts";
 import { carrierLineLimit, DEFAULT_MAX_LINE } from "../rpc/line_splitter.ts";
 import { LineTransport } from "../rpc/line_transport.ts";

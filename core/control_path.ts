@@ -15,6 +15,12 @@
 
 import { sha256 } from "./file_hash.ts";
 
+/**
+ * The method that must open every connection to the socket (here, not in
+ * `control_server.ts`, so that a client loads no more than this file).
+ */
+export const HELLO = "$/hello";
+
 /** The longest Unix socket path the kernel accepts (`sun_path` less its NUL). */
 export const UNIX_PATH_MAX = 107;
 

@@ -28,7 +28,7 @@ import type { Caller, Process } from "./process.ts";
 import { toBase64 } from "../rpc/base64.ts";
 import { statToWire } from "../vfs/wire.ts";
 import { FsError } from "../vfs/mount.ts";
-import { controlSocketPath, ensurePrivateDir, runtimeDir } from "./control_path.ts";
+import { controlSocketPath, ensurePrivateDir, HELLO, runtimeDir } from "./control_path.ts";
 
 /** What `state/core/host.json` holds: that a host runs, not how to reach it. */
 export interface HostFile {
@@ -36,9 +36,6 @@ export interface HostFile {
   world: string;
   started: string;
 }
-
-/** The method that must open every connection. */
-export const HELLO = "$/hello";
 
 /** The names a connection may call itself in `$/hello {"as"}`: its processes' `SAUSAGE_PARENT`. */
 export const CONNECTION_NAMES = ["console", "mcp"];

@@ -10,7 +10,7 @@
  */
 
 import { HostClient } from "../cli/client.ts";
-import { HELLO } from "../core/control_server.ts";
+import { HELLO } from "../core/control_path.ts";
 import type { World } from "../core/world.ts";
 import { fromBase64 } from "../rpc/base64.ts";
 import type { Response } from "../rpc/message.ts";
