@@ -90,14 +90,17 @@ export class Descriptor {
   }
 
   /**
-   * For a guest path with a trailing slash: fails unless it names a folder
-   * (`no-entry` when nothing is there, `not-directory` for anything else).
+   * The mount path of a guest path under this directory (`at`); with a
+   * trailing slash it must name a folder (`no-entry` when nothing is there,
+   * `not-directory` for anything else).
    */
-  private async mustBeFolder(path: string, target: string): Promise<void> {
-    if (!trailingSlash(path)) return;
+  private async folderAwareAt(path: string): Promise<string> {
+    const target = this.at(path);
+    if (!trailingSlash(path)) return target;
     if ((await this.mount.stat(target, true)).type !== "directory") {
       throw new FsError("not-directory", `${path}: not a folder`);
     }
+    return target;
   }
 
   /**
@@ -220,8 +223,7 @@ export class Descriptor {
   /** The stat of a path under this directory. */
   statAt(flags: PathFlags, path: string): Promise<ReturnType<typeof descriptorStat>> {
     return guard(async () => {
-      const target = this.at(path);
-      await this.mustBeFolder(path, target);
+      const target = await this.folderAwareAt(path);
       return descriptorStat(await this.mount.stat(target, !!flags.symlinkFollow));
     });
   }
@@ -234,8 +236,7 @@ export class Descriptor {
     mtime: NewTimestamp,
   ): Promise<void> {
     return guard(async () => {
-      const target = this.at(path);
-      await this.mustBeFolder(path, target);
+      const target = await this.folderAwareAt(path);
       return this.mutable().setTimes(
         target,
         toInstant(atime),
@@ -249,9 +250,8 @@ export class Descriptor {
   linkAt(flags: PathFlags, oldPath: string, newDir: Descriptor, newPath: string): Promise<void> {
     return guard(async () => {
       if (newDir.mount !== this.mount) throw new FsError("cross-device");
-      const from = this.at(oldPath);
       const to = newDir.at(newPath);
-      await this.mustBeFolder(oldPath, from);
+      const from = await this.folderAwareAt(oldPath);
       await newDir.newLinkName(newPath, to);
       return this.mutable().link(from, to, !!flags.symlinkFollow);
     });
@@ -343,8 +343,7 @@ export class Descriptor {
   /** The metadata hash of a path under this directory. */
   metadataHashAt(flags: PathFlags, path: string): Promise<{ lower: bigint; upper: bigint }> {
     return guard(async () => {
-      const target = this.at(path);
-      await this.mustBeFolder(path, target);
+      const target = await this.folderAwareAt(path);
       return hashOf(await this.mount.stat(target, !!flags.symlinkFollow));
     });
   }
