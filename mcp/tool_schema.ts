@@ -19,7 +19,8 @@
  * @module
  */
 
-import type { JsonSchema, MethodObject, OpenRpcDocument } from "../rpc/openrpc.ts";
+import type { JsonSchema } from "../rpc/json_schema.ts";
+import type { MethodObject, OpenRpcDocument } from "../rpc/openrpc.ts";
 import {
   enter,
   followAsFarAsPossible,

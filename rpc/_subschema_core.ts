@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { JsonSchema, JsonSchemaObject } from "./openrpc.ts";
+import type { JsonSchema, JsonSchemaObject } from "./json_schema.ts";
 import { isSchemaObject, type Node } from "./schema_scope.ts";
 
 /** One step into a value: a field, a tuple position, every array item, every other field. */

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { JsonSchema, JsonSchemaObject } from "./openrpc.ts";
+import type { JsonSchema, JsonSchemaObject } from "./json_schema.ts";
 import type { Node } from "./schema_scope.ts";
 import { describe, type NumericBounds, numericBounds } from "./schema_describe.ts";
 import { FORMAT_SAMPLES, samples, stringInside } from "./schema_sample.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { JsonSchema, JsonSchemaObject } from "./openrpc.ts";
+import type { JsonSchema, JsonSchemaObject } from "./json_schema.ts";
 import { follow, isSchemaObject, type Node } from "./schema_scope.ts";
 import { compileNode, type SchemaValidator, tryCompileNode } from "./schema_validator.ts";
 import { describe, formatJson, numericBounds } from "./schema_describe.ts";

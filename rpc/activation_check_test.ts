@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import type { ImportDescription, JsonSchema, MethodObject, OpenRpcDocument } from "./openrpc.ts";
+import type { JsonSchema } from "./json_schema.ts";
+import type { ImportDescription, MethodObject, OpenRpcDocument } from "./openrpc.ts";
 import { validateOpenRpc } from "./openrpc.ts";
 import { checkActivation } from "./activation_check.ts";
 

@@ -18,7 +18,8 @@
  * @module
  */
 
-import type { JsonSchema, JsonSchemaObject, MethodObject, SchemaDefs } from "./openrpc.ts";
+import type { JsonSchema, JsonSchemaObject, SchemaDefs } from "./json_schema.ts";
+import type { MethodObject } from "./openrpc.ts";
 import { follow, isSchemaObject, type Node, rootNode } from "./schema_scope.ts";
 import { describe } from "./schema_describe.ts";
 import { isSubschemaNode, type Verdict } from "./subschema.ts";

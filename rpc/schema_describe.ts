@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { JsonSchema, JsonSchemaObject } from "./openrpc.ts";
+import type { JsonSchema, JsonSchemaObject } from "./json_schema.ts";
 import { enter, isSchemaObject, type Node, refName } from "./schema_scope.ts";
 import { INTEGER_FORMATS } from "./schema_validator.ts";
 

@@ -12,7 +12,7 @@
  * @module
  */
 
-import type { JsonSchema, JsonSchemaObject } from "./openrpc.ts";
+import type { JsonSchema, JsonSchemaObject } from "./json_schema.ts";
 import { follow, isSchemaObject, type Node } from "./schema_scope.ts";
 import { numericBounds } from "./schema_describe.ts";
 

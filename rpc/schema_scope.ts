@@ -13,7 +13,7 @@
  * @module
  */
 
-import type { JsonSchema, JsonSchemaObject, SchemaDefs } from "./openrpc.ts";
+import type { JsonSchema, JsonSchemaObject, SchemaDefs } from "./json_schema.ts";
 
 /** A level of named schemas: the document's, or those embedded in a schema. */
 export class Scope {

@@ -20,7 +20,7 @@
 import { Ajv2020 } from "ajv/dist/2020.js";
 import ajvFormats from "ajv-formats";
 import { isIP } from "node:net";
-import type { JsonSchema, SchemaDefs } from "./openrpc.ts";
+import type { JsonSchema, SchemaDefs } from "./json_schema.ts";
 import { bundle, type Node, rootNode } from "./schema_scope.ts";
 
 /** Tests one value. */

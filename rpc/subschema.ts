@@ -26,7 +26,7 @@
  * @module
  */
 
-import type { JsonSchema, JsonSchemaObject, SchemaDefs } from "./openrpc.ts";
+import type { JsonSchema, JsonSchemaObject, SchemaDefs } from "./json_schema.ts";
 import { enter, follow, isSchemaObject, type Node, resolveRef, rootNode } from "./schema_scope.ts";
 import { tryCompileNode } from "./schema_validator.ts";
 import { describe, formatJson } from "./schema_describe.ts";

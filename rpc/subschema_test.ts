@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { JsonSchema, JsonSchemaObject } from "./openrpc.ts";
+import type { JsonSchema, JsonSchemaObject } from "./json_schema.ts";
 import { formatPath, isSubschema } from "./subschema.ts";
 import { compileSchema } from "./schema_validator.ts";
 import { samples } from "./schema_sample.ts";
