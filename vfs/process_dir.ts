@@ -7,15 +7,8 @@
  * @module
  */
 
-import {
-  type DirEntry,
-  type FileHandle,
-  FsError,
-  type Instant,
-  type Mount,
-  type OpenOptions,
-  type Stat,
-} from "./mount.ts";
+import type { DirEntry, FileHandle, Instant, Mount, OpenOptions, Stat } from "./mount.ts";
+import { FsError } from "./mount.ts";
 import type { MemMount } from "./mem_mount.ts";
 import type { ProcSource } from "./proc_source.ts";
 import { render, virtualDirStat, VirtualFile, virtualStat } from "./virtual_file.ts";
