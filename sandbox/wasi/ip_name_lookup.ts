@@ -12,7 +12,7 @@ import { Pollable } from "./poll.ts";
 import { Signal } from "./signal.ts";
 import { fail, type SocketErrorCode, toSocketErrorCode } from "./socket_errors.ts";
 import { type IpAddress, parseIp } from "./socket_address.ts";
-import type { Network } from "./network.ts";
+import type { Network } from "./network_capability.ts";
 
 /** A host name: dot-separated labels of letters, digits, `-` and `_`, at most 253 characters. */
 const HOST_NAME =

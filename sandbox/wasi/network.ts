@@ -5,26 +5,22 @@
  * Sockets, listeners and requests are registered with the process's
  * {@link ProcessResources} and end with it.
  *
- * This module owns `wasi:sockets/network` and `wasi:sockets/instance-network`
- * and puts the interfaces of the other modules together.
+ * This module owns `wasi:sockets/network` (its {@link Network} handle is in
+ * `network_capability.ts`, which TCP, UDP and name lookups share) and
+ * `wasi:sockets/instance-network`, and puts the interfaces of the other
+ * modules together.
  *
  * @module
  */
 
 import type { ProcessResources } from "./resources.ts";
+import { Network } from "./network_capability.ts";
 import { networkErrorCode } from "./socket_errors.ts";
 import { tcpInterfaces } from "./tcp.ts";
 import { udpInterfaces } from "./udp.ts";
 import { ipNameLookupInterface } from "./ip_name_lookup.ts";
 import { httpTypesInterface } from "./http_types.ts";
 import { outgoingHandlerInterface } from "./http.ts";
-
-/**
- * `wasi:sockets/network.network`: the capability to use the network. There
- * is one network, the host's; a fresh handle is made for each request
- * (jco would hand back the dropped handle of a reused object).
- */
-export class Network {}
 
 /** Builds the `wasi:sockets/*` and `wasi:http/*` interfaces of one process. */
 export function networkInterfaces(resources: ProcessResources): Record<string, unknown> {

@@ -34,7 +34,7 @@ import {
   isUnspecified,
   socketAddress,
 } from "./socket_address.ts";
-import type { Network } from "./network.ts";
+import type { Network } from "./network_capability.ts";
 
 /** `shutdown-type`. */
 export type ShutdownType = "receive" | "send" | "both";

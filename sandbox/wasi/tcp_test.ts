@@ -5,7 +5,7 @@
  */
 
 import { strict as assert } from "node:assert";
-import { Network } from "./network.ts";
+import { Network } from "./network_capability.ts";
 import { ProcessResources } from "./resources.ts";
 import { socketAddress } from "./socket_address.ts";
 import type { InputStream } from "./streams.ts";

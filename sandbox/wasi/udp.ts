@@ -23,7 +23,7 @@ import {
   isUnspecified,
   socketAddress,
 } from "./socket_address.ts";
-import type { Network } from "./network.ts";
+import type { Network } from "./network_capability.ts";
 
 /** `incoming-datagram`. */
 export interface IncomingDatagram {
