@@ -8,7 +8,7 @@
  */
 
 import { checkActivation } from "../rpc/activation_check.ts";
-import { ErrorCode, RpcError } from "../rpc/errors.ts";
+import { HostError } from "../rpc/errors.ts";
 import { isObject, type JsonObject } from "../rpc/message.ts";
 import { optionalParam, stringParam } from "../rpc/params.ts";
 import type { OpenRpcDocument } from "../rpc/openrpc.ts";
@@ -33,8 +33,8 @@ interface Candidate {
   file: string;
 }
 
-function invalid(message: string): RpcError {
-  return new RpcError(ErrorCode.InvalidParams, message);
+function invalid(message: string): HostError {
+  return new HostError("invalid-params", message);
 }
 
 /** Activates and reverts plugins. */
@@ -136,8 +136,8 @@ export class Activator {
         } catch (e) {
           const plugins = list.map((x) => x.plugin);
           if (e instanceof InvalidDocument) {
-            throw new RpcError(
-              ErrorCode.ActivationRejected,
+            throw new HostError(
+              "activation-rejected",
               `${s.plugin} was not activated: ${e.message}`,
               {
                 plugins,
@@ -146,8 +146,8 @@ export class Activator {
               },
             );
           }
-          throw new RpcError(
-            ErrorCode.ActivationRejected,
+          throw new HostError(
+            "activation-rejected",
             `${s.plugin} was not activated: its rpc.discover failed: ${
               e instanceof Error ? e.message : e
             }`,
@@ -158,7 +158,7 @@ export class Activator {
       if (!force) {
         const { docs } = await this.graph.snapshot();
         const check = checkActivation(docs, fresh);
-        if (!check.ok) throw new RpcError(ErrorCode.ActivationRejected, check.message, check.data);
+        if (!check.ok) throw new HostError("activation-rejected", check.message, check.data);
       }
     } catch (e) {
       unstage();

@@ -18,7 +18,7 @@
  * @module
  */
 
-import { ErrorCode, RpcError } from "../rpc/errors.ts";
+import { ErrorCode, HostError } from "../rpc/errors.ts";
 import { stringParam } from "../rpc/params.ts";
 import { BuildError, buildPlugin } from "./cargo/cargo_build.ts";
 import { cargoTest, type CargoTestResult } from "./cargo/test_run.ts";
@@ -29,7 +29,7 @@ import type { NativeContext, NativeMethod } from "./native_process.ts";
 import { pluginNameProblem, type World } from "./world.ts";
 
 /** The error code of a failed `cargo.build` (JSON-RPC's range for server errors). */
-export const CARGO_BUILD_FAILED = -32000;
+export const CARGO_BUILD_FAILED = ErrorCode.BuildFailed;
 
 /** What `cargo.build` needs from the host. */
 export interface CargoBuildDeps {
@@ -86,13 +86,13 @@ async function failure(
   message: string,
   data: Record<string, unknown>,
   output: string,
-): Promise<RpcError> {
+): Promise<HostError> {
   const hints: string[] = [];
   if (isCcFailure(output) && !(await detectToolchain().catch(() => null))?.cc) {
     hints.push(NO_WASI_CC);
   }
   if (/undefined symbol: pthread_(join|detach)/.test(output)) hints.push(NO_PTHREAD_STUBS);
-  return new RpcError(CARGO_BUILD_FAILED, message, {
+  return new HostError("build-failed", message, {
     ...data,
     output,
     ...(hints.length ? { warnings: hints } : {}),
@@ -104,11 +104,11 @@ export function cargoBuildMethod(deps: CargoBuildDeps): NativeMethod {
   return async (ctx: NativeContext) => {
     const plugin = stringParam(ctx.params, "plugin");
     const problem = pluginNameProblem(plugin);
-    if (problem) throw new RpcError(ErrorCode.InvalidParams, problem);
+    if (problem) throw new HostError("invalid-params", problem);
     const source = `${deps.world.pluginDir(plugin)}/source`;
     if (!(await Deno.stat(`${source}/Cargo.toml`).catch(() => undefined))?.isFile) {
-      throw new RpcError(
-        ErrorCode.InvalidParams,
+      throw new HostError(
+        "invalid-params",
         `${plugin} has no source: cargo.build builds /plugins/${plugin}/source/ (no Cargo.toml there)`,
       );
     }

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { ErrorCode, RpcError } from "../rpc/errors.ts";
+import { HostError, RpcError } from "../rpc/errors.ts";
 import { isObject, type JsonObject } from "../rpc/message.ts";
 import { optionalParam, stringParam } from "../rpc/params.ts";
 import { type Journal, LOG_LIMIT, type LogFilter } from "./journal.ts";
@@ -35,7 +35,7 @@ export function coreMethods(deps: CoreApiDeps): Map<string, CoreMethod> {
     const pid = stringParam(params, "pid");
     const p = deps.table.get(pid);
     if (!p) {
-      throw new RpcError(ErrorCode.InvalidParams, `no such process: ${pid} (it may have ended)`);
+      throw new HostError("invalid-params", `no such process: ${pid} (it may have ended)`);
     }
     return p;
   };
@@ -45,12 +45,12 @@ export function coreMethods(deps: CoreApiDeps): Map<string, CoreMethod> {
   methods.set("call", (caller: Caller, params, id) => {
     const method = stringParam(params, "method");
     const inner = params.params ?? {};
-    if (!isObject(inner)) throw new RpcError(ErrorCode.InvalidParams, `"params" must be an object`);
+    if (!isObject(inner)) throw new HostError("invalid-params", `"params" must be an object`);
     const detach = optionalParam(params, "detach", "boolean") ?? false;
     const { target, name } = splitMethod(method);
     if (target === "core") {
-      throw new RpcError(
-        ErrorCode.InvalidParams,
+      throw new HostError(
+        "invalid-params",
         "core.call calls plugins; call core methods directly",
       );
     }
@@ -115,8 +115,8 @@ export function coreMethods(deps: CoreApiDeps): Map<string, CoreMethod> {
       f.limit !== undefined &&
       (!Number.isInteger(f.limit) || f.limit < 1 || f.limit > LOG_LIMIT.max)
     ) {
-      throw new RpcError(
-        ErrorCode.InvalidParams,
+      throw new HostError(
+        "invalid-params",
         `"limit" must be an integer from 1 to ${LOG_LIMIT.max}`,
       );
     }
@@ -124,8 +124,8 @@ export function coreMethods(deps: CoreApiDeps): Map<string, CoreMethod> {
       const v = params[k];
       if (v === undefined || v === null) continue;
       if (typeof v !== "string" && typeof v !== "number") {
-        throw new RpcError(
-          ErrorCode.InvalidParams,
+        throw new HostError(
+          "invalid-params",
           `"${k}" must be an ISO time, epoch milliseconds or an entry id`,
         );
       }
@@ -134,7 +134,7 @@ export function coreMethods(deps: CoreApiDeps): Map<string, CoreMethod> {
     try {
       return deps.journal.query(f);
     } catch (e) {
-      throw new RpcError(ErrorCode.InvalidParams, (e as Error).message);
+      throw new HostError("invalid-params", e instanceof Error ? e.message : String(e));
     }
   });
 

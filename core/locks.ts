@@ -6,14 +6,14 @@
  * @module
  */
 
-import { ErrorCode, RpcError } from "../rpc/errors.ts";
+import { HostError } from "../rpc/errors.ts";
 import { optionalParam, stringParam } from "../rpc/params.ts";
 import type { Caller } from "./process.ts";
 import type { CoreMethod } from "./core_method.ts";
 
 /** Normalises a lock path: absolute, no `.`, `..` or repeated slashes. */
 export function normaliseLockPath(path: string): string {
-  if (path.trim() === "") throw new RpcError(ErrorCode.InvalidParams, `"path" must not be empty`);
+  if (path.trim() === "") throw new HostError("invalid-params", `"path" must not be empty`);
   const parts: string[] = [];
   for (const seg of path.split("/")) {
     if (seg === "" || seg === ".") continue;
@@ -81,7 +81,7 @@ export class LockTable {
     const path = normaliseLockPath(rawPath);
     const lock = this.locks.get(path);
     if (!lock || lock.owner !== pid) {
-      throw new RpcError(ErrorCode.InvalidParams, `${pid} does not hold the lock ${path}`);
+      throw new HostError("invalid-params", `${pid} does not hold the lock ${path}`);
     }
     this.release(path, lock);
   }
@@ -126,8 +126,8 @@ export class LockTable {
 
 function owner(caller: Caller): string {
   if (!("pid" in caller)) {
-    throw new RpcError(
-      ErrorCode.InvalidRequest,
+    throw new HostError(
+      "invalid-request",
       "locks belong to processes: call core.lock from a plugin",
     );
   }

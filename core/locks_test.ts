@@ -1,9 +1,9 @@
 import { strict as assert } from "node:assert";
-import { ErrorCode, RpcError } from "../rpc/errors.ts";
+import { HostError } from "../rpc/errors.ts";
 import type { Caller } from "./process.ts";
 import { lockMethods, LockTable, normaliseLockPath } from "./locks.ts";
 
-const invalidParams = (e: unknown) => e instanceof RpcError && e.code === ErrorCode.InvalidParams;
+const invalidParams = (e: unknown) => e instanceof HostError && e.code === "invalid-params";
 
 Deno.test("lock paths are normalised: absolute, without ., .. or repeated slashes", () => {
   assert.equal(normaliseLockPath("state//x/./y/../z"), "/state/x/z");
@@ -65,7 +65,7 @@ Deno.test("core.lock and core.unlock belong to processes and check their params"
   assert.deepEqual(await methods.get("lock")!(process, { path: "/x" }, 1), { held: true });
   assert.throws(
     () => methods.get("lock")!(console, { path: "/x" }, 1),
-    (e) => e instanceof RpcError && e.code === ErrorCode.InvalidRequest,
+    (e) => e instanceof HostError && e.code === "invalid-request",
   );
   assert.throws(() => methods.get("lock")!(process, { path: 1 }, 1), invalidParams);
   assert.throws(() => methods.get("lock")!(process, { path: "/x", wait: "no" }, 1), invalidParams);

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { ErrorCode, RpcError, toErrorObject } from "../rpc/errors.ts";
+import { HostError, toErrorObject } from "../rpc/errors.ts";
 import { type Id, type JsonObject, parseLine, type Request } from "../rpc/message.ts";
 import type { CoreMethod } from "./core_method.ts";
 import type { Caller, Process } from "./process.ts";
@@ -16,8 +16,8 @@ import type { Supervisor } from "./supervisor.ts";
 export function splitMethod(method: string): { target: string; name: string } {
   const dot = method.indexOf(".");
   if (dot <= 0 || dot === method.length - 1) {
-    throw new RpcError(
-      ErrorCode.MethodNotFound,
+    throw new HostError(
+      "method-not-found",
       `method names have the form <plugin>.<method>: "${method}"`,
     );
   }
@@ -75,8 +75,8 @@ export class Router {
     const method = this.core.get(name);
     if (!method) {
       return this.answer(caller, req.id, {
-        error: new RpcError(
-          ErrorCode.MethodNotFound,
+        error: new HostError(
+          "method-not-found",
           `the core has no method ${name} (see /proc/core/PROTOCOL.md)`,
         ),
       });

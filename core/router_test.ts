@@ -1,5 +1,5 @@
 import { strict as assert } from "node:assert";
-import { ErrorCode, RpcError } from "../rpc/errors.ts";
+import { ErrorCode, HostError } from "../rpc/errors.ts";
 import type { Message } from "../rpc/message.ts";
 import type { Caller, Process } from "./process.ts";
 import { Router, splitMethod } from "./router.ts";
@@ -27,7 +27,7 @@ function fakeSupervisor() {
     spawn(req: SpawnRequest): Promise<Process> {
       spawned.push(req);
       if (req.plugin === "missing") {
-        return Promise.reject(new RpcError(ErrorCode.NoSuchPlugin, "no plugin missing"));
+        return Promise.reject(new HostError("no-such-plugin", "no plugin missing"));
       }
       return new Promise(() => {});
     },
@@ -45,7 +45,7 @@ Deno.test("method names split at the first dot; anything else is -32601", () => 
   for (const bad of ["notes", ".add", "notes."]) {
     assert.throws(
       () => splitMethod(bad),
-      (e) => e instanceof RpcError && e.code === ErrorCode.MethodNotFound,
+      (e) => e instanceof HostError && e.code === "method-not-found",
     );
   }
 });
@@ -55,7 +55,7 @@ Deno.test("core methods answer under the caller's id; errors become wire errors"
   const router = new Router(sup);
   router.core.set("ok", () => undefined);
   router.core.set("fail", () => {
-    throw new RpcError(ErrorCode.InvalidParams, "bad", { why: 1 });
+    throw new HostError("invalid-params", "bad", { why: 1 });
   });
   router.core.set("crash", () => {
     throw new Error("host fault");

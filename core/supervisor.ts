@@ -7,7 +7,7 @@
  * @module
  */
 
-import { ErrorCode, RpcError, toErrorObject } from "../rpc/errors.ts";
+import { HostError, RpcError, toErrorObject } from "../rpc/errors.ts";
 import type { Id, JsonObject, Message } from "../rpc/message.ts";
 import type { Compiled, ComponentCache } from "./component_cache.ts";
 import type { Journal } from "./journal.ts";
@@ -152,7 +152,7 @@ export class Supervisor {
     const message = `${method} was not started: the world has ${this.table.size} live processes, ` +
       `its limit ("processes" in config/limits.json)`;
     this.journal.coreEvent("limit", { limit: "processes", method, caller: caller.name });
-    throw new RpcError(ErrorCode.LimitReached, message, {
+    throw new HostError("limit-reached", message, {
       limit: "processes",
       value: this.limits.processes,
     });
@@ -160,19 +160,19 @@ export class Supervisor {
 
   /**
    * Starts a process for a call: a native method of the host, or a fresh
-   * instance of the plugin's component. Throws an `RpcError` -32001 when the
+   * instance of the plugin's component. Throws a `HostError` (-32001) when the
    * plugin does not exist, -32601 when a native plugin has no such method.
    */
   async spawn(req: SpawnRequest): Promise<Process> {
     if (req.wasm === undefined) {
       const method = `${req.plugin}.${req.method}`;
-      if (this.noPlugins) throw new RpcError(ErrorCode.NoSuchPlugin, this.noPlugins(method));
+      if (this.noPlugins) throw new HostError("no-such-plugin", this.noPlugins(method));
       const native = this.natives.get(method);
       if (native) return this.spawnNative(req, native);
       const methods = [...this.natives.keys()].filter((m) => m.startsWith(`${req.plugin}.`));
       if (methods.length) {
-        throw new RpcError(
-          ErrorCode.MethodNotFound,
+        throw new HostError(
+          "method-not-found",
           `${req.plugin} has no method ${req.method} (it has ${methods.join(", ")})`,
         );
       }
@@ -328,7 +328,9 @@ export class Supervisor {
       (result) => answer({ result }),
       (error) => {
         if (runner.signal.aborted) return this.ended(p, { status: 1 }); // stopped: no answer
-        if (!(error instanceof RpcError)) {
+        const expected = error instanceof RpcError ||
+          error instanceof HostError && error.code !== "host-fault";
+        if (!expected) {
           this.log(p, "stderr", `internal error: ${error?.stack ?? error}`);
         }
         answer({ error });

@@ -1,5 +1,5 @@
 import { strict as assert } from "node:assert";
-import { ErrorCode, RpcError } from "../rpc/errors.ts";
+import { ErrorCode, HostError } from "../rpc/errors.ts";
 import type { Message } from "../rpc/message.ts";
 import type { ProcessMessage, RunMessage, ToSandbox } from "../sandbox/protocol.ts";
 import { MemMount } from "../vfs/mem_mount.ts";
@@ -275,7 +275,7 @@ Deno.test("past the processes limit a call is refused with -32004 and a limit ev
     await assert.rejects(
       sup.spawn(call(caller(), "notes", "add")),
       (e) =>
-        e instanceof RpcError && e.code === ErrorCode.LimitReached &&
+        e instanceof HostError && e.code === "limit-reached" &&
         /notes\.add was not started: the world has 1 live processes/.test(e.message),
     );
     assert.equal(table.size, 1);
@@ -294,7 +294,7 @@ Deno.test("noPlugins refuses every plugin with -32001 and its message", async ()
     await assert.rejects(
       sup.spawn(call(caller(), "notes")),
       (e) =>
-        e instanceof RpcError && e.code === ErrorCode.NoSuchPlugin &&
+        e instanceof HostError && e.code === "no-such-plugin" &&
         e.message === "a test calls no plugins (notes.run)",
     );
     assert.deepEqual(loaded, []);
@@ -330,7 +330,7 @@ Deno.test("a native method answers under the caller's id and ends with status 0"
     await assert.rejects(
       sup.spawn(call(c, "cargo", "clean")),
       (e) =>
-        e instanceof RpcError && e.code === ErrorCode.MethodNotFound &&
+        e instanceof HostError && e.code === "method-not-found" &&
         e.message === "cargo has no method clean (it has cargo.build)",
     );
   } finally {
@@ -341,7 +341,7 @@ Deno.test("a native method answers under the caller's id and ends with status 0"
 Deno.test("a native method's error is its answer; a host fault is also logged with its stack", async () => {
   const { sup, journal, stderr } = setup();
   try {
-    sup.natives.set("n.refuse", () => Promise.reject(new RpcError(ErrorCode.InvalidParams, "no")));
+    sup.natives.set("n.refuse", () => Promise.reject(new HostError("invalid-params", "no")));
     sup.natives.set("n.crash", () => {
       throw new Error("host fault");
     });
@@ -427,8 +427,20 @@ Deno.test("a guest's filesystem request is served by its process and answered to
   const { sup, sandbox, journal } = setup();
   try {
     const p = await sup.spawn(call(caller(), "notes"));
-    sandbox.guest({ op: "fs", pid: p.pid, id: 1, mount: "run", method: "mkdir", args: ["/d"] });
-    sandbox.guest({ op: "fs", pid: p.pid, id: 2, mount: "run", method: "readDir", args: ["/"] });
+    sandbox.guest({
+      op: "fs",
+      pid: p.pid,
+      id: 1,
+      mount: "run",
+      call: { method: "mkdir", args: ["d"] },
+    });
+    sandbox.guest({
+      op: "fs",
+      pid: p.pid,
+      id: 2,
+      mount: "run",
+      call: { method: "readDir", args: [""] },
+    });
     await turn();
     const replies = sandbox.sent.filter((m) => m.op === "fs-reply");
     assert.deepEqual(replies.map((r) => [r.pid, r.id, r.error]), [

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { ErrorCode, RpcError } from "../rpc/errors.ts";
+import { HostError } from "../rpc/errors.ts";
 
 const NAME = /^[a-z0-9_-]{1,64}$/;
 
@@ -74,7 +74,7 @@ export class World {
   /** The current component of a plugin; a JSON-RPC error -32001 when there is none. */
   pluginWasm(name: string): string {
     const problem = pluginNameProblem(name);
-    if (problem) throw new RpcError(ErrorCode.NoSuchPlugin, `no such plugin: ${problem}`);
+    if (problem) throw new HostError("no-such-plugin", `no such plugin: ${problem}`);
     const path = `${this.pluginDir(name)}/plugin.wasm`;
     let real: string;
     try {
@@ -89,14 +89,14 @@ export class World {
         failure = Deno.readTextFileSync(`${this.root}/state/core/build-failures/${name}.txt`);
       } catch { /* it never failed at start */ }
       if (source && failure) {
-        throw new RpcError(
-          ErrorCode.NoSuchPlugin,
+        throw new HostError(
+          "no-such-plugin",
           `${name} does not build, so it cannot be called (fix plugins/${name}/source; ` +
             `\`sausage build <world> ${name}\` shows the errors): ${failure.trim()}`,
         );
       }
-      throw new RpcError(
-        ErrorCode.NoSuchPlugin,
+      throw new HostError(
+        "no-such-plugin",
         source
           ? `no such plugin: ${name} is not built (no plugins/${name}/plugin.wasm): ` +
             `build it with \`sausage run <world>\` (it builds missing plugins at start) or by calling cargo.build {"plugin": "${name}"}, then core.activate`
@@ -104,8 +104,8 @@ export class World {
       );
     }
     if (!real.startsWith(this.root + "/")) {
-      throw new RpcError(
-        ErrorCode.NoSuchPlugin,
+      throw new HostError(
+        "no-such-plugin",
         `no such plugin: ${name} (plugins/${name}/plugin.wasm leads outside the world: refused)`,
       );
     }

@@ -9,11 +9,12 @@
  */
 
 import { inFolder, relativeTo, splitPath } from "../vfs/confined_dir.ts";
-import { ErrorCode, RpcError } from "../rpc/errors.ts";
+import { HostError } from "../rpc/errors.ts";
+import { FsError } from "../vfs/mount.ts";
 
 /** Thrown when a world path leads outside the world. */
-function outside(what: string): RpcError {
-  return new RpcError(ErrorCode.InvalidParams, `${what} leads outside the world: refused`);
+function outside(what: string): HostError {
+  return new HostError("invalid-params", `${what} leads outside the world: refused`);
 }
 
 /**
@@ -25,7 +26,7 @@ export function realInside(root: string, path: string, what = path): string {
   try {
     real = Deno.realPathSync(path);
   } catch {
-    throw new RpcError(ErrorCode.InvalidParams, `${what} does not exist`);
+    throw new HostError("invalid-params", `${what} does not exist`);
   }
   if (relativeTo(root, real) === null) throw outside(what);
   return real;
@@ -59,8 +60,7 @@ export function readWorldFile(root: string, path: string, what = path): Uint8Arr
       }
     });
   } catch (e) {
-    if (e instanceof RpcError) throw e;
-    if ((e as { code?: string }).code === "not-permitted") throw outside(what);
+    if (e instanceof FsError && e.code === "not-permitted") throw outside(what);
     throw e;
   }
 }

@@ -27,9 +27,14 @@ export const ErrorCode = {
   ActivationRejected: -32003,
   /** A limit of the world was reached (`config/limits.json`): the call was not started. */
   LimitReached: -32004,
+  /** A step of `cargo.build` failed (the JSON-RPC "server error" code). */
+  BuildFailed: -32000,
 } as const;
 
-/** A JSON-RPC error that a core method throws; it becomes the `error` of the response. */
+/**
+ * A JSON-RPC error that came over the wire (the error of a response), kept
+ * as it was to be passed on; errors the host makes are `HostError`s.
+ */
 export class RpcError extends Error {
   /** Creates the error with its wire code, message and optional data. */
   constructor(readonly code: number, message: string, readonly data?: unknown) {
@@ -59,6 +64,7 @@ export const WIRE_CODES = {
   "no-answer": ErrorCode.NoAnswer,
   "activation-rejected": ErrorCode.ActivationRejected,
   "limit-reached": ErrorCode.LimitReached,
+  "build-failed": ErrorCode.BuildFailed,
 } as const satisfies Record<string, number>;
 
 /** The code of a host error. */

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { ErrorCode, RpcError } from "./errors.ts";
+import { HostError } from "./errors.ts";
 import type { JsonObject } from "./message.ts";
 
 /** The JSON types an optional param can be checked for. */
@@ -23,7 +23,7 @@ export interface ParamTypes {
 export function stringParam(params: JsonObject, name: string): string {
   const v = params[name];
   if (typeof v !== "string") {
-    throw new RpcError(ErrorCode.InvalidParams, `"${name}" must be a string`);
+    throw new HostError("invalid-params", `"${name}" must be a string`);
   }
   return v;
 }
@@ -37,6 +37,6 @@ export function optionalParam<K extends keyof ParamTypes>(
   const v = params[name];
   if (v === undefined || v === null) return undefined;
   // deno-lint-ignore valid-typeof
-  if (typeof v !== type) throw new RpcError(ErrorCode.InvalidParams, `"${name}" must be a ${type}`);
+  if (typeof v !== type) throw new HostError("invalid-params", `"${name}" must be a ${type}`);
   return v as ParamTypes[K];
 }

@@ -1,10 +1,10 @@
 import { strict as assert } from "node:assert";
-import { ErrorCode, RpcError } from "./errors.ts";
+import { HostError } from "./errors.ts";
 import { optionalParam, stringParam } from "./params.ts";
 
 function invalidParams(f: () => unknown, message: string): void {
   assert.throws(f, (e) =>
-    e instanceof RpcError && e.code === ErrorCode.InvalidParams &&
+    e instanceof HostError && e.code === "invalid-params" &&
     e.message === message);
 }
 
