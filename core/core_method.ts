@@ -9,7 +9,7 @@
 import type { Id, JsonObject } from "../rpc/message.ts";
 import type { Caller } from "./process.ts";
 
-/** A core method: params in, result out (or an `RpcError` thrown). */
+/** A core method: params in, result out (or a `HostError` thrown). */
 export type CoreMethod = (
   caller: Caller,
   params: JsonObject,

@@ -31,7 +31,7 @@ export interface NativeContext {
 
 /**
  * The body of a native method: resolves with the result of the call, or
- * throws (an `RpcError` becomes the error response as it is).
+ * throws (a `HostError` becomes the error response of its wire code).
  */
 export type NativeMethod = (ctx: NativeContext) => Promise<unknown>;
 
