@@ -8,7 +8,7 @@
 
 import { strict as assert } from "node:assert";
 import { FsServer } from "../core/fs_server.ts";
-import type { HostError } from "../rpc/errors.ts";
+import { HostError } from "../rpc/errors.ts";
 import { type Fixture, mountConformance } from "../vfs/conformance.ts";
 import { DiskMount } from "../vfs/disk_mount.ts";
 import { MemMount } from "../vfs/mem_mount.ts";
@@ -18,6 +18,7 @@ import type { ProcSource } from "../vfs/proc_source.ts";
 import { ProcessDir } from "../vfs/process_dir.ts";
 import type { FsReply, RemoteMountName } from "./protocol.ts";
 import { FsChannel, RemoteMount } from "./remote_mount.ts";
+import { guard } from "./wasi/filesystem_values.ts";
 
 /** A round trip through JSON, as every message on the pipe makes. */
 function wire<T>(msg: T): T {
@@ -80,3 +81,19 @@ mountConformance("a disk folder (remote)", async () => {
   const dir = await Deno.makeTempDir();
   return remote("run", new DiskMount(dir), true, () => Deno.remove(dir, { recursive: true }));
 }, true);
+
+Deno.test("a host fault in the core reaches the sandbox as a HostError, which the WASI layer does not turn into an error-code", async () => {
+  const run = new MemMount();
+  run.readDir = () => {
+    throw new TypeError("a bug in the mount");
+  };
+  const { mount } = await remote("run", run, true);
+  const fault = (e: unknown) => e instanceof HostError && e.code === "host-fault";
+  await assert.rejects(async () => await mount.readDir(""), fault);
+  await assert.rejects(() => guard(() => mount.readDir("")), fault, "thrown on: the guest traps");
+  await assert.rejects(
+    () => guard(() => mount.stat("missing", true)),
+    (e) => JSON.stringify(e) === '{"payload":"no-entry"}',
+    "an errno is still the guest's error-code",
+  );
+});
