@@ -13,7 +13,7 @@ import { COMMAND_NAMES } from "./main.ts";
 export const COMPLETIONS_USAGE = "sausage completions <bash|zsh|fish>";
 
 /** The completion script for `shell`. */
-export function completionScript(shell: string): string {
+function completionScript(shell: string): string {
   const words = COMMAND_NAMES.join(" "); // the CLI's own list of subcommands
   switch (shell) {
     case "bash":

@@ -20,7 +20,7 @@ export const LOG_USAGE = "sausage log <world> [plugin-or-pid] [-n N] [-f] [--all
 const PID = /-[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** One entry as a line of text. */
-export function formatEntry(e: Entry): string {
+function formatEntry(e: Entry): string {
   const time = new Date(e.time).toISOString().replace("T", " ").slice(0, 23);
   return `${time} ${e.pid} ${e.stream.padEnd(6)} ${e.line}`;
 }

@@ -9,10 +9,10 @@
  */
 
 /** The plugin whose processes may get the token. */
-export const AGENT_PLUGIN = "agent";
+const AGENT_PLUGIN = "agent";
 
 /** The names `token_env` may give: capitals, digits and `_`, ending in `_API_KEY`. */
-export const TOKEN_ENV_NAME = /^[A-Z][A-Z0-9_]*_API_KEY$/;
+const TOKEN_ENV_NAME = /^[A-Z][A-Z0-9_]*_API_KEY$/;
 
 /**
  * The environment entries that a new process of `plugin` gets beyond the

@@ -12,7 +12,7 @@
 import { sha256 } from "./file_hash.ts";
 
 /** The default most size of the compile cache: `SAUSAGE_CACHE_MIB` changes it. */
-export const DEFAULT_CACHE_MIB = 2048;
+const DEFAULT_CACHE_MIB = 2048;
 
 /** An entry used within this long is never evicted (a host may be about to load it). */
 const IN_USE_MS = 60_000;

@@ -22,7 +22,7 @@ import { importMemory } from "../wasm/import_memory.ts";
 const PREEMPT_VERSION = 5;
 
 /** The jco version the glue comes from; part of the cache key. */
-export const JCO_VERSION = "1.12.0";
+const JCO_VERSION = "1.12.0";
 
 /** The layout of an entry; bump when it changes (3: main modules import their memory). */
 const FORMAT_VERSION = 3;

@@ -22,7 +22,7 @@ import { sha256 } from "./file_hash.ts";
 export const HELLO = "$/hello";
 
 /** The longest Unix socket path the kernel accepts (`sun_path` less its NUL). */
-export const UNIX_PATH_MAX = 107;
+const UNIX_PATH_MAX = 107;
 
 /**
  * This process's user id: the owner of a temporary file it makes

@@ -38,7 +38,7 @@ export interface HostFile {
 }
 
 /** The names a connection may call itself in `$/hello {"as"}`: its processes' `SAUSAGE_PARENT`. */
-export const CONNECTION_NAMES = ["console", "mcp"];
+const CONNECTION_NAMES = ["console", "mcp"];
 
 class Connection implements Caller {
   name = "console";

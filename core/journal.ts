@@ -63,7 +63,7 @@ function bound(v: string | number): string {
 }
 
 /** Queries the journal table of an open database. */
-export function queryJournal(db: DatabaseSync, f: LogFilter): Entry[] {
+function queryJournal(db: DatabaseSync, f: LogFilter): Entry[] {
   const where: string[] = [];
   const args: (string | number)[] = [];
   if (f.plugin) (where.push("plugin = ?"), args.push(f.plugin));

@@ -12,7 +12,7 @@
 import { controlSocketPath, ensurePrivateDir, runtimeDir, userId } from "../core/control_path.ts";
 
 /** Where the token of a world is kept. */
-export async function tokenPath(root: string): Promise<string> {
+async function tokenPath(root: string): Promise<string> {
   return (await controlSocketPath(root)).replace(/\.sock$/, ".mcp-token");
 }
 

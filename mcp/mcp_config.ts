@@ -23,7 +23,7 @@
 export const MCP_CONFIG_PATH = "/config/mcp.json";
 
 /** What is left out when `config/mcp.json` says nothing. */
-export const DEFAULT_EXCLUDE = ["cargo.*", "core.*"];
+const DEFAULT_EXCLUDE = ["cargo.*", "core.*"];
 
 /** Which methods are tools. */
 export interface ToolFilter {

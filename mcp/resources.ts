@@ -14,7 +14,7 @@ import type { ReadResourceResult, Resource } from "@modelcontextprotocol/sdk/typ
 import type { WorldLink } from "./world_link.ts";
 
 /** The URI of a path of the world. */
-export function resourceUri(path: string): string {
+function resourceUri(path: string): string {
   return `sausage://${path}`;
 }
 
@@ -61,7 +61,7 @@ export function listResources(plugins: string[]): Resource[] {
 }
 
 /** The path a resource URI names, or null when it is not one of the world's resources. */
-export function resourcePath(uri: string): string | null {
+function resourcePath(uri: string): string | null {
   if (!uri.startsWith("sausage:///")) return null;
   const path = uri.slice("sausage://".length);
   if (path === "/proc/core/PROTOCOL.md" || path === "/proc/core/graph.json") return path;

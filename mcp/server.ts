@@ -24,7 +24,7 @@ import { listResources, readResource } from "./resources.ts";
 import type { WorldTools } from "./world_tools.ts";
 
 /** The version this server reports. */
-export const SERVER_VERSION = "0.1.0";
+const SERVER_VERSION = "0.1.0";
 
 /** Makes a server for one session; it stops listening for changes when it closes. */
 export function createServer(tools: WorldTools, worldName: string): Server {

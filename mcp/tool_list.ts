@@ -38,17 +38,17 @@ export interface ToolList {
 }
 
 /** The `_meta` key that holds a tool's method name. */
-export const METHOD_META = "sausage/method";
+const METHOD_META = "sausage/method";
 
 const decoder = new TextDecoder();
 
 /** Reads a JSON file of the world through the link. */
-export async function readJson<T>(link: WorldLink, path: string): Promise<T> {
+async function readJson<T>(link: WorldLink, path: string): Promise<T> {
   return JSON.parse(decoder.decode(await link.read(path))) as T;
 }
 
 /** True for the error of a read of a file that does not exist. */
-export function isMissing(e: unknown): boolean {
+function isMissing(e: unknown): boolean {
   const code = (e as { code?: unknown }).code;
   return code === "no-entry" || /no-entry/.test(String((e as Error).message ?? ""));
 }

@@ -33,7 +33,7 @@ async function hashed(base: string, method: string): Promise<string> {
 }
 
 /** The plain name of a method (`notes.add` → `notes_add`), before limits and collisions. */
-export function plainToolName(method: string): string {
+function plainToolName(method: string): string {
   return method.replace(/[^A-Za-z0-9_-]/g, "_");
 }
 

@@ -187,7 +187,7 @@ export const UNDERSTOOD = new Set([
 ]);
 
 /** The JSON types a value can have; `integer` values are also `number`s. */
-export const ALL_TYPES = ["null", "boolean", "number", "string", "array", "object"] as const;
+const ALL_TYPES = ["null", "boolean", "number", "string", "array", "object"] as const;
 
 /** The types a schema object allows: its `type`, or every type. */
 export function typesOf(s: JsonSchemaObject): string[] {

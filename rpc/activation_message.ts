@@ -28,7 +28,7 @@ export interface ActivationProblem extends ImportProblem {
 }
 
 /** `a`, `a and b`, `a, b and c`. */
-export function joinNames(names: string[]): string {
+function joinNames(names: string[]): string {
   if (names.length <= 1) return names.join("");
   return `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
 }

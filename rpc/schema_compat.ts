@@ -65,7 +65,7 @@ export type MethodVerdict =
  * a field per param, `required` from the params' flags, the method's
  * examples as `examples`. `closed` adds `additionalProperties: false`.
  */
-export function paramsSchema(method: MethodObject, closed: boolean): JsonSchemaObject {
+function paramsSchema(method: MethodObject, closed: boolean): JsonSchemaObject {
   const params = method.params ?? [];
   const examples = (method.examples ?? []).map((e) =>
     Object.fromEntries((e.params ?? []).map((p) => [p.name, p.value]))
@@ -80,7 +80,7 @@ export function paramsSchema(method: MethodObject, closed: boolean): JsonSchemaO
 }
 
 /** The result schema of a method (any value when it has none), with the method's example results. */
-export function resultSchema(method: MethodObject): JsonSchema {
+function resultSchema(method: MethodObject): JsonSchema {
   const schema = method.result?.schema ?? true;
   const examples = (method.examples ?? []).filter((e) => e.result !== undefined)
     .map((e) => e.result?.value);

@@ -43,7 +43,7 @@ export const FORMAT_SAMPLES: Readonly<Record<string, string>> = {
 const MAX_DEPTH = 16;
 
 /** An integer or number inside bounds, as close to 0 as the bounds allow. */
-export function numberInside(s: JsonSchemaObject, integer: boolean): number | undefined {
+function numberInside(s: JsonSchemaObject, integer: boolean): number | undefined {
   const b = numericBounds(s);
   const isInt = integer || b.integerFormat;
   let lo = b.lo, hi = b.hi;

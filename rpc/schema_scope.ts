@@ -110,7 +110,7 @@ function walkRefs(node: Node): { reached: Node; error?: string } {
 }
 
 /** Keywords whose value is one schema. */
-export const SCHEMA_KEYWORDS = [
+const SCHEMA_KEYWORDS = [
   "additionalProperties",
   "additionalItems",
   "contains",
@@ -124,10 +124,10 @@ export const SCHEMA_KEYWORDS = [
 ] as const;
 
 /** Keywords whose value is a list of schemas. */
-export const SCHEMA_LIST_KEYWORDS = ["anyOf", "oneOf", "allOf", "prefixItems"] as const;
+const SCHEMA_LIST_KEYWORDS = ["anyOf", "oneOf", "allOf", "prefixItems"] as const;
 
 /** Keywords whose value maps names to schemas (besides `$defs` and `definitions`). */
-export const SCHEMA_MAP_KEYWORDS = ["properties", "patternProperties", "dependentSchemas"] as const;
+const SCHEMA_MAP_KEYWORDS = ["properties", "patternProperties", "dependentSchemas"] as const;
 
 /** Every `$ref` under a schema that does not resolve. Does not follow references. */
 export function findUnresolvedRefs(schema: JsonSchema, defs: SchemaDefs): string[] {
@@ -146,7 +146,7 @@ export function findUnresolvedRefs(schema: JsonSchema, defs: SchemaDefs): string
 }
 
 /** The direct subschemas of a schema; with `withDefs`, also the embedded named schemas. */
-export function childSchemas(s: JsonSchemaObject, withDefs = false): JsonSchema[] {
+function childSchemas(s: JsonSchemaObject, withDefs = false): JsonSchema[] {
   const out: JsonSchema[] = [];
   const add = (v: unknown) => {
     if (typeof v === "boolean" || isSchemaObject(v)) out.push(v as JsonSchema);

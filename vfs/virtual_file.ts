@@ -17,7 +17,7 @@ let nextIno = 1n << 40n;
 const inos = new Map<string, bigint>();
 
 /** A stable inode number for a virtual path. */
-export function virtualIno(key: string): bigint {
+function virtualIno(key: string): bigint {
   let ino = inos.get(key);
   if (ino === undefined) inos.set(key, ino = nextIno++);
   return ino;

@@ -8,7 +8,7 @@
 import type { Entry, LogFilter } from "../../core/journal.ts";
 
 /** How often the journal is read while following. */
-export const FOLLOW_EVERY_MS = 200;
+const FOLLOW_EVERY_MS = 200;
 
 /** Follows the journal from now on. */
 export class JournalFollower {

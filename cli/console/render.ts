@@ -10,7 +10,7 @@ import type { RpcErrorObject } from "../../rpc/message.ts";
 import type { Style } from "./style.ts";
 
 /** The indent of everything the console prints below an input. */
-export const INDENT = "  ";
+const INDENT = "  ";
 
 /** Indents every line of `text`. */
 export function indent(text: string, by = INDENT): string {

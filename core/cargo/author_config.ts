@@ -29,7 +29,7 @@ import { BuildError } from "./toolchain.ts";
 const SDK_CRATES = ["sausage-plugin", "sausage-plugin-macros"];
 
 /** Where the config goes, relative to the world. */
-export const WORLD_CARGO_CONFIG = ".cargo/config.toml";
+const WORLD_CARGO_CONFIG = ".cargo/config.toml";
 
 /** A TOML basic string (JSON's escapes are valid in TOML). */
 function str(value: string): string {
@@ -57,7 +57,7 @@ function offlineRustflags(tc: OfflineToolchain): string[] {
  * The text of `<world>/.cargo/config.toml` for the toolchain `tc`, with std
  * from `sysroot` on the offline path.
  */
-export function cargoConfigText(
+function cargoConfigText(
   tc: Toolchain,
   opts: { targetDir: string; sdkDir: string; runner: string; sysroot?: string },
 ): string {
@@ -142,7 +142,7 @@ export async function writeCargoConfig(
 }
 
 /** The sysroot folder of the offline toolchain (it may not exist yet). */
-export function sysrootPath(tc: OfflineToolchain): string {
+function sysrootPath(tc: OfflineToolchain): string {
   return `${cacheDir()}/toolchain/sysroot-${tc.rustcVersion}`;
 }
 
@@ -161,7 +161,7 @@ let building: Promise<string> | undefined;
  * (`toolchain/sysroot-<rustc version>/lib/rustlib/wasm32-wasip1/lib`),
  * made in a temporary folder and renamed into place. Resolves with the folder.
  */
-export function prepareSysroot(
+function prepareSysroot(
   tc: OfflineToolchain,
   onProgress?: (line: string) => void,
 ): Promise<string> {

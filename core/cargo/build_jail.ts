@@ -20,10 +20,10 @@ import { cacheDir } from "../paths.ts";
 import { BuildError, type Toolchain } from "./toolchain.ts";
 
 /** The setting that lets builds run without a sandbox. */
-export const UNSANDBOXED_SETTING = "SAUSAGE_UNSANDBOXED_BUILDS";
+const UNSANDBOXED_SETTING = "SAUSAGE_UNSANDBOXED_BUILDS";
 
 /** The message of a refused build, after the reason. */
-export const NO_SANDBOX =
+const NO_SANDBOX =
   "builds run in a sandbox (bubblewrap), and none can be made here. Install it with " +
   "scripts/install-toolchain.sh (Debian: apt-get install bubblewrap; unprivileged user " +
   `namespaces must be enabled), or set ${UNSANDBOXED_SETTING}=1 to let build scripts and ` +

@@ -46,7 +46,7 @@ export function cachedBuild(dir: string, kind: string, name: string): Promise<st
  * reach through `path = "…"` dependencies (build output, lockfiles and dot
  * files left out). Crates are named by their path relative to `dir`.
  */
-export async function sourceHash(dir: string): Promise<string> {
+async function sourceHash(dir: string): Promise<string> {
   const parts: string[] = [BUILD_SALT];
   const seen = new Set<string>();
   const crates: [string, string][] = [[".", dir]];

@@ -86,7 +86,7 @@ export function runnerCommand(): string {
 }
 
 /** The environment variables that make `sausage test` cargo's runner for WASI targets. */
-export function runnerEnv(runner = runnerCommand()): Record<string, string> {
+function runnerEnv(runner = runnerCommand()): Record<string, string> {
   return { CARGO_TARGET_WASM32_WASIP1_RUNNER: runner, CARGO_TARGET_WASM32_WASIP2_RUNNER: runner };
 }
 

@@ -27,7 +27,7 @@ function ignored(name: string): boolean {
 }
 
 /** The newest modification time under `dir` (links followed), 0 when it is empty or missing. */
-export function newestSourceTime(dir: string): number {
+function newestSourceTime(dir: string): number {
   let newest = 0;
   const walk = (d: string, depth: number) => {
     let entries: Deno.DirEntry[];
@@ -49,12 +49,12 @@ export function newestSourceTime(dir: string): number {
 }
 
 /** Where the last failed build of a plugin at start is kept (removed when one succeeds). */
-export function buildFailureFile(world: World, name: string): string {
+function buildFailureFile(world: World, name: string): string {
   return `${world.root}/state/core/build-failures/${name}.txt`;
 }
 
 /** Why a plugin needs a build at start, or null when its `plugin.wasm` is current. */
-export function staleReason(world: World, name: string): string | null {
+function staleReason(world: World, name: string): string | null {
   const dir = world.pluginDir(name);
   if (mtime(`${dir}/source/Cargo.toml`) === undefined) return null;
   const built = mtime(`${dir}/plugin.wasm`);

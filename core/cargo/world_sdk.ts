@@ -12,7 +12,7 @@ import { DEFAULT_SDK_DIR } from "./cargo_build.ts";
 import { folderHash, listFiles } from "../folder_hash.ts";
 
 /** Where the SDK copy lives, relative to the world folder. */
-export const WORLD_SDK = "plugins/cargo/sdk";
+const WORLD_SDK = "plugins/cargo/sdk";
 
 /** The SDK folder of a world. */
 export function worldSdkDir(worldRoot: string): string {

@@ -32,7 +32,7 @@ export type HttpErrorCode =
   | { tag: string; val?: unknown };
 
 /** `fetch` failure text → WIT code, first match wins. */
-export const HTTP_ERROR_CODES: ReadonlyArray<readonly [RegExp, HttpErrorCode]> = [
+const HTTP_ERROR_CODES: ReadonlyArray<readonly [RegExp, HttpErrorCode]> = [
   [/dns error|failed to lookup address|name or service not known|no address associated/i, {
     tag: "DNS-error",
     val: {},

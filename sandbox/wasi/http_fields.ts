@@ -13,7 +13,7 @@
 export type HeaderError = { tag: "invalid-syntax" } | { tag: "forbidden" } | { tag: "immutable" };
 
 /** Connection-level headers a guest may not set (as in wasmtime's default set). */
-export const FORBIDDEN_HEADERS: ReadonlySet<string> = new Set([
+const FORBIDDEN_HEADERS: ReadonlySet<string> = new Set([
   "connection",
   "keep-alive",
   "proxy-authenticate",
@@ -70,12 +70,12 @@ export class FieldList {
 }
 
 /** Bytes of a header value that `fetch` gave as a (byte) string. */
-export function latin1Bytes(text: string): Uint8Array {
+function latin1Bytes(text: string): Uint8Array {
   return Uint8Array.from(text, (c) => c.charCodeAt(0) & 0xff);
 }
 
 /** A header value's bytes as the byte string `fetch` takes. */
-export function latin1Text(bytes: Uint8Array): string {
+function latin1Text(bytes: Uint8Array): string {
   let s = "";
   for (const b of bytes) s += String.fromCharCode(b);
   return s;

@@ -67,7 +67,7 @@ export class ResolveAddressStream {
 }
 
 /** Starts resolving a host name or IP address text. */
-export function resolveAddresses(_network: Network, name: string): ResolveAddressStream {
+function resolveAddresses(_network: Network, name: string): ResolveAddressStream {
   if (!parseIp(name) && !HOST_NAME.test(name)) fail("invalid-argument");
   return new ResolveAddressStream(name);
 }

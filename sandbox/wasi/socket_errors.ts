@@ -38,7 +38,7 @@ export type SocketErrorCode =
  * Host error → WIT code. Keys are errno codes (`err.code` of Deno and
  * `node:` errors) and Deno error class names (`err.name`), tried in that order.
  */
-export const SOCKET_ERROR_CODES: Readonly<Record<string, SocketErrorCode>> = {
+const SOCKET_ERROR_CODES: Readonly<Record<string, SocketErrorCode>> = {
   // permissions
   EACCES: "access-denied",
   EPERM: "access-denied",
