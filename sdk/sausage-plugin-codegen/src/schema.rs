@@ -16,6 +16,7 @@ use crate::names::{pascal, Scope};
 use crate::refs::{percent_decode, Roots};
 use crate::shapes::{
     classify, declared_name, enum_branches, enum_values, int_type, is_null_schema, rust_type_name,
+    Kind,
 };
 
 /// Type names the generated code uses unqualified, so no generated type may take them.
@@ -30,17 +31,6 @@ pub(crate) const RESERVED_TYPES: &[&str] = &[
     "TypedCall",
     "Vec",
 ];
-
-/// What a named schema becomes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
-    /// A struct: an object schema with `properties`.
-    Struct,
-    /// An enum: strings from a fixed set, or serde's externally tagged form.
-    Enum,
-    /// `type Name = …;`: anything else.
-    Alias,
-}
 
 /// The type namespace of one generated module, and the items made in it.
 pub(crate) struct Typer<'a> {

@@ -4,7 +4,17 @@
 use serde_json::{Map, Value};
 
 use crate::names::{is_ident, pascal};
-use crate::schema::Kind;
+
+/// What a named schema becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A struct: an object schema with `properties`.
+    Struct,
+    /// An enum: strings from a fixed set, or serde's externally tagged form.
+    Enum,
+    /// `type Name = …;`: anything else.
+    Alias,
+}
 
 /// What a named schema becomes: a struct, an enum, or an alias.
 pub(crate) fn classify(schema: &Value) -> Kind {
