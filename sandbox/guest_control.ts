@@ -247,11 +247,19 @@ export class GuestControl {
     }
     const exports: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(instance.exports)) {
-      exports[k] = typeof v === "function" ? reentry(v as Fn) : v;
+      exports[k] = typeof v === "function" && !WASM_ONLY_EXPORT.test(k) ? reentry(v as Fn) : v;
     }
     return { exports };
   }
 }
+
+/**
+ * Exports that only wasm calls, so they need no re-entry count: jco's shim
+ * module exports its indirect-call stubs under numbers ("0", "1", …), and the
+ * glue only hands them to other modules as imports, never calls them (each
+ * wrapper cost ~1 µs and a WeakMap entry, for ~40 stubs per process).
+ */
+const WASM_ONLY_EXPORT = /^[0-9]+$/;
 
 /** Wraps a wasm export for calls from JavaScript: counted in `depth` while they run. */
 function reentry(f: Fn): Fn {
