@@ -3,6 +3,7 @@ import { ErrorCode, HostError } from "../rpc/errors.ts";
 import type { Message } from "../rpc/message.ts";
 import type { ProcessMessage, RunMessage, ToSandbox } from "../sandbox/protocol.ts";
 import { MemMount } from "../vfs/mem_mount.ts";
+import type { FsCall } from "../vfs/wire.ts";
 import type { ProcSource } from "../vfs/proc_source.ts";
 import type { Caller } from "./process.ts";
 import { Journal } from "./journal.ts";
@@ -61,8 +62,11 @@ const noProc: ProcSource = {
   pluginFile: () => Promise.reject(new Error("none")),
 };
 
-/** A supervisor over fakes: one sandbox, a cache that loads nothing, a journal in memory. */
-function setup(limits: Partial<Limits> = {}) {
+/**
+ * A supervisor over fakes: one sandbox, a cache that loads nothing, a
+ * journal in memory, `run` as `/run`.
+ */
+function setup(limits: Partial<Limits> = {}, run = new MemMount()) {
   const sandbox = new FakeSandbox();
   const journal = new Journal(":memory:");
   const table = new ProcessTable();
@@ -78,7 +82,7 @@ function setup(limits: Partial<Limits> = {}) {
         return Promise.resolve({ hash: "h", dir: `/cache/${path.split("/")[2]}` });
       },
     },
-    { proc: new MemMount(), run: new MemMount(), source: noProc, world: new MemMount() },
+    { proc: new MemMount(), run, source: noProc, world: new MemMount() },
     { ...defaultLimits(), ...limits },
   );
   /** The core events journaled for `pid`, parsed. */
@@ -427,20 +431,10 @@ Deno.test("a guest's filesystem request is served by its process and answered to
   const { sup, sandbox, journal } = setup();
   try {
     const p = await sup.spawn(call(caller(), "notes"));
-    sandbox.guest({
-      op: "fs",
-      pid: p.pid,
-      id: 1,
-      mount: "run",
-      call: { method: "mkdir", args: ["d"] },
-    });
-    sandbox.guest({
-      op: "fs",
-      pid: p.pid,
-      id: 2,
-      mount: "run",
-      call: { method: "readDir", args: [""] },
-    });
+    const fs = (id: number, call: FsCall) =>
+      sandbox.guest({ op: "fs", pid: p.pid, id, mount: "run", call });
+    fs(1, { method: "mkdir", args: ["d"] });
+    fs(2, { method: "readDir", args: [""] });
     await turn();
     const replies = sandbox.sent.filter((m) => m.op === "fs-reply");
     assert.deepEqual(replies.map((r) => [r.pid, r.id, r.error]), [
@@ -448,6 +442,32 @@ Deno.test("a guest's filesystem request is served by its process and answered to
       [p.pid, 2, undefined],
     ]);
     assert.match(JSON.stringify(replies[1].result), /"d"/);
+  } finally {
+    journal.close();
+  }
+});
+
+Deno.test("a host fault serving a guest's filesystem request is journaled and answered as a fault", async () => {
+  const run = new MemMount();
+  run.readDir = () => {
+    throw new TypeError("a bug in /run");
+  };
+  const { sup, sandbox, journal, events } = setup({}, run);
+  try {
+    const p = await sup.spawn(call(caller(), "notes"));
+    sandbox.guest({
+      op: "fs",
+      pid: p.pid,
+      id: 1,
+      mount: "run",
+      call: { method: "readDir", args: [""] },
+    });
+    await turn();
+    const reply = sandbox.sent.find((m) => m.op === "fs-reply");
+    assert.ok(reply?.op === "fs-reply" && reply.error === undefined);
+    assert.match(reply.fault ?? "", /TypeError: a bug in \/run/);
+    const fault = events(p.pid).find((e) => e.event === "host-fault");
+    assert.match(fault?.error, /TypeError: a bug in \/run/);
   } finally {
     journal.close();
   }
