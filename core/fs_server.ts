@@ -39,9 +39,13 @@ async function direct<M extends Direct>(ops: DirectOps, call: FsCall<M>): Promis
 
 /** A filesystem request as it arrives from a sandbox: `pid` and `id` routed it, the rest is unchecked. */
 export interface UncheckedFsRequest {
+  /** The process, as the core routed the message. */
   pid: string;
+  /** The request's number, echoed in the reply. */
   id: number;
+  /** Which mount; checked against the process's own. */
   mount: unknown;
+  /** The method and params; checked by `checkFsCall`. */
   call: unknown;
 }
 

@@ -57,9 +57,13 @@ export type RemoteMountName = "proc" | "self" | "run" | "world" | `preopen:${str
  */
 export interface FsRequest {
   op: "fs";
+  /** The process asking. */
   pid: string;
+  /** Its number for the request, which the reply carries back. */
   id: number;
+  /** Which of the core's mounts. */
   mount: RemoteMountName;
+  /** The method and its params. */
   call: FsCall;
 }
 
@@ -70,10 +74,15 @@ export interface FsRequest {
  */
 export interface FsReply {
   op: "fs-reply";
+  /** The process that asked. */
   pid: string;
+  /** The request's number. */
   id: number;
+  /** What the method returns (the method's type in `FsMethods`). */
   result?: FsResult;
+  /** The errno, as a WIT `error-code` name, and what failed. */
   error?: { code: string; message: string };
+  /** What the core failed at (a host fault). */
   fault?: string;
 }
 

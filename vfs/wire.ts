@@ -29,27 +29,42 @@ export function statFromWire(s: WireStat): Stat {
  * `h.<method>` of an open handle (its number first). `null` is "done".
  */
 export interface FsMethods {
+  /** `Mount.stat`. */
   stat: { params: [path: string, follow: boolean]; result: WireStat };
-  /** The handle's number, or null for a folder opened to be checked. */
+  /** `Mount.open`: the handle's number, or null for a folder opened to be checked. */
   open: { params: [path: string, opts: OpenOptions]; result: number | null };
+  /** `Mount.readDir`. */
   readDir: { params: [path: string]; result: DirEntry[] };
+  /** `Mount.mkdir`. */
   mkdir: { params: [path: string]; result: null };
+  /** `Mount.rmdir`. */
   rmdir: { params: [path: string]; result: null };
+  /** `Mount.unlink`. */
   unlink: { params: [path: string]; result: null };
+  /** `Mount.rename`. */
   rename: { params: [from: string, to: string]; result: null };
+  /** `Mount.symlink`: the only method of `world` and `preopen:…`. */
   symlink: { params: [target: string, path: string]; result: null };
+  /** `Mount.link`. */
   link: { params: [from: string, to: string, follow: boolean]; result: null };
+  /** `Mount.readlink`. */
   readlink: { params: [path: string]; result: string };
+  /** `Mount.setTimes`. */
   setTimes: {
     params: [path: string, atime: Instant | null, mtime: Instant | null, follow: boolean];
     result: null;
   };
-  /** The bytes read, as base64. */
+  /** `FileHandle.read`: the bytes read, as base64. */
   "h.read": { params: [handle: number, len: number, offset: number]; result: string };
+  /** `FileHandle.write` of bytes in base64: the count written. */
   "h.write": { params: [handle: number, base64: string, offset: number]; result: number };
+  /** `FileHandle.size`. */
   "h.size": { params: [handle: number]; result: number };
+  /** `FileHandle.stat`. */
   "h.stat": { params: [handle: number]; result: WireStat };
+  /** `FileHandle.truncate`. */
   "h.truncate": { params: [handle: number, size: number]; result: null };
+  /** `FileHandle.close`: the handle's number is free. */
   "h.close": { params: [handle: number]; result: null };
 }
 
