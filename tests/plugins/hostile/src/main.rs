@@ -5,50 +5,10 @@
 
 #![feature(wasi_ext)] // symlink_path (the offline toolchain builds with RUSTC_BOOTSTRAP)
 
+use raw_io::Io;
 use serde_json::{json, Value};
-use std::collections::HashMap;
 use std::fs;
-use std::io::{BufRead, Read, Seek, SeekFrom, Write};
-
-/// Reads stdin lines and keeps responses that arrived before they were awaited.
-struct Io {
-    lines: std::io::Lines<std::io::StdinLock<'static>>,
-    pending: HashMap<String, Value>,
-    next: u64,
-}
-
-impl Io {
-    fn read(&mut self) -> Option<Value> {
-        loop {
-            let line = self.lines.next()?.ok()?;
-            if let Ok(v) = serde_json::from_str::<Value>(&line) {
-                return Some(v);
-            }
-        }
-    }
-
-    fn send(&mut self, msg: &Value) {
-        let mut out = std::io::stdout().lock();
-        writeln!(out, "{msg}").unwrap();
-        out.flush().unwrap();
-    }
-
-    /// Makes a call and waits for its response (notifications are dropped).
-    fn call(&mut self, method: &str, params: Value) -> Value {
-        self.next += 1;
-        let id = format!("h{}", self.next);
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        loop {
-            if let Some(v) = self.pending.remove(&id) {
-                return v;
-            }
-            let msg = self.read().expect("stdin closed while waiting for a response");
-            if let Some(rid) = msg.get("id").and_then(|i| i.as_str()) {
-                self.pending.insert(rid.to_string(), msg);
-            }
-        }
-    }
-}
+use std::io::{Read, Seek, SeekFrom, Write};
 
 /// `"ok"` or `"err: <error>"`.
 fn outcome<T>(r: std::io::Result<T>) -> Value {
@@ -170,7 +130,7 @@ fn build_pwn(io: &mut Io, p: &Value) -> Value {
 }
 
 fn main() {
-    let mut io = Io { lines: std::io::stdin().lock().lines(), pending: HashMap::new(), next: 0 };
+    let mut io = Io::new();
     let Some(req) = io.read() else { return };
     let id = req["id"].clone();
     let method = req["method"].as_str().unwrap_or("").to_string();

@@ -1,71 +1,12 @@
 //! probe: a raw JSON-RPC test plugin (no SDK). Each method exercises one
 //! behaviour of the core: nested calls, notifications, exits, loops, files.
 
+use raw_io::Io;
 use serde_json::{json, Value};
-use std::collections::HashMap;
-use std::io::{BufRead, Write};
-
-/// Reads stdin lines and keeps responses that arrived before they were awaited.
-struct Io {
-    lines: std::io::Lines<std::io::StdinLock<'static>>,
-    pending: HashMap<String, Value>,
-    notes: Vec<Value>,
-    next: u64,
-}
-
-impl Io {
-    fn read(&mut self) -> Option<Value> {
-        loop {
-            let line = self.lines.next()?.ok()?;
-            if let Ok(v) = serde_json::from_str::<Value>(&line) {
-                return Some(v);
-            }
-        }
-    }
-
-    fn send(&mut self, msg: &Value) {
-        let mut out = std::io::stdout().lock();
-        writeln!(out, "{msg}").unwrap();
-        out.flush().unwrap();
-    }
-
-    /// Sends a request and returns its id.
-    fn request(&mut self, method: &str, params: Value) -> String {
-        self.next += 1;
-        let id = format!("q{}", self.next);
-        let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        self.send(&msg);
-        id
-    }
-
-    /// Waits for the response with this id; keeps others and notifications.
-    fn wait(&mut self, id: &str) -> Value {
-        loop {
-            if let Some(v) = self.pending.remove(id) {
-                return v;
-            }
-            let msg = self.read().expect("stdin closed while waiting for a response");
-            if msg.get("method").is_some() {
-                self.notes.push(msg);
-            } else if let Some(rid) = msg.get("id").and_then(|i| i.as_str()) {
-                self.pending.insert(rid.to_string(), msg);
-            }
-        }
-    }
-
-    fn call(&mut self, method: &str, params: Value) -> Value {
-        let id = self.request(method, params);
-        self.wait(&id)
-    }
-}
+use std::io::Write;
 
 fn main() {
-    let mut io = Io {
-        lines: std::io::stdin().lock().lines(),
-        pending: HashMap::new(),
-        notes: Vec::new(),
-        next: 0,
-    };
+    let mut io = Io::new();
     let Some(req) = io.read() else { return };
     let id = req["id"].clone();
     let method = req["method"].as_str().unwrap_or("").to_string();
