@@ -11,11 +11,12 @@ import assert from "node:assert/strict";
 import { ControlServer } from "../core/control_server.ts";
 import { HostClient } from "../cli/client.ts";
 import { World } from "../core/world.ts";
-import { TestHost } from "./helpers/host.ts";
+import { hostTests, TestHost } from "./helpers/host.ts";
 import { builtTestPlugin } from "./helpers/plugins.ts";
 
 const hostile = await builtTestPlugin("hostile");
 const opts = { sanitizeOps: false, sanitizeResources: false };
+const test = hostTests({ plugins: { hostile } });
 const launcher = new URL("../sausage", import.meta.url).pathname;
 
 /** A folder outside every world, with a secret in it; returns its path. */
@@ -44,13 +45,33 @@ async function stillHealthy(h: TestHost): Promise<void> {
   assert.ok(h.host.journal.query({ limit: 5 }).length > 0, "the journal reads");
 }
 
-Deno.test({
-  name:
-    "a guest cannot write, create, truncate, rename or delete the core's files; it may read them",
-  ...opts,
-}, async () => {
-  const h = await TestHost.start({ plugins: { hostile } });
-  try {
+/** A test on a host with `hostile`, beside a folder outside every world (removed at the end). */
+function outsideTest(name: string, fn: (h: TestHost, outside: string) => Promise<void>): void {
+  test(name, async (h) => {
+    const outside = await outsideFolder();
+    try {
+      await fn(h, outside);
+    } finally {
+      await Deno.remove(outside, { recursive: true });
+    }
+  });
+}
+
+/** A test on a host with `hostile` and its control server. */
+function controlTest(name: string, fn: (h: TestHost, control: ControlServer) => Promise<void>) {
+  test(name, async (h) => {
+    const control = await ControlServer.start(h.host);
+    try {
+      await fn(h, control);
+    } finally {
+      control.close();
+    }
+  });
+}
+
+test(
+  "a guest cannot write, create, truncate, rename or delete the core's files; it may read them",
+  async (h) => {
     const before = Deno.readFileSync(`${h.root}/state/core/journal.sqlite`).length;
     const r = await h.result<Record<string, string>>("hostile.clobber_core");
     for (const [attack, outcome] of Object.entries(r)) {
@@ -64,10 +85,8 @@ Deno.test({
     assert.ok(Deno.statSync(`${h.root}/state/core/journal.sqlite`).size >= before);
     assert.ok(!names(`${h.root}/state`).includes("stolen.sqlite"));
     await stillHealthy(h);
-  } finally {
-    await h.close();
-  }
-});
+  },
+);
 
 Deno.test({
   name: "a journal that cannot be opened is moved aside: sausage call still works and says so",
@@ -101,14 +120,9 @@ Deno.test({
   }
 });
 
-Deno.test({
-  name:
-    "links that leave the world: guests cannot make or move them, and the core never follows them",
-  ...opts,
-}, async () => {
-  const outside = await outsideFolder();
-  const h = await TestHost.start({ plugins: { hostile } });
-  try {
+outsideTest(
+  "links that leave the world: guests cannot make or move them, and the core never follows them",
+  async (h, outside) => {
     Deno.symlinkSync(outside, `${h.root}/abs_link`);
     Deno.copyFileSync(hostile, `${h.root}/state/v.wasm`);
     const made = await h.result<Record<string, string>>("hostile.make_links");
@@ -142,57 +156,42 @@ Deno.test({
     await assert.rejects(h.host.fs.list("/plugins/victim2"), /not-permitted|symlink/);
     untouched(outside);
     await stillHealthy(h);
-  } finally {
-    await h.close();
-    await Deno.remove(outside, { recursive: true });
-  }
-});
+  },
+);
 
-Deno.test({
-  name: "a link flipped in a loop against a folder never leads a create, write or read outside",
-  ...opts,
-}, async () => {
-  const outside = await outsideFolder();
-  const h = await TestHost.start({ plugins: { hostile } });
-  Deno.symlinkSync(outside, `${h.root}/escape`);
-  Deno.mkdirSync(`${h.root}/d`);
-  // Another process flips /d between the folder and a link to the outside link.
-  const flipper = new Deno.Command("bash", {
-    args: [
-      "-c",
-      `cd ${h.root} && while :; do mv d d_dir && ln -s escape d && rm d && mv d_dir d; done`,
-    ],
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
-  try {
-    const r = await h.result<{ wrote: number; read_secret: number; refused: number }>(
-      "hostile.race",
-      { iterations: 4000, secret: "TOP SECRET" },
-    );
-    assert.equal(r.read_secret, 0, "the secret was never read");
-    assert.ok(r.wrote + r.refused === 4000);
-  } finally {
-    flipper.kill("SIGKILL");
-    await flipper.status;
-  }
-  try {
+outsideTest(
+  "a link flipped in a loop against a folder never leads a create, write or read outside",
+  async (h, outside) => {
+    Deno.symlinkSync(outside, `${h.root}/escape`);
+    Deno.mkdirSync(`${h.root}/d`);
+    // Another process flips /d between the folder and a link to the outside link.
+    const flipper = new Deno.Command("bash", {
+      args: [
+        "-c",
+        `cd ${h.root} && while :; do mv d d_dir && ln -s escape d && rm d && mv d_dir d; done`,
+      ],
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    try {
+      const r = await h.result<{ wrote: number; read_secret: number; refused: number }>(
+        "hostile.race",
+        { iterations: 4000, secret: "TOP SECRET" },
+      );
+      assert.equal(r.read_secret, 0, "the secret was never read");
+      assert.ok(r.wrote + r.refused === 4000);
+    } finally {
+      flipper.kill("SIGKILL");
+      await flipper.status;
+    }
     untouched(outside);
     await stillHealthy(h);
-  } finally {
-    await h.close();
-    await Deno.remove(outside, { recursive: true });
-  }
-});
+  },
+);
 
-Deno.test({
-  name:
-    "the control channel: host.json names no way in; the socket is private and outside the world",
-  ...opts,
-}, async () => {
-  const h = await TestHost.start({ plugins: { hostile } });
-  const control = await ControlServer.start(h.host);
-  try {
+controlTest(
+  "the control channel: host.json names no way in; the socket is private and outside the world",
+  async (h, control) => {
     const file = JSON.parse(Deno.readTextFileSync(`${h.root}/state/core/host.json`));
     assert.deepEqual(Object.keys(file).sort(), ["pid", "started", "world"]);
     assert.ok(!control.path.startsWith(h.root), "the socket is outside the world");
@@ -204,11 +203,8 @@ Deno.test({
     assert.ok(client, "the owner connects");
     assert.equal(await client.request("hostile.mark", {}), "ok");
     client.close();
-  } finally {
-    control.close();
-    await h.close();
-  }
-});
+  },
+);
 
 Deno.test({
   name: "a guest, and another world's guest, cannot reach the control channel",
@@ -249,13 +245,9 @@ async function rawExchange(path: string, text: string): Promise<string> {
   return out;
 }
 
-Deno.test({
-  name: "an HTTP request or a call without $/hello is refused before anything runs",
-  ...opts,
-}, async () => {
-  const h = await TestHost.start({ plugins: { hostile } });
-  const control = await ControlServer.start(h.host);
-  try {
+controlTest(
+  "an HTTP request or a call without $/hello is refused before anything runs",
+  async (h, control) => {
     const call = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "hostile.mark", params: {} });
     const http = await rawExchange(
       control.path,
@@ -268,8 +260,5 @@ Deno.test({
     assert.ok(!names(`${h.root}/state`).includes("marker.txt"), "the call was not executed");
     const starts = h.host.journal.query({ plugin: "hostile", grep: '"event":"start"' });
     assert.equal(starts.length, 0, "no process started");
-  } finally {
-    control.close();
-    await h.close();
-  }
-});
+  },
+);
