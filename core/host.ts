@@ -161,9 +161,14 @@ export class Host {
     );
   }
 
-  /** Starts the sandboxes, brings the SDK copy up to date and makes the boot calls (detached). */
+  /**
+   * Starts the sandboxes and makes the boot calls (detached) once one of
+   * them is ready; brings the SDK copy up to date meanwhile (`cargo.build`
+   * waits for it, nothing else does: a host with a warm cache answers its
+   * first call before the SDK folder is hashed).
+   */
   async start(): Promise<void> {
-    const sdk = this.sdkCopy.folder().catch((e) => {
+    this.sdkCopy.folder().catch((e) => {
       this.sdkCopy.retry(); // cargo.build tries again
       this.opts.report?.(
         `sausage: the SDK was not copied to plugins/cargo/sdk: ${
@@ -171,7 +176,7 @@ export class Host {
         }`,
       );
     });
-    await Promise.all([this.pool.warm(), sdk]);
+    await this.pool.warm();
     if (this.opts.watch !== false) this.graph.start();
     makeBootCalls(this.world, this.router, this.journal, this.opts.report);
   }

@@ -69,12 +69,30 @@ export class SandboxPool {
     this.spare = spare;
   }
 
-  /** Starts the sandboxes and the spare; resolves when they can run processes. */
+  /**
+   * Starts the sandboxes, then the spare; resolves as soon as one sandbox
+   * can run processes (the others join as they become ready: a host's first
+   * call does not wait for every sandbox to load). Rejects only when none
+   * could start.
+   */
   warm(): Promise<void> {
     this.warming ??= (async () => {
-      const first = Array.from({ length: this.size - this.live.length }, () => this.startOne());
-      for (const sb of await Promise.all(first)) if (!this.closed) this.adopt(sb);
-      this.topUpSpare();
+      const starting = Array.from(
+        { length: this.size - this.live.length },
+        () =>
+          this.startOne().then((sb) => {
+            if (!this.closed) this.adopt(sb);
+          }),
+      );
+      if (starting.length === 0) return;
+      Promise.allSettled(starting).then((outcomes) => {
+        // One that failed is started again by the next warm() (from place()).
+        if (outcomes.some((o) => o.status === "rejected")) this.warming = null;
+        this.topUpSpare();
+      });
+      await Promise.any(starting).catch((e: AggregateError) => {
+        throw e.errors[0];
+      });
     })();
     this.warming.catch(() => (this.warming = null));
     return this.warming;
