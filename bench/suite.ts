@@ -8,8 +8,12 @@
  * 1. No-op and `notes.list` through the core with 1, 10 and 100 callers.
  * 2. A nested call and a fan-out of 10 from one process.
  * 3. Host start to first answer (warm and cold cache); `sausage call` end to end.
- * 4. Alternatives as ratios to ours: a plain function call, `node:wasi` per
- *    call in this process, `jco run` per call.
+ * 4. Alternatives as ratios to ours: a plain function call; our WASI host
+ *    in this process without the core and the pipe (what isolation costs);
+ *    `node:wasi` per call in this process; jco's preview2-shim, a fresh
+ *    instance per call in this process; a Deno process per call with the
+ *    pre-transpiled component and the shim; `jco run` per call. The jco
+ *    ones are in `bench/alternatives/`.
  */
 
 import { Host } from "../core/host.ts";
@@ -19,6 +23,8 @@ import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
 import { cachedBuild } from "../core/cargo/cached_build.ts";
 import { cacheDir } from "../core/paths.ts";
+import { inProcess, subprocess } from "./alternatives/jco_shim.ts";
+import { ourInstance } from "./alternatives/our_instance.ts";
 import { WASI } from "node:wasi";
 import * as fs from "node:fs";
 
@@ -160,6 +166,27 @@ const ours = rows.find((r) => r.what === "no-op, 1 caller(s)")!;
   }
   summary("alternative: a plain function (JSON in, JSON out)", times, performance.now() - t0);
 }
+/** A row that could not be measured, and why. */
+function unmeasured(what: string, e: unknown): void {
+  rows.push({ what, p50: NaN, p99: NaN, perSecond: NaN, runs: 0, note: String(e) });
+}
+const noop = new TextEncoder().encode(
+  JSON.stringify({ jsonrpc: "2.0", id: "p", method: "noop", params: {} }) + "\n",
+);
+{
+  // Our sandbox's instance, started and run to its answer as bench/instance_cost.ts does.
+  const what = "alternative: our WASI host in this process, no core or pipe";
+  try {
+    const once = await ourInstance(probe, world);
+    for (let i = 0; i < 20; i++) await once(noop); // warm-up
+    const times: number[] = [];
+    const t0 = performance.now();
+    for (let i = 0; i < (quick ? 100 : 500); i++) times.push(await once(noop));
+    summary(what, times, performance.now() - t0, "start to answer");
+  } catch (e) {
+    unmeasured(what, e);
+  }
+}
 {
   // The same program as a preview-1 module under node:wasi, a fresh instance per call.
   const core = `${cacheDir()}/target/offline-wasip1/wasm32-wasip1/release/probe.wasm`;
@@ -201,6 +228,66 @@ const ours = rows.find((r) => r.what === "no-op, 1 caller(s)")!;
       note: String(e),
     });
   }
+}
+{
+  // jco's glue (async instantiation, no JSPI) on the shim's browser build, whose
+  // stdin and stdout can be set per instance (the Node.js build has the process's).
+  const what = "alternative: jco's preview2-shim in this process, a fresh instance per call, " +
+    "no isolation";
+  let dir = "";
+  try {
+    const jco = await inProcess(probe);
+    dir = jco.dir;
+    const once = async () => {
+      const out = await jco.once(noop);
+      if (!out.includes('"result"')) throw new Error(`no answer on stdout: ${out}`);
+    };
+    for (let i = 0; i < 10; i++) await once(); // warm-up
+    const times: number[] = [];
+    const t0 = performance.now();
+    for (let i = 0; i < (quick ? 100 : 500); i++) {
+      const t = performance.now();
+      await once();
+      times.push(performance.now() - t);
+    }
+    summary(what, times, performance.now() - t0);
+  } catch (e) {
+    unmeasured(what, e);
+  }
+  if (dir) await Deno.remove(dir, { recursive: true });
+}
+{
+  // The component transpiled once; each call a `deno run` of a runner that imports it.
+  const what = "alternative: a Deno process per call, pre-transpiled with jco's preview2-shim";
+  let dir = "";
+  try {
+    const command = await subprocess(probe);
+    dir = command.dir;
+    const times: number[] = [];
+    const t0 = performance.now();
+    for (let i = 0; i < (quick ? 3 : 10); i++) {
+      const t = performance.now();
+      const child = new Deno.Command(Deno.execPath(), {
+        args: command.args,
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+      const w = child.stdin.getWriter();
+      await w.write(noop);
+      await w.close();
+      const out = await child.output();
+      const text = new TextDecoder().decode(out.stdout);
+      if (!out.success || !text.includes('"result"')) {
+        throw new Error(`no answer: ${text} ${new TextDecoder().decode(out.stderr)}`);
+      }
+      times.push(performance.now() - t);
+    }
+    summary(what, times, performance.now() - t0);
+  } catch (e) {
+    unmeasured(what, e);
+  }
+  if (dir) await Deno.remove(dir, { recursive: true });
 }
 {
   const node = ["/usr/bin/node", "/usr/local/bin/node"].find((p) => fs.existsSync(p));
