@@ -19,16 +19,6 @@ use serde_json::{json, Map, Value};
 use crate::interface::{Interface, ParamsStruct};
 use crate::schema::{JsonSchema, SchemaGen};
 
-/// The `info` object: from the plugin's `Cargo.toml` and crate docs.
-pub struct Info {
-    /// The package name.
-    pub title: &'static str,
-    /// The package version.
-    pub version: &'static str,
-    /// The crate's doc comment (`//!`), or the package description.
-    pub description: &'static str,
-}
-
 /// The params of a method, as OpenRPC content descriptors.
 pub struct ParamsDoc {
     params: Vec<Value>,

@@ -12,8 +12,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::ctx::Ctx;
-use crate::discover::Info;
 use crate::error::{Error, Result};
+use crate::info::Info;
 use crate::schema::{FieldDoc, JsonSchema, SchemaGen};
 
 /// A boxed future that need not be `Send` (everything runs on one thread).

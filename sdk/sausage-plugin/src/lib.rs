@@ -65,6 +65,7 @@ mod endpoint;
 mod error;
 mod executor;
 mod fs;
+mod info;
 mod interface;
 mod libc_stubs;
 mod lines;
@@ -133,10 +134,9 @@ pub use serde_json;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::call::{call_typed, typed_call, Call as TypedCall};
-    pub use crate::discover::{
-        document, method_doc, no_params, params_of, result_of, Info, ParamsDoc,
-    };
+    pub use crate::discover::{document, method_doc, no_params, params_of, result_of, ParamsDoc};
     pub use crate::endpoint::{connect_interface, EndpointClient};
+    pub use crate::info::Info;
     pub use crate::interface::{
         into_result, parse_params, Endpoint, Interface, LocalBoxFuture, MethodOutput, ParamsStruct,
     };

@@ -6,6 +6,7 @@
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
 use std::future::poll_fn;
+use std::io::Write;
 use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
@@ -35,6 +36,18 @@ pub(crate) enum Transport {
     Stdio,
     /// A byte stream, written by a writer task.
     Stream(Rc<Outbox>),
+}
+
+/// Writes one message to stdout: a newline, the JSON, a newline.
+fn write_stdout(msg: &Value) -> Result<()> {
+    let mut bytes = Vec::with_capacity(256);
+    bytes.push(b'\n');
+    serde_json::to_writer(&mut bytes, msg)?;
+    bytes.push(b'\n');
+    let mut out = std::io::stdout().lock();
+    out.write_all(&bytes)?;
+    out.flush()?;
+    Ok(())
 }
 
 /// The bytes waiting for a stream's writer task.
@@ -116,7 +129,7 @@ impl Peer {
     /// Writes one message.
     pub(crate) fn send(&self, msg: &Value) -> Result<()> {
         match &self.transport {
-            Transport::Stdio => crate::stdio::write_message(msg),
+            Transport::Stdio => write_stdout(msg),
             Transport::Stream(outbox) => {
                 let mut bytes = serde_json::to_vec(msg)?;
                 bytes.push(b'\n');

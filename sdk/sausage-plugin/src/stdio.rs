@@ -2,35 +2,20 @@
 //!
 //! Messages go to stdout through Rust's own stdout (the same one `print!`
 //! uses), each after a newline, so that a `print!` without a newline cannot
-//! damage a message (section 4.1). stdin is read without blocking through
-//! `wasi:cli/stdin`, by a daemon task that starts with the first call or
-//! with [`run`](crate::run).
+//! damage a message (section 4.1); the peer's `Transport::Stdio` writes
+//! them. stdin is read without blocking through `wasi:cli/stdin`, by a
+//! daemon task that starts with the first call or with [`run`](crate::run).
 
 use std::cell::RefCell;
-use std::io::Write;
 use std::rc::Rc;
 
-use serde_json::Value;
 use wasi::io::streams::StreamError;
 
-use crate::error::Result;
 use crate::lines::LineBuffer;
 use crate::peer::{Peer, Transport};
 
 thread_local! {
     static STDIO: RefCell<Option<Rc<Peer>>> = const { RefCell::new(None) };
-}
-
-/// Writes one message to stdout: a newline, the JSON, a newline.
-pub(crate) fn write_message(msg: &Value) -> Result<()> {
-    let mut bytes = Vec::with_capacity(256);
-    bytes.push(b'\n');
-    serde_json::to_writer(&mut bytes, msg)?;
-    bytes.push(b'\n');
-    let mut out = std::io::stdout().lock();
-    out.write_all(&bytes)?;
-    out.flush()?;
-    Ok(())
 }
 
 /// The connection to the core; the first use starts the stdin reader.
