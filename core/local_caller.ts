@@ -12,12 +12,17 @@ import type { Router } from "./router.ts";
 
 /** A caller that the host itself uses (boot, one-off calls). */
 export class LocalCaller implements Caller {
+  /** The attached processes it started. */
   readonly children = new Set<Process>();
+  /** Set by its user when it stops waiting: later answers are dropped. */
   hasEnded = false;
   private waiting = new Map<string | number, (msg: Message) => void>();
   private next = 0;
 
-  /** @param name `SAUSAGE_PARENT` of the processes it starts */
+  /**
+   * A caller named `name` (`SAUSAGE_PARENT` of the processes it starts);
+   * `onNotify` gets the notifications it receives.
+   */
   constructor(readonly name: string, private onNotify: (msg: Message) => void = () => {}) {}
 
   /** Hands a message to whoever waits for it. */
