@@ -32,7 +32,12 @@ import {
   resolveGuestPath,
   type Stat,
 } from "./mount.ts";
-import { lutimesSync } from "node:fs";
+/**
+ * `lutimes` from `node:fs`, loaded at the first time change that does not
+ * follow links: the first `node:` module costs a process ~50 ms (Node
+ * compatibility starts), which every sandbox start would otherwise pay.
+ */
+let lutimesSync: ((path: string, atime: number, mtime: number) => void) | undefined;
 import { toFsError } from "./errno.ts";
 import { inFolder, relativeTo, splitPath } from "./confined_dir.ts";
 import { SubMillis } from "./sub_millis.ts";
@@ -386,14 +391,25 @@ export class DiskMount implements Mount {
     });
   }
 
-  setTimes(path: string, atime: Instant | null, mtime: Instant | null, follow: boolean): void {
+  setTimes(
+    path: string,
+    atime: Instant | null,
+    mtime: Instant | null,
+    follow: boolean,
+  ): void | Promise<void> {
+    if (!follow && !lutimesSync) {
+      return import("node:fs").then((fs) => {
+        lutimesSync = fs.lutimesSync;
+        return this.setTimes(path, atime, mtime, follow);
+      });
+    }
     this.run(() => {
       const r = this.existing(path, follow);
       const a = atime?.ms ?? r.info.atime?.getTime() ?? Date.now();
       const m = mtime?.ms ?? r.info.mtime?.getTime() ?? Date.now();
       const set = (name: string) => {
         // Deno.utime follows links; the link itself needs lutimes (seconds, to the millisecond).
-        if (r.info.isSymlink) lutimesSync(name, a / 1000, m / 1000);
+        if (r.info.isSymlink) lutimesSync!(name, a / 1000, m / 1000);
         else Deno.utimeSync(name, new Date(a), new Date(m));
         this.subMillis.remember(Deno.lstatSync(name), atime, mtime);
       };

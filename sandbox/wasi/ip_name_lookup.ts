@@ -7,7 +7,6 @@
  * @module
  */
 
-import { lookup } from "node:dns/promises";
 import { Pollable } from "./poll.ts";
 import { Signal } from "./signal.ts";
 import { fail, type SocketErrorCode, toSocketErrorCode } from "./socket_errors.ts";
@@ -31,23 +30,25 @@ export class ResolveAddressStream {
       this.addresses = [ip];
       return;
     }
-    lookup(name, { all: true, verbatim: true }).then(
-      (found) => {
-        const seen = new Set<string>();
-        this.addresses = [];
-        for (const { address } of found) {
-          const ip = parseIp(address);
-          if (ip && !seen.has(address)) {
-            seen.add(address);
-            this.addresses.push(ip);
+    // Loaded at the first lookup: the first `node:` module costs a sandbox ~50 ms (udp.ts).
+    import("node:dns/promises").then(({ lookup }) => lookup(name, { all: true, verbatim: true }))
+      .then(
+        (found) => {
+          const seen = new Set<string>();
+          this.addresses = [];
+          for (const { address } of found) {
+            const ip = parseIp(address);
+            if (ip && !seen.has(address)) {
+              seen.add(address);
+              this.addresses.push(ip);
+            }
           }
-        }
-      },
-      (e) => {
-        const code = toSocketErrorCode(e);
-        this.error = code === "unknown" ? "permanent-resolver-failure" : code;
-      },
-    ).finally(() => this.changed.notify());
+        },
+        (e) => {
+          const code = toSocketErrorCode(e);
+          this.error = code === "unknown" ? "permanent-resolver-failure" : code;
+        },
+      ).finally(() => this.changed.notify());
   }
 
   /** The next address; `undefined` after the last; `would-block` while the lookup runs. */

@@ -7,10 +7,14 @@
  * `check-send`. A "connected" stream (`stream(some(addr))`) is emulated: it
  * sends to that address and keeps only datagrams from it.
  *
+ * `node:dgram` is loaded at the first bind, not with the sandbox: the first
+ * `node:` module a Deno process loads costs ~50 ms (Node compatibility
+ * starts), which every sandbox start would otherwise pay.
+ *
  * @module
  */
 
-import dgram from "node:dgram";
+import type dgram from "node:dgram";
 import { Pollable } from "./poll.ts";
 import type { ProcessResources } from "./resources.ts";
 import { Signal } from "./signal.ts";
@@ -48,7 +52,7 @@ const MAX_DATAGRAM = { ipv4: 65507, ipv6: 65527 } as const;
 
 type State =
   | { kind: "unbound" }
-  | { kind: "bind-started"; sock: dgram.Socket; error?: SocketErrorCode; done: boolean }
+  | { kind: "bind-started"; sock?: dgram.Socket; error?: SocketErrorCode; done: boolean }
   | { kind: "bound"; sock: dgram.Socket }
   | { kind: "closed" };
 
@@ -100,12 +104,33 @@ export class UdpSocket {
   startBind(_network: Network, localAddress: IpSocketAddress): void {
     if (this.state.kind !== "unbound") fail("invalid-state");
     this.checkAddress(localAddress);
-    const sock = dgram.createSocket({
-      type: this.family === "ipv4" ? "udp4" : "udp6",
-      ipv6Only: false,
-    });
-    const state: State & { kind: "bind-started" } = { kind: "bind-started", sock, done: false };
+    const state: State & { kind: "bind-started" } = { kind: "bind-started", done: false };
     this.state = state;
+    import("node:dgram").then(({ default: dgram }) => {
+      if (this.state === state) {
+        this.bind(
+          state,
+          dgram.createSocket({
+            type: this.family === "ipv4" ? "udp4" : "udp6",
+            ipv6Only: false,
+          }),
+          localAddress,
+        );
+      }
+    }, (e) => {
+      state.done = true;
+      state.error = toSocketErrorCode(e);
+      this.changed.notify();
+    });
+  }
+
+  /** Binds `sock` for `start-bind`'s `state`; `finish-bind` reports the outcome. */
+  private bind(
+    state: State & { kind: "bind-started" },
+    sock: dgram.Socket,
+    localAddress: IpSocketAddress,
+  ): void {
+    state.sock = sock;
     // An 'error' event without a listener would throw in the host: every error is kept for the guest.
     sock.on("error", (e) => {
       if (!state.done) {
@@ -152,10 +177,11 @@ export class UdpSocket {
     if (s.error) {
       this.state = { kind: "unbound" };
       try {
-        s.sock.close();
+        s.sock?.close();
       } catch { /* never bound */ }
       fail(s.error);
     }
+    if (!s.sock) fail("would-block"); // cannot happen: done comes from the socket
     this.state = { kind: "bound", sock: s.sock };
   }
 
@@ -313,7 +339,7 @@ export class UdpSocket {
     this.queue = [];
     if (s.kind === "bind-started" || s.kind === "bound") {
       try {
-        s.sock.close();
+        s.sock?.close();
       } catch { /* already closed */ }
     }
     this.changed.notify();
