@@ -60,7 +60,10 @@ function sandboxCommand(opts: SandboxOptions): [string, string[]] {
   const args = COMPILED ? ["__sandbox"] : [
     "run",
     "--quiet",
-    `--config=${new URL("../deno.json", import.meta.url).pathname}`,
+    // No config: a sandbox imports only this checkout's files, node: modules
+    // and jco's self-contained glue, and reading deno.json (its npm imports
+    // and node_modules) cost every sandbox start ~15 ms.
+    "--no-config",
     "--no-prompt",
     `--allow-read=${[opts.world, opts.cache, ...opts.folders ?? []].join(",")}`,
     `--allow-write=${[opts.world, ...opts.folders ?? []].join(",")}`,
