@@ -1,7 +1,7 @@
 /**
  * Benchmark: what one process costs inside a sandbox, without the core and
  * the pipe: a fresh instance of the no-op component per call, run to its
- * answer, in this process. Splits the time into instantiation and the run.
+ * answer, in this process (bench/alternatives/our_instance.ts).
  *
  *   deno run -A bench/instance_cost.ts [--calls N] [--plain] [--fresh-memory]
  *
@@ -9,45 +9,23 @@
  * `--fresh-memory` gives every instance a new memory instead of a pooled one.
  */
 
-import { ComponentCache } from "../core/component_cache.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
-import { runProcess } from "../sandbox/instance.ts";
-import { ByteQueue } from "../sandbox/wasi/pipes.ts";
-import { FsChannel } from "../sandbox/remote_mount.ts";
-import { GuestControl } from "../sandbox/guest_control.ts";
-import { MemoryPool } from "../sandbox/memory_pool.ts";
+import { ourInstance } from "./alternatives/our_instance.ts";
 import process from "node:process";
 
 const calls = Number(Deno.args[Deno.args.indexOf("--calls") + 1]) || 2000;
 const plain = Deno.args.includes("--plain");
-const memories = new MemoryPool(Deno.args.includes("--fresh-memory") ? 0 : 64 * 2 ** 20);
 const probe = await builtTestPlugin("probe");
 const world = await makeWorld({ plugins: { probe } });
-const { dir } = await new ComponentCache(undefined, undefined, !plain).load(probe);
+const run = await ourInstance(probe, world, {
+  preempt: !plain,
+  memoryPool: Deno.args.includes("--fresh-memory") ? 0 : undefined,
+});
 const request = new TextEncoder().encode(
   JSON.stringify({ jsonrpc: "2.0", id: "p", method: "noop", params: {} }) + "\n",
 );
-
-async function once(): Promise<number> {
-  const stdin = new ByteQueue();
-  stdin.push(request);
-  let answered = 0;
-  const t0 = performance.now();
-  const ended = await runProcess(dir, world, [["SAUSAGE_PID", "p"]], {
-    stdin,
-    fs: new FsChannel("p", () => {}),
-    control: new GuestControl(256 * 2 ** 20),
-    maxLine: 2 ** 24,
-    memories,
-    onStdout: (line) => {
-      if (line.includes('"result"')) (answered = performance.now(), stdin.end());
-    },
-    onStderr: () => {},
-  });
-  if (ended.status !== 0 || !answered) throw new Error(JSON.stringify(ended));
-  return answered - t0;
-}
+const once = () => run(request);
 
 for (let i = 0; i < 200; i++) await once(); // warm-up
 const times: number[] = [];

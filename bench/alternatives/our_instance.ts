@@ -15,6 +15,14 @@ import { FsChannel } from "../../sandbox/remote_mount.ts";
 import { GuestControl } from "../../sandbox/guest_control.ts";
 import { MemoryPool } from "../../sandbox/memory_pool.ts";
 
+/** How `ourInstance` runs the component. */
+export interface InstanceOptions {
+  /** Make the core modules preemptible (default true; false measures what the checks cost). */
+  preempt?: boolean;
+  /** The bytes of memories kept for the next instance (default 64 MiB; 0: a fresh one each time). */
+  memoryPool?: number;
+}
+
 /**
  * A function that runs `component` (in `world`) once in a fresh instance
  * with `request` on stdin and resolves with the milliseconds from start to
@@ -24,9 +32,11 @@ import { MemoryPool } from "../../sandbox/memory_pool.ts";
 export async function ourInstance(
   component: string,
   world: string,
+  opts: InstanceOptions = {},
 ): Promise<(request: Uint8Array) => Promise<number>> {
-  const { dir } = await new ComponentCache().load(component);
-  const memories = new MemoryPool(64 * 2 ** 20);
+  const cache = new ComponentCache(undefined, undefined, opts.preempt ?? true);
+  const { dir } = await cache.load(component);
+  const memories = new MemoryPool(opts.memoryPool ?? 64 * 2 ** 20);
   return async (request) => {
     const stdin = new ByteQueue();
     stdin.push(request);
