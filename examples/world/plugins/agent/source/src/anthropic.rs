@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use crate::config::Config;
-use crate::model::{Reply, StreamReader, ToolCall, excerpt};
+use crate::model::{ApiRequest, Question, Reply, StreamReader, ToolCall, excerpt, json_headers};
 use crate::sse::Event;
 
 /// The API version sent in `anthropic-version`.
@@ -18,14 +18,9 @@ fn input_of(arguments: &str) -> Value {
     }
 }
 
-/// The URL, headers and body of a request.
-pub fn request(
-    cfg: &Config,
-    token: Option<&str>,
-    system: &str,
-    history: &[Value],
-    tools: &[Value],
-) -> (String, Vec<(String, String)>, Value) {
+/// The request that asks `question`.
+pub fn request(cfg: &Config, token: Option<&str>, question: &Question<'_>) -> ApiRequest {
+    let Question { system, history, tools } = *question;
     // Tool results are blocks of a user message; consecutive ones share it.
     let mut messages: Vec<Value> = Vec::new();
     for m in history {
@@ -63,15 +58,9 @@ pub fn request(
         .collect();
     let body = json!({"model": cfg.model, "max_tokens": cfg.max_tokens.unwrap_or(8192), "system": system,
                       "messages": messages, "tools": tools, "stream": cfg.stream});
-    let mut headers = vec![
-        ("content-type".to_string(), "application/json".to_string()),
-        ("anthropic-version".to_string(), VERSION.to_string()),
-        ("accept".to_string(), if cfg.stream { "text/event-stream" } else { "application/json" }.to_string()),
-    ];
-    if let Some(t) = token {
-        headers.push(("x-api-key".to_string(), t.to_string()));
-    }
-    (format!("{}/messages", cfg.base_url), headers, body)
+    let key = token.map(|t| ("x-api-key", t.to_string()));
+    let headers = json_headers(cfg, [("anthropic-version", VERSION.to_string())].into_iter().chain(key));
+    ApiRequest { url: format!("{}/messages", cfg.base_url), headers, body }
 }
 
 /// One content block of a streamed reply.
@@ -190,7 +179,8 @@ mod tests {
             json!({"role": "tool", "tool_call_id": "a", "name": "read_file", "content": "x", "is_error": false}),
             json!({"role": "tool", "tool_call_id": "b", "name": "list_dir", "content": "no", "is_error": true}),
         ];
-        let (url, headers, body) = request(&cfg, Some("k"), "sys", &history, &[]);
+        let ApiRequest { url, headers, body } =
+            request(&cfg, Some("k"), &Question { system: "sys", history: &history, tools: &[] });
         assert_eq!(url, "http://h/v1/messages");
         assert!(headers.contains(&("x-api-key".to_string(), "k".to_string())));
         let messages = body["messages"].as_array().unwrap();

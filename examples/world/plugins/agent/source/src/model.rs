@@ -29,6 +29,38 @@ pub struct Reply {
     pub calls: Vec<ToolCall>,
 }
 
+/// What the model is asked: the system prompt, the conversation so far (the
+/// agent's own message format) and the tools (`tools::definitions`).
+pub struct Question<'a> {
+    /// The system prompt.
+    pub system: &'a str,
+    /// The messages, oldest first.
+    pub history: &'a [Value],
+    /// Each `{name, description, parameters}`.
+    pub tools: &'a [Value],
+}
+
+/// One HTTP request to a model API.
+pub struct ApiRequest {
+    /// Where it goes.
+    pub url: String,
+    /// Its headers, names in lower case.
+    pub headers: Vec<(String, String)>,
+    /// Its JSON body.
+    pub body: Value,
+}
+
+/// The headers of a request to a model API: a JSON body, a stream or JSON
+/// accepted back (`"stream"` in the config), then `more` (the API's own).
+pub fn json_headers(cfg: &Config, more: impl IntoIterator<Item = (&'static str, String)>) -> Vec<(String, String)> {
+    let accept = if cfg.stream { "text/event-stream" } else { "application/json" };
+    [("content-type", "application/json".to_string()), ("accept", accept.to_string())]
+        .into_iter()
+        .chain(more)
+        .map(|(name, value)| (name.to_string(), value))
+        .collect()
+}
+
 /// What reads one API's stream of events into a [`Reply`].
 pub trait StreamReader {
     /// Takes one event; `Ok(true)` when the reply is complete.
@@ -76,19 +108,16 @@ fn hint(status: u16, message: &str, cfg: &Config) -> String {
     }
 }
 
-/// Sends the conversation (`history`: the agent's own message format) and
-/// reads the reply. The error is one line that says what to fix.
+/// Asks the model (see [`Question`]) and reads the reply. The error is one line that says what to fix.
 pub async fn ask(
     cfg: &Config,
     token: Option<&str>,
-    system: &str,
-    history: &[Value],
-    tools: &[Value],
+    question: &Question<'_>,
     on_text: &mut dyn FnMut(&str),
 ) -> Result<Reply, String> {
-    let (url, headers, body) = match cfg.api {
-        Api::OpenAi => openai::request(cfg, token, system, history, tools),
-        Api::Anthropic => anthropic::request(cfg, token, system, history, tools),
+    let ApiRequest { url, headers, body } = match cfg.api {
+        Api::OpenAi => openai::request(cfg, token, question),
+        Api::Anthropic => anthropic::request(cfg, token, question),
     };
     let api = match cfg.api {
         Api::OpenAi => "chat-completions",

@@ -4,17 +4,12 @@
 use serde_json::{Value, json};
 
 use crate::config::Config;
-use crate::model::{Reply, StreamReader, ToolCall};
+use crate::model::{ApiRequest, Question, Reply, StreamReader, ToolCall, json_headers};
 use crate::sse::Event;
 
-/// The URL, headers and body of a request.
-pub fn request(
-    cfg: &Config,
-    token: Option<&str>,
-    system: &str,
-    history: &[Value],
-    tools: &[Value],
-) -> (String, Vec<(String, String)>, Value) {
+/// The request that asks `question`.
+pub fn request(cfg: &Config, token: Option<&str>, question: &Question<'_>) -> ApiRequest {
+    let Question { system, history, tools } = *question;
     let mut messages = vec![json!({"role": "system", "content": system})];
     for m in history {
         messages.push(match m["role"].as_str() {
@@ -47,14 +42,8 @@ pub fn request(
     if let Some(n) = cfg.max_tokens {
         body["max_tokens"] = json!(n);
     }
-    let mut headers = vec![
-        ("content-type".to_string(), "application/json".to_string()),
-        ("accept".to_string(), if cfg.stream { "text/event-stream" } else { "application/json" }.to_string()),
-    ];
-    if let Some(t) = token {
-        headers.push(("authorization".to_string(), format!("Bearer {t}")));
-    }
-    (format!("{}/chat/completions", cfg.base_url), headers, body)
+    let headers = json_headers(cfg, token.map(|t| ("authorization", format!("Bearer {t}"))));
+    ApiRequest { url: format!("{}/chat/completions", cfg.base_url), headers, body }
 }
 
 /// A streamed reply being read.

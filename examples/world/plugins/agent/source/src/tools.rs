@@ -5,43 +5,54 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
+/// A tool's definition: its name, what it does, and its parameters (an
+/// object schema with these properties, the `required` ones named).
+fn tool(name: &str, description: &str, properties: Value, required: &[&str]) -> Value {
+    json!({
+        "name": name,
+        "description": description,
+        "parameters": {"type": "object", "properties": properties, "required": required},
+    })
+}
+
 /// The tools, each `{name, description, parameters}` (a JSON Schema).
 pub fn definitions() -> Vec<Value> {
     let path = json!({"type": "string", "description": "An absolute path in the world, e.g. /plugins/notes/source/src/main.rs"});
     vec![
-        json!({
-            "name": "call",
-            "description": "Make a JSON-RPC call through the core: a plugin's method (\"notes.add\"), cargo.build, or a core method (\"core.activate\"). Returns the result as JSON, or the error with its data (a build's compiler output).",
-            "parameters": {"type": "object", "properties": {
+        tool(
+            "call",
+            "Make a JSON-RPC call through the core: a plugin's method (\"notes.add\"), cargo.build, or a core method (\"core.activate\"). Returns the result as JSON, or the error with its data (a build's compiler output).",
+            json!({
                 "method": {"type": "string", "description": "<plugin>.<method> or core.<method>"},
                 "params": {"type": "object", "description": "The params, a JSON object (default {})."},
                 "detach": {"type": "boolean", "description": "Start the process detached, so it outlives this turn (a server)."}
-            }, "required": ["method"]}
-        }),
-        json!({
-            "name": "read_file",
-            "description": "Read a text file of the world, /proc included (e.g. /proc/core/PROTOCOL.md).",
-            "parameters": {"type": "object", "properties": {"path": path}, "required": ["path"]}
-        }),
-        json!({
-            "name": "write_file",
-            "description": "Write a text file, replacing it; missing folders are created.",
-            "parameters": {"type": "object", "properties": {
-                "path": path, "content": {"type": "string", "description": "The whole new content."}
-            }, "required": ["path", "content"]}
-        }),
-        json!({
-            "name": "list_dir",
-            "description": "List a folder: one entry a line, folders with a trailing /, files with their size.",
-            "parameters": {"type": "object", "properties": {"path": path}, "required": ["path"]}
-        }),
-        json!({
-            "name": "copy_dir",
-            "description": "Copy a folder and everything in it (but target/ folders) to a new place, e.g. a plugin's source as the start of another.",
-            "parameters": {"type": "object", "properties": {
-                "from": path, "to": {"type": "string", "description": "Where the copy goes (an absolute path)."}
-            }, "required": ["from", "to"]}
-        }),
+            }),
+            &["method"],
+        ),
+        tool(
+            "read_file",
+            "Read a text file of the world, /proc included (e.g. /proc/core/PROTOCOL.md).",
+            json!({"path": path}),
+            &["path"],
+        ),
+        tool(
+            "write_file",
+            "Write a text file, replacing it; missing folders are created.",
+            json!({"path": path, "content": {"type": "string", "description": "The whole new content."}}),
+            &["path", "content"],
+        ),
+        tool(
+            "list_dir",
+            "List a folder: one entry a line, folders with a trailing /, files with their size.",
+            json!({"path": path}),
+            &["path"],
+        ),
+        tool(
+            "copy_dir",
+            "Copy a folder and everything in it (but target/ folders) to a new place, e.g. a plugin's source as the start of another.",
+            json!({"from": path, "to": {"type": "string", "description": "Where the copy goes (an absolute path)."}}),
+            &["from", "to"],
+        ),
     ]
 }
 

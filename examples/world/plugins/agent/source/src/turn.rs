@@ -47,7 +47,8 @@ pub async fn run(ctx: &Ctx, cfg: &Config, token: Option<&str>, text: &str) -> Re
     let mut rounds = 0;
     let outcome = loop {
         let messages: Vec<Value> = earlier.iter().chain(turn.iter()).cloned().collect();
-        let reply = model::ask(cfg, token, prompt::SYSTEM, &messages, &defs, &mut |t| lines.push(t)).await;
+        let question = model::Question { system: prompt::SYSTEM, history: &messages, tools: &defs };
+        let reply = model::ask(cfg, token, &question, &mut |t| lines.push(t)).await;
         lines.flush();
         let reply = match reply {
             Ok(r) => r,
