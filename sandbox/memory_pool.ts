@@ -1,9 +1,9 @@
 /**
  * Memories kept for the next process. A fresh `WebAssembly.Memory` costs a
- * reservation of address space and then a page fault for every 64 KiB page
- * the guest touches (its data segments, its stack, its heap): ~15 µs a page
- * on this machine, so a no-op Rust plugin paid ~0.7 ms before it ran a
- * line. A memory that a finished process used is already mapped and
+ * reservation of address space and then a page fault for every 4 KiB the
+ * guest touches (its data segments, its stack, its heap): ~15 µs each on
+ * this machine (4 ms a MiB), so a no-op Rust plugin paid 0.5–1 ms before it
+ * ran a line. A memory that a finished process used is already mapped and
  * faulted in; zeroed again (~9 µs a MiB), it is as good as new to the next
  * guest. Main modules import their memory for this (`wasm/import_memory.ts`).
  *

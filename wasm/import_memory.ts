@@ -2,8 +2,8 @@
  * Turns a module's own memory into an imported one, so that the host can
  * hand each new instance a memory it has used before (already mapped and
  * faulted in: `sandbox/memory_pool.ts`) instead of a fresh one. On this
- * machine a fresh instance paid ~15 µs for every 64 KiB page it touched, a
- * millisecond or more per process (DECISIONS.md, "Pooled memories").
+ * machine a fresh instance paid ~15 µs for every 4 KiB page it touched (4 ms
+ * a MiB), 0.5–1 ms per process (DECISIONS.md, "Pooled memories").
  *
  * The import keeps the memory's limits and stays memory 0, so no index in
  * the module changes; active data segments are still written by the
