@@ -11,8 +11,8 @@ import { FieldList, Fields } from "./http_fields.ts";
 import { type HttpErrorCode, HttpStreamError, toHttpErrorCode } from "./http_errors.ts";
 import { Pollable, readyPollable } from "./poll.ts";
 import { Signal } from "./signal.ts";
-import { ReadBuffer } from "./read_buffer.ts";
-import { type ByteSource, InputStream } from "./streams.ts";
+import { BackgroundReader } from "./read_buffer.ts";
+import { InputStream } from "./streams.ts";
 
 /**
  * Content codings that Deno's `fetch` decodes by itself (also when the guest
@@ -35,58 +35,46 @@ export interface Exchange {
 }
 
 /** Reads a response body in the background into a bounded buffer. */
-class ResponseBodySource implements ByteSource {
-  private readonly buffer = new ReadBuffer();
-  private pumping = false;
+class ResponseBodySource extends BackgroundReader {
+  /** The between-bytes timeout in ms, if the guest set one. */
+  private readonly timeoutMs: number | undefined;
 
   constructor(
     private reader: ReadableStreamDefaultReader<Uint8Array> | undefined,
     private exchange: Exchange,
   ) {
+    super();
+    this.timeoutMs = exchange.betweenBytes === undefined
+      ? undefined
+      : Number(exchange.betweenBytes / 1_000_000n);
     if (!reader) this.buffer.end();
     else this.pump();
   }
 
-  private async pump(): Promise<void> {
-    if (this.pumping || !this.reader) return;
-    this.pumping = true;
-    const ms = this.exchange.betweenBytes === undefined
-      ? undefined
-      : Number(this.exchange.betweenBytes / 1_000_000n);
-    try {
-      while (this.buffer.wantsMore) {
-        const timer = ms === undefined ? undefined : setTimeout(() => {
-          this.buffer.fail(
-            new HttpStreamError("no body bytes within the between-bytes timeout", {
-              tag: "connection-read-timeout",
-            }),
-          );
-          this.reader?.cancel().catch(() => {});
-        }, ms);
-        const { done, value } = await this.reader.read().finally(() => clearTimeout(timer));
-        if (this.buffer.ended) break;
-        if (done) this.buffer.end();
-        else this.buffer.push(value);
-      }
-    } catch (e) {
+  protected async next(): Promise<Uint8Array | null> {
+    const ms = this.timeoutMs;
+    const timer = ms === undefined ? undefined : setTimeout(() => {
       this.buffer.fail(
-        new HttpStreamError(`reading the response body failed: ${e}`, toHttpErrorCode(e)),
+        new HttpStreamError("no body bytes within the between-bytes timeout", {
+          tag: "connection-read-timeout",
+        }),
       );
-    } finally {
-      this.pumping = false;
-      if (this.buffer.ended) this.exchange.end();
-      this.buffer.changed.notify();
-    }
+      this.reader?.cancel().catch(() => {});
+    }, ms);
+    const { done, value } = await this.reader!.read().finally(() => clearTimeout(timer));
+    return done ? null : value;
   }
 
-  read(max: number): Uint8Array | null {
-    const out = this.buffer.take(max);
-    if (this.buffer.wantsMore) this.pump();
-    return out;
+  protected failure(error: unknown): HttpStreamError {
+    return new HttpStreamError(
+      `reading the response body failed: ${error}`,
+      toHttpErrorCode(error),
+    );
   }
 
-  whenReadable(): Promise<void> | undefined {
-    return this.buffer.whenReadable();
+  /** The request is over once its body has ended. */
+  protected override paused(): void {
+    if (this.buffer.ended) this.exchange.end();
   }
 
   /** Stops reading and cancels the body (the guest is done with it). */

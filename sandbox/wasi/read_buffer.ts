@@ -7,6 +7,7 @@
  */
 
 import { Signal } from "./signal.ts";
+import type { ByteSource } from "./streams.ts";
 
 /** How many bytes are read ahead before reading pauses. */
 export const READ_AHEAD = 64 * 1024;
@@ -81,5 +82,58 @@ export class ReadBuffer {
   whenReadable(): Promise<void> | undefined {
     if (this.chunks.length > 0 || this.ended) return undefined;
     return this.changed.wait();
+  }
+}
+
+/**
+ * A guest's byte source filled by a loop in the background: it reads chunks
+ * with `next` while the buffer wants more, pauses when it is full, and goes
+ * on when the guest takes bytes. A failed read ends the stream with
+ * `failure(error)`, which the guest gets after the bytes before it.
+ */
+export abstract class BackgroundReader implements ByteSource {
+  /** What was read and not yet taken. */
+  protected readonly buffer = new ReadBuffer();
+  private pumping = false;
+
+  /** Reads the next chunk; `null` at the end. */
+  protected abstract next(): Promise<Uint8Array | null>;
+
+  /** What the guest gets for a read that failed with `error`. */
+  protected abstract failure(error: unknown): unknown;
+
+  /** Called each time the loop stops (the buffer is full, or the stream ended). */
+  protected paused(): void {}
+
+  /** Runs the loop unless it runs already. */
+  protected async pump(): Promise<void> {
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      while (this.buffer.wantsMore) {
+        const chunk = await this.next();
+        if (this.buffer.ended) break;
+        if (chunk === null) this.buffer.end();
+        else this.buffer.push(chunk);
+      }
+    } catch (e) {
+      this.buffer.fail(this.failure(e));
+    } finally {
+      this.pumping = false;
+      this.paused();
+      this.buffer.changed.notify();
+    }
+  }
+
+  /** Takes up to `max` buffered bytes; `null` at the end; throws a failed read once. */
+  read(max: number): Uint8Array | null {
+    const out = this.buffer.take(max);
+    if (this.buffer.wantsMore) this.pump();
+    return out;
+  }
+
+  /** Resolves when bytes, the end or an error arrive; `undefined` when `read` has something now. */
+  whenReadable(): Promise<void> | undefined {
+    return this.buffer.whenReadable();
   }
 }

@@ -10,52 +10,30 @@
  */
 
 import { Signal } from "./signal.ts";
-import type { ByteSink, ByteSource } from "./streams.ts";
+import type { ByteSink } from "./streams.ts";
 import { IoError } from "./streams.ts";
 import { SocketStreamError } from "./socket_errors.ts";
-import { READ_AHEAD, ReadBuffer } from "./read_buffer.ts";
+import { BackgroundReader, READ_AHEAD } from "./read_buffer.ts";
 
 /** How many received bytes are buffered before the reader stops reading. */
 
 /** Reads a connection in the background into a bounded buffer. */
-export class SocketReader implements ByteSource {
-  private readonly buffer = new ReadBuffer();
-  private pumping = false;
+export class SocketReader extends BackgroundReader {
+  private readonly chunk = new Uint8Array(READ_AHEAD);
 
   /** Starts reading `conn` at once. */
   constructor(private conn: Deno.Conn) {
+    super();
     this.pump();
   }
 
-  private async pump(): Promise<void> {
-    if (this.pumping) return;
-    this.pumping = true;
-    const buf = new Uint8Array(READ_AHEAD);
-    try {
-      while (this.buffer.wantsMore) {
-        const n = await this.conn.read(buf);
-        if (this.buffer.ended) break;
-        if (n === null) this.buffer.end();
-        else this.buffer.push(buf.slice(0, n));
-      }
-    } catch (e) {
-      this.buffer.fail(SocketStreamError.from(e, "read"));
-    } finally {
-      this.pumping = false;
-      this.buffer.changed.notify();
-    }
+  protected async next(): Promise<Uint8Array | null> {
+    const n = await this.conn.read(this.chunk);
+    return n === null ? null : this.chunk.slice(0, n);
   }
 
-  /** Takes up to `max` buffered bytes; `null` at the end; throws a failed read once. */
-  read(max: number): Uint8Array | null {
-    const out = this.buffer.take(max);
-    if (this.buffer.wantsMore) this.pump();
-    return out;
-  }
-
-  /** Resolves when bytes, the end or an error arrive; `undefined` when `read` has something now. */
-  whenReadable(): Promise<void> | undefined {
-    return this.buffer.whenReadable();
+  protected failure(error: unknown): SocketStreamError {
+    return SocketStreamError.from(error, "read");
   }
 
   /** Stops reading: the guest sees the end of the stream (`shutdown(receive)`, or the socket closed). */
