@@ -3,35 +3,7 @@ import type { JsonSchema } from "./json_schema.ts";
 import type { ImportDescription, MethodObject, OpenRpcDocument } from "./openrpc.ts";
 import { validateOpenRpc } from "./openrpc.ts";
 import { checkActivation } from "./activation_check.ts";
-
-const Added = {
-  type: "object",
-  description: "The result of `add`.",
-  properties: {
-    count: {
-      type: "integer",
-      format: "uint",
-      minimum: 0,
-      description: "The number of notes after the call, with the new note.",
-    },
-  },
-  required: ["count"],
-};
-
-function addMethod(param: string): MethodObject {
-  return {
-    name: "add",
-    summary: "Add a note at the end of the list.",
-    paramStructure: "by-name",
-    params: [{
-      name: param,
-      required: true,
-      description: "The text of the new note.",
-      schema: { type: "string" },
-    }],
-    result: { name: "added", schema: { $ref: "#/components/schemas/Added" } },
-  };
-}
+import { Added, addMethod, doc, importedAdd } from "./testdata/notes_documents.ts";
 
 const listMethod: MethodObject = {
   name: "list",
@@ -40,14 +12,6 @@ const listMethod: MethodObject = {
   params: [],
   result: { name: "notes", schema: { type: "array", items: { type: "string" } } },
 };
-
-function doc(
-  title: string,
-  methods: MethodObject[],
-  extra: Partial<OpenRpcDocument> = {},
-): OpenRpcDocument {
-  return { openrpc: "1.2.6", info: { title, version: "0.1.0" }, methods, ...extra };
-}
 
 function notes(param: string, withList = true): OpenRpcDocument {
   return doc("notes", withList ? [addMethod(param), listMethod] : [addMethod(param)], {
@@ -64,17 +28,9 @@ const chat: MethodObject = {
 
 /** The agent, importing `notes.add(<param>)` (with the example call that adds "milk") and more. */
 function agent(param: string, imports: Record<string, ImportDescription> = {}): OpenRpcDocument {
-  const add = {
-    ...addMethod(param),
-    examples: [{
-      name: "milk",
-      params: [{ name: param, value: "milk" }],
-      result: { name: "added", value: { count: 1 } },
-    }],
-  };
   return doc("agent", [chat], {
     "x-sausage-imports": {
-      notes: { methods: [add], components: { schemas: { Added } } },
+      notes: { methods: [importedAdd(param)], components: { schemas: { Added } } },
       ...imports,
     },
   });

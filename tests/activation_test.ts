@@ -9,50 +9,22 @@ import { eventually, TestHost } from "./helpers/host.ts";
 import { ifaceVersion } from "./helpers/iface.ts";
 import { sha256 } from "../core/file_hash.ts";
 import type { Entry } from "../core/journal.ts";
+import { Added, addMethod, doc, importedAdd } from "../rpc/testdata/notes_documents.ts";
 
 const opts = { sanitizeOps: false, sanitizeResources: false };
 
-const Added = {
-  type: "object",
-  description: "The result of `add`.",
-  properties: { count: { type: "integer", minimum: 0, description: "The number of notes." } },
-  required: ["count"],
-};
-
-function add(param: string) {
-  return {
-    name: "add",
-    summary: "Add a note.",
-    paramStructure: "by-name",
-    params: [{ name: param, required: true, description: "The note.", schema: { type: "string" } }],
-    result: { name: "added", schema: { $ref: "#/components/schemas/Added" } },
-  };
-}
-
+/** `notes` with `add(<param>)`. */
 function notes(param: string, version: string) {
-  return {
-    openrpc: "1.2.6",
-    info: { title: "notes", version },
-    methods: [add(param)],
-    components: { schemas: { Added } },
-  };
+  return doc("notes", [addMethod(param)], { components: { schemas: { Added } } }, version);
 }
 
+/** `agent`, which imports `notes.add(<param>)`. */
 function agent(param: string, version: string) {
-  const imported = {
-    ...add(param),
-    examples: [{
-      name: "milk",
-      params: [{ name: param, value: "milk" }],
-      result: { name: "added", value: { count: 1 } },
-    }],
-  };
-  return {
-    openrpc: "1.2.6",
-    info: { title: "agent", version },
-    methods: [],
-    "x-sausage-imports": { notes: { methods: [imported], components: { schemas: { Added } } } },
-  };
+  return doc("agent", [], {
+    "x-sausage-imports": {
+      notes: { methods: [importedAdd(param)], components: { schemas: { Added } } },
+    },
+  }, version);
 }
 
 /** A document that is not OpenRPC: no `info.version`, a method without `params`. */
