@@ -7,6 +7,7 @@
 
 import { strict as assert } from "node:assert";
 import { eventually, TestHost } from "./helpers/host.ts";
+import { copySource } from "./helpers/world.ts";
 import type { Entry } from "../core/journal.ts";
 import { detectToolchain } from "../core/cargo/toolchain.ts";
 
@@ -27,16 +28,6 @@ mod pthread_stubs {
     pub extern "C" fn pthread_detach(_t: usize) -> i32 { 52 }
 }
 `;
-
-/** Copies a crate folder (less `target/`). */
-async function copyDir(from: string, to: string): Promise<void> {
-  await Deno.mkdir(to, { recursive: true });
-  for await (const e of Deno.readDir(from)) {
-    if (e.name === "target" || e.name.startsWith(".")) continue;
-    if (e.isDirectory) await copyDir(`${from}/${e.name}`, `${to}/${e.name}`);
-    else await Deno.copyFile(`${from}/${e.name}`, `${to}/${e.name}`);
-  }
-}
 
 /** Writes a crate's files under the plugin's `source/`. */
 async function writeSource(
@@ -92,7 +83,7 @@ hostTest("cargo.build against the world's SDK copy", async (h, t) => {
       Deno.statSync(`${h.root}/plugins/cargo/sdk/sausage-plugin/Cargo.toml`).isFile,
       "the host copies the SDK",
     );
-    await copyDir(NOTES, `${h.root}/plugins/notes/source`);
+    await copySource(NOTES, `${h.root}/plugins/notes/source`);
     const call = h.call("cargo.build", { plugin: "notes" });
     // While it runs it is a process like any other: a pid, /proc/<pid>/info.json.
     const pid = await eventually(
@@ -143,7 +134,7 @@ hostTest("cargo.build against the world's SDK copy", async (h, t) => {
   });
 
   await t.step("unused imported methods are warnings that say what to remove", async () => {
-    await copyDir(CONSUMER, `${h.root}/plugins/consumer/source`);
+    await copySource(CONSUMER, `${h.root}/plugins/consumer/source`);
     const main = `${h.root}/plugins/consumer/source/src/main.rs`;
     const text = await Deno.readTextFile(main);
     await Deno.writeTextFile(
@@ -168,7 +159,7 @@ hostTest(
   "a failing test fails cargo.build with one line, the test output in data, and no build",
   async (h) => {
     const source = `${h.root}/plugins/rawtests/source`;
-    await copyDir(RAWTESTS, source);
+    await copySource(RAWTESTS, source);
     // Crates of one package name share their test binaries' file names in
     // the shared target folder: this copy gets a package name of its own
     // (its library keeps the name rawtests), so that the runner's tests of

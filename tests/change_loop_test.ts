@@ -8,18 +8,10 @@
 
 import { strict as assert } from "node:assert";
 import { eventually, TestHost } from "./helpers/host.ts";
+import { copySource } from "./helpers/world.ts";
 import type { Entry } from "../core/journal.ts";
 
 const EXAMPLES = decodeURIComponent(new URL("../examples", import.meta.url).pathname);
-
-async function copyDir(from: string, to: string): Promise<void> {
-  await Deno.mkdir(to, { recursive: true });
-  for await (const e of Deno.readDir(from)) {
-    if (e.name === "target" || e.name.startsWith(".")) continue;
-    if (e.isDirectory) await copyDir(`${from}/${e.name}`, `${to}/${e.name}`);
-    else await Deno.copyFile(`${from}/${e.name}`, `${to}/${e.name}`);
-  }
-}
 
 async function edit(path: string, edits: [string, string][]): Promise<void> {
   let text = await Deno.readTextFile(path);
@@ -46,7 +38,7 @@ Deno.test({
   try {
     // Package names of this run only, so parallel runs never share a build.
     for (const name of ["notes", "www", "consumer"]) {
-      await copyDir(`${EXAMPLES}/${name}`, `${h.root}/plugins/${name}/source`);
+      await copySource(`${EXAMPLES}/${name}`, `${h.root}/plugins/${name}/source`);
     }
     // The consumer documents its use of notes.add with an example, as a person would.
     const imports = `${h.root}/plugins/consumer/source/imports/notes.json`;

@@ -1,6 +1,7 @@
 /**
  * Temporary worlds for tests: a folder with the given plugins (components
- * built from Rust source by the tests) and optional config files.
+ * built from Rust source by the tests) and optional config files; and
+ * copies of plugin sources to put in them.
  *
  * @module
  */
@@ -26,4 +27,14 @@ export async function makeWorld(spec: WorldSpec = {}): Promise<string> {
     await Deno.writeTextFile(`${root}/${path}`, text);
   }
   return root;
+}
+
+/** Copies a crate's folder (a plugin's source) to `to`, less `target/` and dot entries. */
+export async function copySource(from: string, to: string): Promise<void> {
+  await Deno.mkdir(to, { recursive: true });
+  for await (const e of Deno.readDir(from)) {
+    if (e.name === "target" || e.name.startsWith(".")) continue;
+    if (e.isDirectory) await copySource(`${from}/${e.name}`, `${to}/${e.name}`);
+    else await Deno.copyFile(`${from}/${e.name}`, `${to}/${e.name}`);
+  }
 }
