@@ -3,7 +3,7 @@ import type { JsonSchema } from "./json_schema.ts";
 import type { ImportDescription, MethodObject, OpenRpcDocument } from "./openrpc.ts";
 import { validateOpenRpc } from "./openrpc.ts";
 import { checkActivation } from "./activation_check.ts";
-import { Added, addMethod, doc, importedAdd } from "./testdata/notes_documents.ts";
+import { Added, addMethod, doc, importedAdd, RENAME_REFUSAL } from "./testdata/notes_documents.ts";
 
 const listMethod: MethodObject = {
   name: "list",
@@ -90,16 +90,7 @@ Deno.test("the current plugins are compatible with each other", () => {
 Deno.test("renaming a param of notes.add breaks agent, with the message of the spec", () => {
   const r = checkActivation(current, new Map([["notes", notes("body")]]));
   assert.equal(r.ok, false);
-  assert.equal(
-    r.message,
-    [
-      "notes was not activated: 1 consumer breaks.",
-      "- agent imports notes.add(text: string) -> Added.",
-      '  The new notes.add has no param "text". It requires "body": string.',
-      '  Counterexample: {"text": "milk"} is not valid for the new params.',
-      "  Update agent first, or activate both together.",
-    ].join("\n"),
-  );
+  assert.equal(r.message, RENAME_REFUSAL);
   assert.deepEqual(r.data, {
     plugins: ["notes"],
     problems: [{

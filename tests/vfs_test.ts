@@ -38,17 +38,20 @@ function errorOf(v: unknown): string | undefined {
 }
 
 test("`..` chains and /.. never leave the world", async (h) => {
+  const outside = [
+    "/../etc/passwd",
+    "/state/../../etc/passwd",
+    "/state/a/../../../../etc/hostname",
+  ];
   const r = await run(
     h,
-    { op: "read", path: "/../etc/passwd" },
-    { op: "read", path: "/state/../../etc/passwd" },
-    { op: "read", path: "/state/a/../../../../etc/hostname" },
+    ...outside.map((path) => ({ op: "read", path })),
     { op: "list", path: "/.." },
     { op: "write", path: "/../escaped.txt", text: "x" },
     { op: "read", path: "/state/a/../../hello.txt" },
   );
-  for (const v of r.slice(0, 5)) assert.equal(errorOf(v), "PermissionDenied", JSON.stringify(v));
-  assert.equal(r[5], "hi", "`..` that stays inside works");
+  for (const v of r.slice(0, -1)) assert.equal(errorOf(v), "PermissionDenied", JSON.stringify(v));
+  assert.equal(r.at(-1), "hi", "`..` that stays inside works");
   await assert.rejects(Deno.stat(`${h.root}/../escaped.txt`));
 });
 

@@ -62,3 +62,15 @@ export function doc(
 ): OpenRpcDocument {
   return { openrpc: "1.2.6", info: { title, version }, methods, ...extra };
 }
+
+/**
+ * Why `notes` with `add(body)` is not activated while `agent` imports
+ * `add(text)`: the message of the spec's example.
+ */
+export const RENAME_REFUSAL = [
+  "notes was not activated: 1 consumer breaks.",
+  "- agent imports notes.add(text: string) -> Added.",
+  '  The new notes.add has no param "text". It requires "body": string.',
+  '  Counterexample: {"text": "milk"} is not valid for the new params.',
+  "  Update agent first, or activate both together.",
+].join("\n");
