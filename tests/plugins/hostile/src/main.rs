@@ -5,7 +5,7 @@
 
 #![feature(wasi_ext)] // symlink_path (the offline toolchain builds with RUSTC_BOOTSTRAP)
 
-use raw_io::Io;
+use raw_io::{Io, Request};
 use serde_json::{json, Value};
 use std::fs;
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -131,10 +131,7 @@ fn build_pwn(io: &mut Io, p: &Value) -> Value {
 
 fn main() {
     let mut io = Io::new();
-    let Some(req) = io.read() else { return };
-    let id = req["id"].clone();
-    let method = req["method"].as_str().unwrap_or("").to_string();
-    let params = req.get("params").cloned().unwrap_or(json!({}));
+    let Some(Request { id, method, params }) = io.first_request() else { return };
     let result = match method.as_str() {
         "clobber_core" => clobber_core(),
         "rename_link" => rename_link(&mut io, &params),
@@ -145,5 +142,5 @@ fn main() {
         "mark" => outcome(fs::write("/state/marker.txt", "executed")),
         _ => json!({"error": format!("no method {method}")}),
     };
-    io.send(&json!({"jsonrpc": "2.0", "id": id, "result": result}));
+    io.answer(&id, Ok(result));
 }

@@ -1,16 +1,13 @@
 //! probe: a raw JSON-RPC test plugin (no SDK). Each method exercises one
 //! behaviour of the core: nested calls, notifications, exits, loops, files.
 
-use raw_io::Io;
+use raw_io::{Io, Request};
 use serde_json::{json, Value};
 use std::io::Write;
 
 fn main() {
     let mut io = Io::new();
-    let Some(req) = io.read() else { return };
-    let id = req["id"].clone();
-    let method = req["method"].as_str().unwrap_or("").to_string();
-    let params = req.get("params").cloned().unwrap_or(json!({}));
+    let Some(Request { id, method, params }) = io.first_request() else { return };
     let result: Result<Value, Value> = match method.as_str() {
         "noop" => Ok(json!({})),
         "echo" => Ok(params),
@@ -192,7 +189,7 @@ fn main() {
             // holds it, then unlocks ("unlock"), panics ("panic") or spins ("spin").
             let r = io.call("core.lock", json!({"path": params["path"]}));
             if r.get("error").is_some() {
-                return finish(&mut io, id, Err(r["error"].clone()));
+                return io.answer(&id, Err(r["error"].clone()));
             }
             if let Some(log) = params["log"].as_str() {
                 let mut f = std::fs::OpenOptions::new().create(true).append(true).open(log).unwrap();
@@ -230,14 +227,5 @@ fn main() {
         }
         _ => Err(json!({"code": -32601, "message": format!("no method {method}")})),
     };
-    finish(&mut io, id, result);
-}
-
-/// Writes the answer of the call.
-fn finish(io: &mut Io, id: Value, result: Result<Value, Value>) {
-    let msg = match result {
-        Ok(r) => json!({"jsonrpc": "2.0", "id": id, "result": r}),
-        Err(e) => json!({"jsonrpc": "2.0", "id": id, "error": e}),
-    };
-    io.send(&msg);
+    io.answer(&id, result);
 }

@@ -6,6 +6,16 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
 
+/// The request a process was started for: the first line on its stdin.
+pub struct Request {
+    /// Its id, for the answer.
+    pub id: Value,
+    /// The method, without the plugin's name.
+    pub method: String,
+    /// Its params (`{}` when absent).
+    pub params: Value,
+}
+
 /// Reads stdin lines and keeps responses that arrived before they were awaited.
 pub struct Io {
     lines: std::io::Lines<std::io::StdinLock<'static>>,
@@ -29,6 +39,24 @@ impl Io {
                 return Some(v);
             }
         }
+    }
+
+    /// Reads the request this process was started for; `None` when stdin ended first.
+    pub fn first_request(&mut self) -> Option<Request> {
+        let req = self.read()?;
+        Some(Request {
+            id: req["id"].clone(),
+            method: req["method"].as_str().unwrap_or("").to_string(),
+            params: req.get("params").cloned().unwrap_or(json!({})),
+        })
+    }
+
+    /// Answers the request `id` with a result (`Ok`) or an error object (`Err`).
+    pub fn answer(&mut self, id: &Value, outcome: Result<Value, Value>) {
+        self.send(&match outcome {
+            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
+        });
     }
 
     /// Writes one message as a line on stdout.

@@ -18,6 +18,7 @@ fn tool(name: &str, description: &str, properties: Value, required: &[&str]) -> 
 /// The tools, each `{name, description, parameters}` (a JSON Schema).
 pub fn definitions() -> Vec<Value> {
     let path = json!({"type": "string", "description": "An absolute path in the world, e.g. /plugins/notes/source/src/main.rs"});
+    let only_path = json!({"path": path});
     vec![
         tool(
             "call",
@@ -29,24 +30,14 @@ pub fn definitions() -> Vec<Value> {
             }),
             &["method"],
         ),
-        tool(
-            "read_file",
-            "Read a text file of the world, /proc included (e.g. /proc/core/PROTOCOL.md).",
-            json!({"path": path}),
-            &["path"],
-        ),
+        tool("read_file", "Read a text file of the world, /proc included (e.g. /proc/core/PROTOCOL.md).", only_path.clone(), &["path"]),
         tool(
             "write_file",
             "Write a text file, replacing it; missing folders are created.",
             json!({"path": path, "content": {"type": "string", "description": "The whole new content."}}),
             &["path", "content"],
         ),
-        tool(
-            "list_dir",
-            "List a folder: one entry a line, folders with a trailing /, files with their size.",
-            json!({"path": path}),
-            &["path"],
-        ),
+        tool("list_dir", "List a folder: one entry a line, folders with a trailing /, files with their size.", only_path, &["path"]),
         tool(
             "copy_dir",
             "Copy a folder and everything in it (but target/ folders) to a new place, e.g. a plugin's source as the start of another.",
