@@ -1,22 +1,10 @@
 import { strict as assert } from "node:assert";
 import { ErrorCode, HostError } from "../rpc/errors.ts";
 import type { Message } from "../rpc/message.ts";
-import type { Caller, Process } from "./process.ts";
+import type { Process } from "./process.ts";
 import { Router, splitMethod } from "./router.ts";
 import type { SpawnRequest, Supervisor } from "./supervisor.ts";
-
-/** A caller that keeps what it is handed. */
-function caller(name = "console"): Caller & { got: Message[]; hasEnded: boolean } {
-  return {
-    name,
-    children: new Set(),
-    hasEnded: false,
-    got: [],
-    deliver(m) {
-      this.got.push(m);
-    },
-  };
-}
+import { recordingCaller as caller } from "./_test_utils.ts";
 
 /** A supervisor that records spawns and journal lines, and fails spawns of `missing`. */
 function fakeSupervisor() {

@@ -1,6 +1,5 @@
 import { strict as assert } from "node:assert";
 import { ErrorCode, HostError } from "../rpc/errors.ts";
-import type { Message } from "../rpc/message.ts";
 import type { ProcessMessage, RunMessage, ToSandbox } from "../sandbox/protocol.ts";
 import { MemMount } from "../vfs/mem_mount.ts";
 import type { FsCall } from "../vfs/wire.ts";
@@ -11,19 +10,7 @@ import { defaultLimits, type Limits } from "./limits.ts";
 import { ProcessTable } from "./process_table.ts";
 import type { ProcessHandler } from "./sandbox.ts";
 import { type GuestSandbox, type SpawnRequest, Supervisor } from "./supervisor.ts";
-
-/** A caller that keeps what it is handed. */
-function caller(name = "console"): Caller & { got: Message[]; hasEnded: boolean } {
-  return {
-    name,
-    children: new Set(),
-    hasEnded: false,
-    got: [],
-    deliver(m) {
-      this.got.push(m);
-    },
-  };
-}
+import { recordingCaller as caller } from "./_test_utils.ts";
 
 /** A sandbox that records what the core sends and lets a test speak for its guests. */
 class FakeSandbox implements GuestSandbox {
@@ -94,61 +81,85 @@ function setup(limits: Partial<Limits> = {}, run = new MemMount()) {
   return { sup, sandbox, journal, table, loaded, events, stderr };
 }
 
+/** What a test gets from {@link setup}. */
+type Setup = ReturnType<typeof setup>;
+
+/**
+ * A test on a supervisor over fakes (see {@link setup}), with these limits
+ * or the defaults; its journal is closed at the end.
+ */
+function supervisorTest(name: string, fn: (s: Setup) => Promise<void>): void;
+function supervisorTest(
+  name: string,
+  limits: Partial<Limits>,
+  fn: (s: Setup) => Promise<void>,
+): void;
+function supervisorTest(
+  name: string,
+  ...args: [(s: Setup) => Promise<void>] | [Partial<Limits>, (s: Setup) => Promise<void>]
+): void {
+  const [limits, fn] = args.length === 1 ? [{}, args[0]] : args;
+  Deno.test(name, async () => {
+    const s = setup(limits);
+    try {
+      await fn(s);
+    } finally {
+      s.journal.close();
+    }
+  });
+}
+
 function call(c: Caller, plugin: string, method = "run", more: Partial<SpawnRequest> = {}) {
   return { plugin, method, params: { n: 1 }, caller: c, callerId: 7, detached: false, ...more };
 }
 
 const turn = () => new Promise((r) => setTimeout(r, 0));
 
-Deno.test("spawn starts a fresh instance of the plugin's component with its request and env", async () => {
-  const { sup, sandbox, journal, table, loaded, events } = setup({ memory_mib: 2, line_mib: 1 });
-  try {
-    const c = caller();
-    const p = await sup.spawn(call(c, "notes", "add"));
-    assert.match(p.pid, /^notes-[0-9a-f-]{36}$/);
-    assert.deepEqual(loaded, ["/plugins/notes/plugin.wasm"]);
-    assert.deepEqual(sandbox.runs, [{
-      op: "run",
-      pid: p.pid,
-      world: "/no/world",
-      memoryLimit: 2 * 2 ** 20,
-      maxLine: 2 ** 20,
-      dir: "/cache/notes",
-      env: [["SAUSAGE_PID", p.pid], ["SAUSAGE_PLUGIN", "notes"], ["SAUSAGE_PARENT", "console"]],
-      request: JSON.stringify({ jsonrpc: "2.0", id: p.pid, method: "add", params: { n: 1 } }),
-    }]);
-    assert.equal(table.get(p.pid), p);
-    assert.ok(c.children.has(p), "an attached child of its caller");
-    assert.deepEqual(events(p.pid), [
-      { event: "start", method: "add", params: { n: 1 }, parent: "console", detached: false },
-    ]);
-    p.deliver({ jsonrpc: "2.0", method: "x", params: {} });
-    assert.deepEqual(sandbox.sent, [{
-      op: "in",
-      pid: p.pid,
-      msg: { jsonrpc: "2.0", method: "x", params: {} },
-    }]);
-  } finally {
-    journal.close();
-  }
+supervisorTest("spawn starts a fresh instance of the plugin's component with its request and env", {
+  memory_mib: 2,
+  line_mib: 1,
+}, async ({ sup, sandbox, table, loaded, events }) => {
+  const c = caller();
+  const p = await sup.spawn(call(c, "notes", "add"));
+  assert.match(p.pid, /^notes-[0-9a-f-]{36}$/);
+  assert.deepEqual(loaded, ["/plugins/notes/plugin.wasm"]);
+  assert.deepEqual(sandbox.runs, [{
+    op: "run",
+    pid: p.pid,
+    world: "/no/world",
+    memoryLimit: 2 * 2 ** 20,
+    maxLine: 2 ** 20,
+    dir: "/cache/notes",
+    env: [["SAUSAGE_PID", p.pid], ["SAUSAGE_PLUGIN", "notes"], ["SAUSAGE_PARENT", "console"]],
+    request: JSON.stringify({ jsonrpc: "2.0", id: p.pid, method: "add", params: { n: 1 } }),
+  }]);
+  assert.equal(table.get(p.pid), p);
+  assert.ok(c.children.has(p), "an attached child of its caller");
+  assert.deepEqual(events(p.pid), [
+    { event: "start", method: "add", params: { n: 1 }, parent: "console", detached: false },
+  ]);
+  p.deliver({ jsonrpc: "2.0", method: "x", params: {} });
+  assert.deepEqual(sandbox.sent, [{
+    op: "in",
+    pid: p.pid,
+    msg: { jsonrpc: "2.0", method: "x", params: {} },
+  }]);
 });
 
-Deno.test("a detached process has the core as parent and is nobody's child", async () => {
-  const { sup, sandbox, journal } = setup();
-  try {
+supervisorTest(
+  "a detached process has the core as parent and is nobody's child",
+  async ({ sup, sandbox }) => {
     const c = caller("notes-1");
     const p = await sup.spawn(call(c, "www", "start", { detached: true, callerId: undefined }));
     assert.equal(p.parent, "core");
     assert.equal(c.children.size, 0);
     assert.deepEqual(sandbox.runs[0].env[2], ["SAUSAGE_PARENT", "core"]);
-  } finally {
-    journal.close();
-  }
-});
+  },
+);
 
-Deno.test("a guest's stdout lines go to onStdout, its stderr lines to the journal and its log", async () => {
-  const { sup, sandbox, journal, stderr } = setup();
-  try {
+supervisorTest(
+  "a guest's stdout lines go to onStdout, its stderr lines to the journal and its log",
+  async ({ sup, sandbox, stderr }) => {
     const lines: [string, string][] = [];
     sup.onStdout = (p, line) => lines.push([p.pid, line]);
     const p = await sup.spawn(call(caller(), "notes"));
@@ -157,14 +168,12 @@ Deno.test("a guest's stdout lines go to onStdout, its stderr lines to the journa
     assert.deepEqual(lines, [[p.pid, '{"jsonrpc":"2.0"}']]);
     assert.deepEqual(stderr(p.pid), ["warming up"]);
     assert.equal(p.lines.at(-1), "warming up");
-  } finally {
-    journal.close();
-  }
-});
+  },
+);
 
-Deno.test("a guest that exits without answering: -32002 to its caller, out of the table, onEnd told", async () => {
-  const { sup, sandbox, journal, table, events } = setup();
-  try {
+supervisorTest(
+  "a guest that exits without answering: -32002 to its caller, out of the table, onEnd told",
+  async ({ sup, sandbox, table, events }) => {
     const c = caller();
     const ended: string[] = [];
     sup.onEnd.push((p) => ended.push(p.pid));
@@ -182,14 +191,12 @@ Deno.test("a guest that exits without answering: -32002 to its caller, out of th
     // Late messages from the sandbox change nothing.
     sandbox.guest({ op: "exit", pid: p.pid, status: 0 });
     assert.deepEqual(ended, [p.pid]);
-  } finally {
-    journal.close();
-  }
-});
+  },
+);
 
-Deno.test("stop closes stdin and kills after the grace period; a guest that exits in time is not killed", async () => {
-  const { sup, sandbox, journal, events } = setup();
-  try {
+supervisorTest(
+  "stop closes stdin and kills after the grace period; a guest that exits in time is not killed",
+  async ({ sup, sandbox, events }) => {
     const slow = await sup.spawn(call(caller(), "slow"));
     assert.deepEqual(await sup.stop(slow, 10), { status: "killed" });
     assert.deepEqual(sandbox.opsFor(slow.pid), ["eof", "kill"]);
@@ -203,14 +210,12 @@ Deno.test("stop closes stdin and kills after the grace period; a guest that exit
     assert.deepEqual(await again, { status: 0 });
     assert.deepEqual(sandbox.opsFor(quick.pid), ["eof"], "one EOF, no kill");
     assert.deepEqual(await sup.stop(quick), { status: 0 }, "stopping an ended process");
-  } finally {
-    journal.close();
-  }
-});
+  },
+);
 
-Deno.test("kill ends a process at once for the core: its caller gets -32002 before the guest traps", async () => {
-  const { sup, sandbox, journal, table } = setup();
-  try {
+supervisorTest(
+  "kill ends a process at once for the core: its caller gets -32002 before the guest traps",
+  async ({ sup, sandbox, table }) => {
     const c = caller();
     const p = await sup.spawn(call(c, "notes"));
     sup.kill(p);
@@ -219,14 +224,12 @@ Deno.test("kill ends a process at once for the core: its caller gets -32002 befo
     assert.match((c.got[0] as { error: { message: string } }).error.message, /it was killed/);
     sup.kill(p);
     assert.deepEqual(sandbox.opsFor(p.pid), ["kill"], "a second kill sends nothing");
-  } finally {
-    journal.close();
-  }
-});
+  },
+);
 
-Deno.test("a process that ends stops its attached children, not its detached ones", async () => {
-  const { sup, sandbox, journal } = setup();
-  try {
+supervisorTest(
+  "a process that ends stops its attached children, not its detached ones",
+  async ({ sup, sandbox }) => {
     const parent = await sup.spawn(call(caller(), "parent"));
     const child = await sup.spawn(call(parent, "child"));
     const detached = await sup.spawn(call(parent, "daemon", "run", { detached: true }));
@@ -237,14 +240,12 @@ Deno.test("a process that ends stops its attached children, not its detached one
     sandbox.guest({ op: "exit", pid: child.pid, status: 0 });
     await child.ended;
     assert.ok(!detached.hasEnded);
-  } finally {
-    journal.close();
-  }
-});
+  },
+);
 
-Deno.test("stopChildren stops a closed connection's processes; stopAll stops every one", async () => {
-  const { sup, sandbox, journal, table } = setup();
-  try {
+supervisorTest(
+  "stopChildren stops a closed connection's processes; stopAll stops every one",
+  async ({ sup, sandbox, table }) => {
     const a = caller("a");
     const [a1, a2] = [await sup.spawn(call(a, "x")), await sup.spawn(call(a, "y"))];
     const b1 = await sup.spawn(call(caller("b"), "z"));
@@ -255,45 +256,38 @@ Deno.test("stopChildren stops a closed connection's processes; stopAll stops eve
     await sup.stopAll(0);
     assert.deepEqual(sandbox.opsFor(b1.pid), ["eof", "kill"]);
     assert.equal(table.size, 0);
-  } finally {
-    journal.close();
-  }
-});
+  },
+);
 
-Deno.test("a caller that ended before its call started gets no process", async () => {
-  const { sup, journal, table } = setup();
-  try {
+supervisorTest(
+  "a caller that ended before its call started gets no process",
+  async ({ sup, table }) => {
     const c = caller();
     c.hasEnded = true;
     await assert.rejects(sup.spawn(call(c, "notes")), /console ended before its call started/);
     assert.equal(table.size, 0);
-  } finally {
-    journal.close();
-  }
+  },
+);
+
+supervisorTest("past the processes limit a call is refused with -32004 and a limit event", {
+  processes: 1,
+}, async ({ sup, table, events }) => {
+  await sup.spawn(call(caller(), "notes"));
+  await assert.rejects(
+    sup.spawn(call(caller(), "notes", "add")),
+    (e) =>
+      e instanceof HostError && e.code === "limit-reached" &&
+      /notes\.add was not started: the world has 1 live processes/.test(e.message),
+  );
+  assert.equal(table.size, 1);
+  assert.deepEqual(events("core"), [
+    { event: "limit", limit: "processes", method: "notes.add", caller: "console" },
+  ]);
 });
 
-Deno.test("past the processes limit a call is refused with -32004 and a limit event", async () => {
-  const { sup, journal, table, events } = setup({ processes: 1 });
-  try {
-    await sup.spawn(call(caller(), "notes"));
-    await assert.rejects(
-      sup.spawn(call(caller(), "notes", "add")),
-      (e) =>
-        e instanceof HostError && e.code === "limit-reached" &&
-        /notes\.add was not started: the world has 1 live processes/.test(e.message),
-    );
-    assert.equal(table.size, 1);
-    assert.deepEqual(events("core"), [
-      { event: "limit", limit: "processes", method: "notes.add", caller: "console" },
-    ]);
-  } finally {
-    journal.close();
-  }
-});
-
-Deno.test("noPlugins refuses every plugin with -32001 and its message", async () => {
-  const { sup, journal, loaded } = setup();
-  try {
+supervisorTest(
+  "noPlugins refuses every plugin with -32001 and its message",
+  async ({ sup, loaded }) => {
     sup.noPlugins = (method) => `a test calls no plugins (${method})`;
     await assert.rejects(
       sup.spawn(call(caller(), "notes")),
@@ -302,14 +296,12 @@ Deno.test("noPlugins refuses every plugin with -32001 and its message", async ()
         e.message === "a test calls no plugins (notes.run)",
     );
     assert.deepEqual(loaded, []);
-  } finally {
-    journal.close();
-  }
-});
+  },
+);
 
-Deno.test("a native method answers under the caller's id and ends with status 0", async () => {
-  const { sup, sandbox, journal, table, events, stderr } = setup();
-  try {
+supervisorTest(
+  "a native method answers under the caller's id and ends with status 0",
+  async ({ sup, sandbox, table, events, stderr }) => {
     sup.natives.set("cargo.build", (ctx) => {
       ctx.log("compiling");
       ctx.notify("progress", { done: 1 });
@@ -337,14 +329,12 @@ Deno.test("a native method answers under the caller's id and ends with status 0"
         e instanceof HostError && e.code === "method-not-found" &&
         e.message === "cargo has no method clean (it has cargo.build)",
     );
-  } finally {
-    journal.close();
-  }
-});
+  },
+);
 
-Deno.test("a native method's error is its answer; a host fault is also logged with its stack", async () => {
-  const { sup, journal, stderr } = setup();
-  try {
+supervisorTest(
+  "a native method's error is its answer; a host fault is also logged with its stack",
+  async ({ sup, stderr }) => {
     sup.natives.set("n.refuse", () => Promise.reject(new HostError("invalid-params", "no")));
     sup.natives.set("n.crash", () => {
       throw new Error("host fault");
@@ -363,14 +353,12 @@ Deno.test("a native method's error is its answer; a host fault is also logged wi
       stderr(crashed.pid)[0],
       /^internal error: Error: host fault\n\s+at /,
     );
-  } finally {
-    journal.close();
-  }
-});
+  },
+);
 
-Deno.test("killing a native method aborts its signal; what it settles with later is dropped", async () => {
-  const { sup, journal } = setup();
-  try {
+supervisorTest(
+  "killing a native method aborts its signal; what it settles with later is dropped",
+  async ({ sup }) => {
     let signal: AbortSignal | undefined;
     let finish = () => {};
     sup.natives.set("n.wait", (ctx) => {
@@ -386,14 +374,12 @@ Deno.test("killing a native method aborts its signal; what it settles with later
     await turn();
     assert.deepEqual(c.got.map((m) => "error" in m && m.error?.code), [ErrorCode.NoAnswer]);
     assert.deepEqual(p.exit, { status: "killed" });
-  } finally {
-    journal.close();
-  }
-});
+  },
+);
 
-Deno.test("a command gets its arguments and SAUSAGE_* variables of its own, or exactly its env", async () => {
-  const { sup, sandbox, journal } = setup();
-  try {
+supervisorTest(
+  "a command gets its arguments and SAUSAGE_* variables of its own, or exactly its env",
+  async ({ sup, sandbox }) => {
     const output: string[] = [];
     const c = caller();
     const base = {
@@ -422,14 +408,12 @@ Deno.test("a command gets its arguments and SAUSAGE_* variables of its own, or e
     assert.deepEqual([...c.children], [p, exact]);
     sandbox.guest({ op: "err", pid: p.pid, line: "test adds ... ok" });
     assert.deepEqual(output, ["test adds ... ok"]);
-  } finally {
-    journal.close();
-  }
-});
+  },
+);
 
-Deno.test("a guest's filesystem request is served by its process and answered to its sandbox", async () => {
-  const { sup, sandbox, journal } = setup();
-  try {
+supervisorTest(
+  "a guest's filesystem request is served by its process and answered to its sandbox",
+  async ({ sup, sandbox }) => {
     const p = await sup.spawn(call(caller(), "notes"));
     const fs = (id: number, call: FsCall) =>
       sandbox.guest({ op: "fs", pid: p.pid, id, mount: "run", call });
@@ -442,10 +426,8 @@ Deno.test("a guest's filesystem request is served by its process and answered to
       [p.pid, 2, undefined],
     ]);
     assert.match(JSON.stringify(replies[1].result), /"d"/);
-  } finally {
-    journal.close();
-  }
-});
+  },
+);
 
 Deno.test("a host fault serving a guest's filesystem request is journaled and answered as a fault", async () => {
   const run = new MemMount();
@@ -473,9 +455,10 @@ Deno.test("a host fault serving a guest's filesystem request is journaled and an
   }
 });
 
-Deno.test("a flood of lines is cut to the journal budget and the drop is journaled at the end", async () => {
-  const { sup, sandbox, journal, events, stderr } = setup({ log_lines_per_second: 1 });
-  try {
+supervisorTest(
+  "a flood of lines is cut to the journal budget and the drop is journaled at the end",
+  { log_lines_per_second: 1 },
+  async ({ sup, sandbox, events, stderr }) => {
     const p = await sup.spawn(call(caller(), "chatty"));
     for (let i = 0; i < 25; i++) sandbox.guest({ op: "err", pid: p.pid, line: `line ${i}` });
     assert.equal(stderr(p.pid).length, 10, "ten seconds' worth");
@@ -483,7 +466,5 @@ Deno.test("a flood of lines is cut to the journal budget and the drop is journal
     sandbox.guest({ op: "exit", pid: p.pid, status: 0 });
     const dropped = events(p.pid).find((e) => e.event === "dropped");
     assert.equal(dropped?.lines, 15);
-  } finally {
-    journal.close();
-  }
-});
+  },
+);
