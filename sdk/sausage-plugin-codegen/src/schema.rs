@@ -134,20 +134,7 @@ impl<'a> Typer<'a> {
     ) -> Result<Ty, String> {
         if let Some(reference) = o.get("$ref") {
             let reference = reference.as_str().ok_or("\"$ref\" must be a string")?;
-            let (target, at) = roots
-                .resolve(reference)
-                .ok_or_else(|| format!("$ref \"{reference}\" does not resolve"))?;
-            let last = reference.rsplit('/').next().unwrap_or(reference);
-            let last = percent_decode(last).replace("~1", "/").replace("~0", "~");
-            let base = rust_type_name(target).unwrap_or_else(|| pascal(&last, "T", "Type"));
-            return self.named(
-                &base,
-                None,
-                target,
-                &at.enter(target),
-                classify(target),
-                notes,
-            );
+            return self.ty_ref(reference, roots, notes);
         }
         if let Some(all) = o.get("allOf") {
             let all = all.as_array().ok_or("\"allOf\" must be an array")?;
@@ -190,37 +177,28 @@ impl<'a> Typer<'a> {
         };
         let nullable = types.contains(&"null");
         let concrete: Vec<&str> = types.iter().copied().filter(|t| *t != "null").collect();
-        let ty = match concrete.as_slice() {
+        // The one type the value has: given, or implied by the keywords.
+        let name = match concrete.as_slice() {
             [] if nullable => return Ok(Ty::Unit),
             [] if o.contains_key("properties") || o.contains_key("additionalProperties") => {
-                self.ty_of_type("object", schema, o, roots, hint, notes)?
+                "object"
             }
-            [] if o.contains_key("items") || o.contains_key("prefixItems") => {
-                self.ty_of_type("array", schema, o, roots, hint, notes)?
-            }
-            [] => Ty::Value,
-            [one] => self.ty_of_type(one, schema, o, roots, hint, notes)?,
+            [] if o.contains_key("items") || o.contains_key("prefixItems") => "array",
+            [] => return Ok(Ty::Value),
+            [one] => *one,
             several => {
                 notes.push(format!(
                     "Untyped: the value can be any of {}.",
                     several.join(", ")
                 ));
-                Ty::Value
+                return Ok(if nullable {
+                    option(Ty::Value)
+                } else {
+                    Ty::Value
+                });
             }
         };
-        Ok(if nullable { option(ty) } else { ty })
-    }
-
-    fn ty_of_type(
-        &mut self,
-        name: &str,
-        schema: &'a Value,
-        o: &'a Map<String, Value>,
-        roots: &Roots<'a>,
-        hint: &Hint,
-        notes: &mut Vec<String>,
-    ) -> Result<Ty, String> {
-        Ok(match name {
+        let ty = match name {
             "string" => Ty::String,
             "boolean" => Ty::Bool,
             "number" => Ty::F64,
@@ -241,7 +219,32 @@ impl<'a> Typer<'a> {
                 ));
                 Ty::Value
             }
-        })
+        };
+        Ok(if nullable { option(ty) } else { ty })
+    }
+
+    /// The named type a `$ref` leads to, named as its target names itself or
+    /// after the reference's last segment.
+    fn ty_ref(
+        &mut self,
+        reference: &str,
+        roots: &Roots<'a>,
+        notes: &mut Vec<String>,
+    ) -> Result<Ty, String> {
+        let (target, at) = roots
+            .resolve(reference)
+            .ok_or_else(|| format!("$ref \"{reference}\" does not resolve"))?;
+        let last = reference.rsplit('/').next().unwrap_or(reference);
+        let last = percent_decode(last).replace("~1", "/").replace("~0", "~");
+        let base = rust_type_name(target).unwrap_or_else(|| pascal(&last, "T", "Type"));
+        self.named(
+            &base,
+            None,
+            target,
+            &at.enter(target),
+            classify(target),
+            notes,
+        )
     }
 
     fn ty_array(
