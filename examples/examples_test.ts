@@ -5,23 +5,13 @@
  */
 
 import { strict as assert } from "node:assert";
-import { buildPlugin } from "../core/cargo/cargo_build.ts";
-import { cacheDir } from "../core/paths.ts";
 import { eventually, hostTests } from "../tests/helpers/host.ts";
+import { builtCrate } from "../tests/helpers/plugins.ts";
 
-const ROOT = decodeURIComponent(new URL("..", import.meta.url).pathname).replace(/\/$/, "");
-
-/** Builds the crate at `dir` (relative to the repository) into the cache; cargo skips what is built. */
-async function built(dir: string, name: string): Promise<string> {
-  const out = `${cacheDir()}/sdk-test/${name}.wasm`;
-  await buildPlugin(`${ROOT}/${dir}`, out);
-  return out;
-}
-
-const www = await built("examples/www", "www");
-const secrets = await built("examples/secrets", "secrets");
+const www = await builtCrate("examples/www", "www");
+const secrets = await builtCrate("examples/secrets", "secrets");
 // A client of endpoints: `sdkprobe.client {path, interface?, calls}`.
-const sdkprobe = await built("sdk/tests/plugins/sdkprobe", "sdkprobe");
+const sdkprobe = await builtCrate("sdk/tests/plugins/sdkprobe", "sdkprobe");
 
 const test = hostTests({ plugins: { www, secrets, sdkprobe } });
 

@@ -6,25 +6,18 @@
 
 import { strict as assert } from "node:assert";
 import { buildPlugin } from "../core/cargo/cargo_build.ts";
-import { cacheDir } from "../core/paths.ts";
 import { validateOpenRpc } from "../rpc/openrpc.ts";
 import { cargoTest } from "../core/cargo/test_run.ts";
 import { eventually, hostTests } from "./helpers/host.ts";
+import { builtCrate } from "./helpers/plugins.ts";
 
 const ROOT = decodeURIComponent(new URL("..", import.meta.url).pathname).replace(/\/$/, "");
 const opts = { sanitizeOps: false, sanitizeResources: false };
 
-/** Builds the crate at `dir` (relative to the repository) into the cache; cargo skips what is built. */
-async function built(dir: string, name: string): Promise<string> {
-  const out = `${cacheDir()}/sdk-test/${name}.wasm`;
-  await buildPlugin(`${ROOT}/${dir}`, out);
-  return out;
-}
-
-const notes = await built("examples/notes", "notes");
-const sdkprobe = await built("sdk/tests/plugins/sdkprobe", "sdkprobe");
-const www = await built("examples/www", "www");
-const consumer = await built("examples/consumer", "consumer");
+const notes = await builtCrate("examples/notes", "notes");
+const sdkprobe = await builtCrate("sdk/tests/plugins/sdkprobe", "sdkprobe");
+const www = await builtCrate("examples/www", "www");
+const consumer = await builtCrate("examples/consumer", "consumer");
 
 const test = hostTests({ plugins: { notes, sdkprobe, www, consumer } });
 
