@@ -7,12 +7,16 @@
 import { strict as assert } from "node:assert";
 import { DatabaseSync } from "node:sqlite";
 import { builtTestPlugin } from "./helpers/plugins.ts";
-import { eventually, TestHost } from "./helpers/host.ts";
+import { eventually, hostTests, TestHost } from "./helpers/host.ts";
 import { uuidFloor } from "../core/uuid.ts";
 import type { Entry } from "../core/journal.ts";
 
 const probe = await builtTestPlugin("probe");
 const opts = { sanitizeOps: false, sanitizeResources: false };
+const test = hostTests({ plugins: { probe } });
+
+/** `config/limits.json` with these limits. */
+const limits = (json: Record<string, number>) => ({ "config/limits.json": JSON.stringify(json) });
 
 function count(h: TestHost, where: string, ...args: string[]): number {
   h.host.journal.flush();
@@ -27,15 +31,9 @@ function count(h: TestHost, where: string, ...args: string[]): number {
   }
 }
 
-Deno.test({
-  name: "a flood of stderr lines is cut at the rate, with one entry saying how many went",
-  ...opts,
-}, async () => {
-  const h = await TestHost.start({
-    plugins: { probe },
-    files: { "config/limits.json": '{"log_lines_per_second": 500}' },
-  });
-  try {
+test(
+  "a flood of stderr lines is cut at the rate, with one entry saying how many went",
+  async (h) => {
     assert.deepEqual(await h.result("probe.spew", { n: 30_000 }), { lines: 30_000 });
     const start = h.host.journal.query({ grep: '"method":"spew"', limit: 1 })[0];
     await eventually(
@@ -53,33 +51,21 @@ Deno.test({
     // Another process has its own budget.
     assert.deepEqual(await h.result("probe.spew", { n: 10 }), { lines: 10 });
     assert.equal(count(h, "line LIKE 'spew 9 %'"), 2);
-  } finally {
-    await h.close();
-  }
-});
-
-Deno.test(
-  { name: "the journal stays within journal_mib: the oldest entries go first", ...opts },
-  async () => {
-    const h = await TestHost.start({
-      plugins: { probe },
-      files: { "config/limits.json": '{"journal_mib": 1, "log_lines_per_second": 1000000}' },
-    });
-    try {
-      // 6 MB of lines: about 24 MB of SQLite without a bound.
-      for (let i = 0; i < 3; i++) await h.result("probe.spew", { n: 20_000, len: 90 });
-      h.host.journal.flush();
-      const size = (await Deno.stat(`${h.root}/state/core/journal.sqlite`)).size;
-      assert.ok(size <= 1.5 * 2 ** 20, `journal.sqlite is ${size} bytes`);
-      assert.equal(count(h, "line LIKE 'spew 19999 %'"), 1, "the newest line is there");
-      assert.equal(count(h, "line LIKE 'spew 0 %'"), 0, "the oldest lines went");
-      assert.ok(count(h, "stream = 'stderr'") < 20_000);
-      assert.deepEqual(await h.result("probe.noop"), {});
-    } finally {
-      await h.close();
-    }
   },
+  limits({ log_lines_per_second: 500 }),
 );
+
+test("the journal stays within journal_mib: the oldest entries go first", async (h) => {
+  // 6 MB of lines: about 24 MB of SQLite without a bound.
+  for (let i = 0; i < 3; i++) await h.result("probe.spew", { n: 20_000, len: 90 });
+  h.host.journal.flush();
+  const size = (await Deno.stat(`${h.root}/state/core/journal.sqlite`)).size;
+  assert.ok(size <= 1.5 * 2 ** 20, `journal.sqlite is ${size} bytes`);
+  assert.equal(count(h, "line LIKE 'spew 19999 %'"), 1, "the newest line is there");
+  assert.equal(count(h, "line LIKE 'spew 0 %'"), 0, "the oldest lines went");
+  assert.ok(count(h, "stream = 'stderr'") < 20_000);
+  assert.deepEqual(await h.result("probe.noop"), {});
+}, limits({ journal_mib: 1, log_lines_per_second: 1_000_000 }));
 
 Deno.test(
   { name: "entries older than journal_days are dropped when the host starts", ...opts },
