@@ -14,6 +14,8 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 
+use crate::slab;
+
 type Task = Pin<Box<dyn Future<Output = ()>>>;
 
 /// The id of the future that `block_on` drives (not in the slab).
@@ -71,17 +73,7 @@ impl Executor {
 
     fn spawn(&self, future: Task, daemon: bool) {
         let slot = Slot { future: Some(future), daemon, queued: true };
-        let id = match self.free.borrow_mut().pop() {
-            Some(id) => {
-                self.slots.borrow_mut()[id] = Some(slot);
-                id
-            }
-            None => {
-                let mut slots = self.slots.borrow_mut();
-                slots.push(Some(slot));
-                slots.len() - 1
-            }
-        };
+        let id = slab::insert(&self.slots, &self.free, slot);
         if !daemon {
             self.live.set(self.live.get() + 1);
         }

@@ -77,6 +77,7 @@ mod process;
 mod reactor;
 pub mod schema;
 mod server;
+mod slab;
 mod stdio;
 mod testing;
 

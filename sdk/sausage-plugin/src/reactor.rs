@@ -11,6 +11,8 @@ use std::time::Duration;
 
 use wasi::io::poll::Pollable;
 
+use crate::slab;
+
 struct Waiting {
     pollable: Pollable,
     waker: Waker,
@@ -83,17 +85,7 @@ impl Future for WaitFor {
                     return Poll::Ready(());
                 }
                 let waiting = Waiting { pollable, waker: cx.waker().clone(), ready: false };
-                let id = match r.free.borrow_mut().pop() {
-                    Some(id) => {
-                        r.slots.borrow_mut()[id] = Some(waiting);
-                        id
-                    }
-                    None => {
-                        let mut slots = r.slots.borrow_mut();
-                        slots.push(Some(waiting));
-                        slots.len() - 1
-                    }
-                };
+                let id = slab::insert(&r.slots, &r.free, waiting);
                 self.slot = Some(id);
                 Poll::Pending
             }
