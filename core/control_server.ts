@@ -19,10 +19,11 @@
  * @module
  */
 
-import { ErrorCode } from "../rpc/errors.ts";
+import { ErrorCode, toErrorObject } from "../rpc/errors.ts";
 import { LineWriter } from "../rpc/line_channel.ts";
 import { streamLines } from "../rpc/line_splitter.ts";
 import { errorResponse, type Message, parseLine, type Request, response } from "../rpc/message.ts";
+import { optionalParam } from "../rpc/params.ts";
 import type { Host } from "./host.ts";
 import type { Caller, Process } from "./process.ts";
 import { toBase64 } from "../rpc/base64.ts";
@@ -123,12 +124,7 @@ export class ControlServer {
           try {
             this.handle(caller, parsed.msg, out);
           } catch (e) {
-            out.send(
-              errorResponse(parsed.msg.id ?? null, {
-                code: ErrorCode.InternalError,
-                message: String(e),
-              }),
-            );
+            out.send(errorResponse(parsed.msg.id ?? null, toErrorObject(e)));
           }
         } else if (parsed.kind === "invalid") {
           out.send(errorResponse(parsed.id, parsed.error));
@@ -154,8 +150,6 @@ export class ControlServer {
     if (!req.method.startsWith("$/")) return this.host.request(caller, req);
     const id = req.id ?? null;
     const reply = (result: unknown) => out.send(response(id, result));
-    const refuse = (message: string) =>
-      out.send(errorResponse(id, { code: ErrorCode.InvalidParams, message }));
     switch (req.method) {
       case HELLO:
         if (CONNECTION_NAMES.includes(req.params.as as string)) caller.name = String(req.params.as);
@@ -164,8 +158,7 @@ export class ControlServer {
         return reply(this.host.table.list());
       case "$/ls":
       case "$/cat": {
-        const path = req.params.path ?? "/";
-        if (typeof path !== "string") return refuse(`"path" must be a string`);
+        const path = optionalParam(req.params, "path", "string") ?? "/";
         const fail = (e: unknown) =>
           out.send(errorResponse(id, {
             code: ErrorCode.InvalidParams,
