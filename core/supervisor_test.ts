@@ -1,3 +1,10 @@
+/**
+ * The supervisor alone, over fakes of what it drives: a sandbox that
+ * records what the core sends and speaks for its guests, a world and a
+ * component cache that load nothing, an in-memory journal. No plugin is
+ * built and no sandbox process runs.
+ */
+
 import { strict as assert } from "node:assert";
 import { ErrorCode, HostError } from "../rpc/errors.ts";
 import type { ProcessMessage, RunMessage, ToSandbox } from "../sandbox/protocol.ts";
