@@ -79,9 +79,17 @@ function progressLines(h: TestHost, call: unknown): string[] {
 // Two steps in one world: the SDK copy of a world is compiled once per world.
 hostTest("cargo.build against the world's SDK copy", async (h, t) => {
   await t.step("it tests and builds a plugin as a process, with progress", async () => {
-    assert.ok(
-      Deno.statSync(`${h.root}/plugins/cargo/sdk/sausage-plugin/Cargo.toml`).isFile,
+    // The host copies the SDK in the background after it starts (cargo.build waits for it).
+    await eventually(
+      () => {
+        try {
+          return Deno.statSync(`${h.root}/plugins/cargo/sdk/sausage-plugin/Cargo.toml`).isFile;
+        } catch {
+          return false;
+        }
+      },
       "the host copies the SDK",
+      60_000,
     );
     await copySource(NOTES, `${h.root}/plugins/notes/source`);
     const call = h.call("cargo.build", { plugin: "notes" });
