@@ -17,6 +17,7 @@ import { componentsRoot, evict, verifyEntry, writeEntry } from "./cache_entries.
 import { ASYNC_IMPORTS } from "../sandbox/wasi/async_imports.ts";
 import { instrumentModule, type PreemptStats } from "../wasm/preempt.ts";
 import { importMemory } from "../wasm/import_memory.ts";
+import { withoutNodeProbes } from "./glue_text.ts";
 
 /** The version of the instrumentation; part of the cache key. */
 const PREEMPT_VERSION = 5;
@@ -24,8 +25,11 @@ const PREEMPT_VERSION = 5;
 /** The jco version the glue comes from; part of the cache key. */
 const JCO_VERSION = "1.12.0";
 
-/** The layout of an entry; bump when it changes (3: main modules import their memory). */
-const FORMAT_VERSION = 3;
+/**
+ * The layout of an entry; bump when it changes (3: main modules import
+ * their memory; 4: the glue does not probe for Node, `glue_text.ts`).
+ */
+const FORMAT_VERSION = 4;
 
 /**
  * What made an entry: a change of any part is another engine, whose entries
@@ -136,6 +140,9 @@ export class ComponentCache {
       }
       // The main module's memory comes from the sandbox's pool.
       if (file.endsWith(".wasm")) content = memoryImported(content);
+      if (file.endsWith(".js")) {
+        content = new TextEncoder().encode(withoutNodeProbes(new TextDecoder().decode(content)));
+      }
       out.push([file, content]);
     }
     out.push(["preempt.json", new TextEncoder().encode(JSON.stringify(preempt, null, 2))]);

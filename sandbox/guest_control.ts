@@ -95,15 +95,14 @@ function nextTurn(f: () => void): void {
   setImmediate(f);
 }
 
-const needsImports = new WeakMap<WebAssembly.Module, boolean>();
+const instrumented = new WeakSet<WebAssembly.Module>();
 
-function isInstrumented(m: WebAssembly.Module): boolean {
-  let yes = needsImports.get(m);
-  if (yes === undefined) {
-    yes = WebAssembly.Module.imports(m).some((i) => i.module === PREEMPT_MODULE);
-    needsImports.set(m, yes);
-  }
-  return yes;
+/**
+ * Records that `m` imports `sausage:preempt` (its loader reads that from the
+ * module's bytes: `wasm/import_list.ts`), so its instances get the imports.
+ */
+export function markInstrumented(m: WebAssembly.Module): void {
+  instrumented.add(m);
 }
 
 /** The scheduling state of one guest: its fuel, its kill switch, its memory limit. */
@@ -230,7 +229,7 @@ export class GuestControl {
       }
       linked[ns] = out;
     }
-    if (isInstrumented(m)) {
+    if (instrumented.has(m)) {
       linked[PREEMPT_MODULE] = {
         [CHECK_IMPORT]: () => this.check(),
         [YIELD_IMPORT]: new OriginalSuspending(() => this.yield()),

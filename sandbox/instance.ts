@@ -20,8 +20,10 @@ import type { Mount } from "../vfs/mount.ts";
 import { type FsChannel, RemoteMount } from "./remote_mount.ts";
 import { CoreSymlinks } from "./core_symlinks.ts";
 import type { ExtraPreopen } from "./protocol.ts";
-import { type GuestControl, GuestKilled } from "./guest_control.ts";
+import { type GuestControl, GuestKilled, markInstrumented } from "./guest_control.ts";
 import { MEMORY_IMPORT, memoryImportOf, type MemoryLimits } from "../wasm/import_memory.ts";
+import { listImports } from "../wasm/import_list.ts";
+import { PREEMPT_MODULE } from "../wasm/preempt.ts";
 import type { MemoryPool } from "./memory_pool.ts";
 
 type Glue = {
@@ -54,8 +56,10 @@ async function load(dir: string): Promise<Loaded> {
       const bytes = await Deno.readFile(`${dir}/${entry.name}`);
       const module = await WebAssembly.compile(bytes);
       modules.set(entry.name, module);
-      const limits = memoryImportOf(bytes);
+      const imports = listImports(bytes);
+      const limits = memoryImportOf(imports);
       if (limits) memories.set(module, limits);
+      if (imports.some((i) => i.module === PREEMPT_MODULE)) markInstrumented(module);
     }
   }
   return { glue, modules, memories };

@@ -5,6 +5,9 @@
  * @module
  */
 
+const decoder = new TextDecoder();
+const encoder = new TextEncoder();
+
 /** A malformed or unsupported module; the message says what and where. */
 export class WasmFormatError extends Error {}
 
@@ -70,7 +73,7 @@ export class Reader {
 
   /** A length-prefixed UTF-8 name. */
   name(): string {
-    return new TextDecoder().decode(this.take(this.u32()));
+    return decoder.decode(this.take(this.u32()));
   }
 }
 
@@ -127,7 +130,7 @@ export class Writer {
 
   /** A length-prefixed UTF-8 name. */
   name(s: string): this {
-    const b = new TextEncoder().encode(s);
+    const b = encoder.encode(s);
     return this.u32(b.length).bytes(b);
   }
 

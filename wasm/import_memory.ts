@@ -14,30 +14,13 @@
  */
 
 import { Reader, Writer } from "./binary.ts";
-import {
-  appendToVector,
-  joinSections,
-  SECTION,
-  skipLimits,
-  skipValType,
-  splitSections,
-} from "./sections.ts";
+import { appendToVector, joinSections, SECTION, splitSections } from "./sections.ts";
+import { type ImportEntry, listImports, type MemoryLimits, readLimits } from "./import_list.ts";
+
+export type { MemoryLimits };
 
 /** The import module and name of a memory made imported. */
 export const MEMORY_IMPORT = { module: "sausage:memory", name: "memory" } as const;
-
-/** The limits of a memory, in 64 KiB pages. */
-export interface MemoryLimits {
-  initial: number;
-  maximum?: number;
-}
-
-/** Reads limits (flags, min, optional max). */
-function readLimits(r: Reader): MemoryLimits & { flags: number } {
-  const flags = r.u8();
-  const initial = r.u32();
-  return flags & 1 ? { flags, initial, maximum: r.u32() } : { flags, initial };
-}
 
 /**
  * The module with memory 0 imported as {@link MEMORY_IMPORT}, and its
@@ -48,7 +31,7 @@ export function importMemory(
 ): { bytes: Uint8Array<ArrayBuffer>; limits: MemoryLimits } | null {
   const sections = splitSections(bytes);
   const memory = sections.find((s) => s.id === SECTION.memory);
-  if (!memory || importedMemoryLimits(sections) !== undefined) return null;
+  if (!memory || listImports(sections).some((i) => i.kind === "memory")) return null;
   const r = new Reader(memory.body);
   const count = r.u32();
   if (count === 0) return null;
@@ -69,44 +52,13 @@ export function importMemory(
   return { bytes: joinSections(sections, replaced), limits };
 }
 
-/** The limits of the module's {@link MEMORY_IMPORT}, if it has one. */
-export function memoryImportOf(bytes: Uint8Array): MemoryLimits | undefined {
-  const limits = importedMemoryLimits(splitSections(bytes), MEMORY_IMPORT);
-  return limits &&
-    {
-      initial: limits.initial,
-      ...(limits.maximum === undefined ? {} : { maximum: limits.maximum }),
-    };
-}
-
-/**
- * The limits of the first imported memory (or of the one named `which`),
- * undefined when there is none.
- */
-function importedMemoryLimits(
-  sections: ReturnType<typeof splitSections>,
-  which?: { module: string; name: string },
-): MemoryLimits | undefined {
-  const body = sections.find((s) => s.id === SECTION.import)?.body;
-  if (!body) return undefined;
-  const r = new Reader(body);
-  const n = r.u32();
-  for (let i = 0; i < n; i++) {
-    const module = r.name(), name = r.name(), kind = r.u8();
-    if (kind === 0x00) r.u32();
-    else if (kind === 0x01) {
-      skipValType(r);
-      skipLimits(r);
-    } else if (kind === 0x02) {
-      const { flags: _, ...limits } = readLimits(r);
-      if (!which || (module === which.module && name === which.name)) return limits;
-    } else if (kind === 0x03) {
-      skipValType(r);
-      r.u8();
-    } else if (kind === 0x04) {
-      r.u8();
-      r.u32();
-    }
-  }
-  return undefined;
+/** The limits of the module's {@link MEMORY_IMPORT} (from its bytes or imports), if it has one. */
+export function memoryImportOf(module: Uint8Array | ImportEntry[]): MemoryLimits | undefined {
+  const imports = module instanceof Uint8Array ? listImports(module) : module;
+  const found = imports.find((i) =>
+    i.module === MEMORY_IMPORT.module && i.name === MEMORY_IMPORT.name && i.memory
+  );
+  if (!found?.memory) return undefined;
+  const { initial, maximum } = found.memory;
+  return maximum === undefined ? { initial } : { initial, maximum };
 }
