@@ -37,6 +37,9 @@ import { callAsCore, discoverAsCore } from "./call_as_core.ts";
 import type { HostOptions } from "./host_options.ts";
 import { SdkCopy } from "./sdk_copy.ts";
 
+/** How long after the start the SDK copy is checked (unless a build needs it first). */
+const SDK_SYNC_DELAY_MS = 1000;
+
 /** A running world. */
 export class Host {
   readonly world: World;
@@ -163,19 +166,23 @@ export class Host {
 
   /**
    * Starts the sandboxes and makes the boot calls (detached) once one of
-   * them is ready; brings the SDK copy up to date meanwhile (`cargo.build`
-   * waits for it, nothing else does: a host with a warm cache answers its
-   * first call before the SDK folder is hashed).
+   * them is ready. The SDK copy is brought up to date a second later
+   * (`cargo.build` does it at once when it comes first): hashing the SDK's
+   * folders took the event loop for ~200 ms, which the first calls waited for.
    */
   async start(): Promise<void> {
-    this.sdkCopy.folder().catch((e) => {
-      this.sdkCopy.retry(); // cargo.build tries again
-      this.opts.report?.(
-        `sausage: the SDK was not copied to plugins/cargo/sdk: ${
-          e instanceof Error ? e.message : e
-        }`,
-      );
-    });
+    const timer = setTimeout(() => {
+      if (this.closed) return;
+      this.sdkCopy.folder().catch((e) => {
+        this.sdkCopy.retry(); // cargo.build tries again
+        this.opts.report?.(
+          `sausage: the SDK was not copied to plugins/cargo/sdk: ${
+            e instanceof Error ? e.message : e
+          }`,
+        );
+      });
+    }, SDK_SYNC_DELAY_MS);
+    Deno.unrefTimer(timer);
     await this.pool.warm();
     if (this.opts.watch !== false) this.graph.start();
     makeBootCalls(this.world, this.router, this.journal, this.opts.report);
