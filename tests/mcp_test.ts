@@ -96,6 +96,40 @@ async function connect(world: string, ...args: string[]) {
   return { client, stderr: () => stderr, wire };
 }
 
+/** What a {@link sessionTest} gets: its world, and an MCP session on it (see {@link connect}). */
+type Session = Awaited<ReturnType<typeof connect>> & { world: string };
+
+/**
+ * A test with an MCP session on a fresh world with `plugins` (`before`
+ * prepares the world first); the session and the world go at the end.
+ */
+function sessionTest(name: string, fn: (s: Session) => Promise<void>): void;
+function sessionTest(
+  name: string,
+  before: (world: string) => Promise<void>,
+  fn: (s: Session) => Promise<void>,
+): void;
+function sessionTest(
+  name: string,
+  ...args: [(s: Session) => Promise<void>] | [
+    (world: string) => Promise<void>,
+    (s: Session) => Promise<void>,
+  ]
+): void {
+  const [before, fn] = args.length === 1 ? [undefined, args[0]] : args;
+  Deno.test(name, opts, async () => {
+    const world = await makeWorld({ plugins });
+    await before?.(world);
+    const session = await connect(world);
+    try {
+      await fn({ ...session, world });
+    } finally {
+      await session.client.close();
+      await Deno.remove(world, { recursive: true }).catch(() => {});
+    }
+  });
+}
+
 /** Runs `sausage <args>`; resolves with its exit code and output. */
 async function sausage(...args: string[]) {
   const out = await new Deno.Command(`${ROOT}/sausage`, { args, stdout: "piped", stderr: "piped" })
@@ -227,123 +261,109 @@ Deno.test(
   },
 );
 
-Deno.test(
+sessionTest(
   "sausage mcp sends tools/list_changed after core.activate of a plugin with a new method, and the new tool works",
-  opts,
-  async () => {
-    const world = await makeWorld({ plugins });
+  async (world) => {
     await Deno.mkdir(`${world}/state/builds`, { recursive: true });
     await Deno.copyFile(hello2, `${world}/state/builds/hello2.wasm`);
-    const { client } = await connect(world);
-    try {
-      const before = (await client.listTools()).tools.map((t) => t.name);
-      assert.ok(!before.includes("hello_wave"));
-      let changed = 0;
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
-      const activated = await sausage(
-        "call",
-        world,
-        "core.activate",
-        JSON.stringify({ plugin: "hello", wasm: "/state/builds/hello2.wasm" }),
-      );
-      assert.equal(activated.code, 0, activated.stderr);
-      await eventually(() => changed > 0, "notifications/tools/list_changed", 10_000);
-      const after = (await client.listTools()).tools;
-      const wave = after.find((t) => t.name === "hello_wave");
-      assert.ok(wave, "hello_wave is a tool now");
-      assert.deepEqual(wave.outputSchema, {
-        type: "object",
-        description: "The params, back.",
-        properties: { to: { type: "string" } },
-        required: ["to"],
-      });
-      const waved = await client.callTool({ name: "hello_wave", arguments: { to: "Ada" } });
-      assert.deepEqual(waved.structuredContent, { to: "Ada" });
+  },
+  async ({ world, client }) => {
+    const before = (await client.listTools()).tools.map((t) => t.name);
+    assert.ok(!before.includes("hello_wave"));
+    let changed = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
+    const activated = await sausage(
+      "call",
+      world,
+      "core.activate",
+      JSON.stringify({ plugin: "hello", wasm: "/state/builds/hello2.wasm" }),
+    );
+    assert.equal(activated.code, 0, activated.stderr);
+    await eventually(() => changed > 0, "notifications/tools/list_changed", 10_000);
+    const after = (await client.listTools()).tools;
+    const wave = after.find((t) => t.name === "hello_wave");
+    assert.ok(wave, "hello_wave is a tool now");
+    assert.deepEqual(wave.outputSchema, {
+      type: "object",
+      description: "The params, back.",
+      properties: { to: { type: "string" } },
+      required: ["to"],
+    });
+    const waved = await client.callTool({ name: "hello_wave", arguments: { to: "Ada" } });
+    assert.deepEqual(waved.structuredContent, { to: "Ada" });
 
-      // A copy by hand (here: the old version back) changes the list again, and says so.
-      const n = changed;
-      await Deno.copyFile(plugins.hello, `${world}/plugins/hello/plugin.wasm`);
-      await eventually(() => changed > n, "a second tools/list_changed", 10_000);
-      assert.ok(!(await client.listTools()).tools.some((t) => t.name === "hello_wave"));
-    } finally {
-      await client.close();
-      await Deno.remove(world, { recursive: true }).catch(() => {});
-    }
+    // A copy by hand (here: the old version back) changes the list again, and says so.
+    const n = changed;
+    await Deno.copyFile(plugins.hello, `${world}/plugins/hello/plugin.wasm`);
+    await eventually(() => changed > n, "a second tools/list_changed", 10_000);
+    assert.ok(!(await client.listTools()).tools.some((t) => t.name === "hello_wave"));
   },
 );
 
-Deno.test(
+sessionTest(
   "sausage mcp: core.notify becomes progress or logging; a cancelled call's process is stopped; calls show in ps as mcp",
-  opts,
-  async () => {
-    const world = await makeWorld({ plugins });
-    const { client, wire } = await connect(world);
-    try {
-      // The server sends each notification before the answer. (The SDK's client
-      // can still drop some: it handles a response read in the same chunk first.)
-      const done = await client.callTool(
-        { name: "mcpprobe_progress", arguments: { count: 3 } },
-        undefined,
-        { onprogress: () => {} },
-      );
-      assert.deepEqual(done.structuredContent, { sent: 3 });
-      const answer = wire.findIndex((m) =>
-        (m.result as CallToolResult | undefined)?.structuredContent?.sent === 3
-      );
-      assert.ok(answer > 0);
-      const progress = wire.slice(0, answer)
-        .filter((m) => m.method === "notifications/progress")
-        .map((m) => [m.params!.progress, m.params!.message]);
-      assert.deepEqual(progress, [[1, "step 0"], [2, "step 1"], [3, "step 2"]]);
-      const logged: unknown[] = [];
-      client.setNotificationHandler(
-        LoggingMessageNotificationSchema,
-        (n) => void logged.push(n.params),
-      );
-      await client.callTool({ name: "mcpprobe_progress", arguments: { count: 1 } });
-      await eventually(() => logged.length === 1, "a logging notification");
-      assert.deepEqual(logged[0], {
-        level: "info",
-        logger: "mcpprobe",
-        data: { name: "progress", params: { line: "step 0" } },
-      });
+  async ({ world, client, wire }) => {
+    // The server sends each notification before the answer. (The SDK's client
+    // can still drop some: it handles a response read in the same chunk first.)
+    const done = await client.callTool(
+      { name: "mcpprobe_progress", arguments: { count: 3 } },
+      undefined,
+      { onprogress: () => {} },
+    );
+    assert.deepEqual(done.structuredContent, { sent: 3 });
+    const answer = wire.findIndex((m) =>
+      (m.result as CallToolResult | undefined)?.structuredContent?.sent === 3
+    );
+    assert.ok(answer > 0);
+    const progress = wire.slice(0, answer)
+      .filter((m) => m.method === "notifications/progress")
+      .map((m) => [m.params!.progress, m.params!.message]);
+    assert.deepEqual(progress, [[1, "step 0"], [2, "step 1"], [3, "step 2"]]);
+    const logged: unknown[] = [];
+    client.setNotificationHandler(
+      LoggingMessageNotificationSchema,
+      (n) => void logged.push(n.params),
+    );
+    await client.callTool({ name: "mcpprobe_progress", arguments: { count: 1 } });
+    await eventually(() => logged.length === 1, "a logging notification");
+    assert.deepEqual(logged[0], {
+      level: "info",
+      logger: "mcpprobe",
+      data: { name: "progress", params: { line: "step 0" } },
+    });
 
-      const abort = new AbortController();
-      const waiting = client.callTool({ name: "mcpprobe_wait", arguments: {} }, undefined, {
-        signal: abort.signal,
-      });
-      waiting.catch(() => {});
-      const ps = async () =>
-        JSON.parse((await sausage("ps", world, "--json")).stdout) as {
-          pid: string;
-          method: string;
-          parent: string;
-        }[];
-      const running = await eventually(
-        async () => (await ps()).find((p) => p.method === "wait"),
-        "the waiting process in sausage ps",
-        10_000,
-      );
-      assert.equal(running.parent, "mcp");
-      const info = await sausage("cat", world, `/proc/${running.pid}/info.json`);
-      assert.equal(JSON.parse(info.stdout).parent, "mcp");
-      abort.abort();
-      await assert.rejects(waiting);
-      await eventually(
-        async () => !(await ps()).some((p) => p.pid === running.pid),
-        "the cancelled process to end",
-        10_000,
-      );
-      const log = JSON.parse(
-        (await sausage("log", world, running.pid, "--json")).stdout,
-      ) as Entry[];
-      const lines = log.map((e) => e.line);
-      assert.ok(lines.includes('{"event":"stop"}'), lines.join("\n"));
-      assert.ok(lines.includes("stdin closed"), "core.stop closed its stdin");
-    } finally {
-      await client.close();
-      await Deno.remove(world, { recursive: true }).catch(() => {});
-    }
+    const abort = new AbortController();
+    const waiting = client.callTool({ name: "mcpprobe_wait", arguments: {} }, undefined, {
+      signal: abort.signal,
+    });
+    waiting.catch(() => {});
+    const ps = async () =>
+      JSON.parse((await sausage("ps", world, "--json")).stdout) as {
+        pid: string;
+        method: string;
+        parent: string;
+      }[];
+    const running = await eventually(
+      async () => (await ps()).find((p) => p.method === "wait"),
+      "the waiting process in sausage ps",
+      10_000,
+    );
+    assert.equal(running.parent, "mcp");
+    const info = await sausage("cat", world, `/proc/${running.pid}/info.json`);
+    assert.equal(JSON.parse(info.stdout).parent, "mcp");
+    abort.abort();
+    await assert.rejects(waiting);
+    await eventually(
+      async () => !(await ps()).some((p) => p.pid === running.pid),
+      "the cancelled process to end",
+      10_000,
+    );
+    const log = JSON.parse(
+      (await sausage("log", world, running.pid, "--json")).stdout,
+    ) as Entry[];
+    const lines = log.map((e) => e.line);
+    assert.ok(lines.includes('{"event":"stop"}'), lines.join("\n"));
+    assert.ok(lines.includes("stdin closed"), "core.stop closed its stdin");
   },
 );
 
