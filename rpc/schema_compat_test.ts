@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { Ajv } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import formatsModule from "ajv-formats";
-import type { FormatsPlugin } from "ajv-formats";
 import { isIP } from "node:net";
 import corpus from "./testdata/compat_corpus.json" with { type: "json" };
 import type { JsonSchema, SchemaDefs } from "./json_schema.ts";
@@ -33,7 +32,7 @@ function oracle(schema: JsonSchema, defs: SchemaDefs = {}): (v: unknown) => bool
   const ajv = draft2020
     ? new Ajv2020({ strict: false, logger: false })
     : new Ajv({ strict: false, logger: false });
-  (formatsModule as unknown as FormatsPlugin)(ajv);
+  formatsModule.default(ajv);
   const ranges: Record<string, [number, number]> = {
     uint8: [0, 255],
     uint16: [0, 65535],

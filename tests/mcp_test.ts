@@ -8,7 +8,6 @@
 import { strict as assert } from "node:assert";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import formatsModule from "ajv-formats";
-import type { FormatsPlugin } from "ajv-formats";
 // @ts-types="@modelcontextprotocol/sdk/client/index"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
@@ -151,7 +150,7 @@ async function readText(client: Client, uri: string): Promise<{ text: string; mi
 
 function ajv() {
   const a = new Ajv2020({ strict: false, allErrors: true, logger: false });
-  (formatsModule as unknown as FormatsPlugin)(a);
+  formatsModule.default(a);
   return a;
 }
 
