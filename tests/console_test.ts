@@ -37,6 +37,26 @@ async function open(world: string, env: Record<string, string> = {}): Promise<Te
   return t;
 }
 
+/**
+ * A test on the console of `sausage run` on a fresh world with `spec`'s
+ * plugins (`env` for the terminal); the terminal is closed at the end.
+ */
+function consoleTest(
+  name: string,
+  spec: { plugins: Record<string, string>; env?: Record<string, string> },
+  fn: (t: Terminal, world: string) => Promise<void>,
+): void {
+  Deno.test({ name, ...opts }, async () => {
+    const world = await makeWorld({ plugins: spec.plugins });
+    const t = await open(world, spec.env);
+    try {
+      await fn(t, world);
+    } finally {
+      await t.close();
+    }
+  });
+}
+
 /** Types `line` and Enter; resolves with the lines printed below it once the prompt is back. */
 async function enter(t: Terminal, line: string): Promise<string[]> {
   await t.type(line);
@@ -58,14 +78,11 @@ async function exited(t: Terminal): Promise<number> {
   return Number(/\[exit (\d+)\]/.exec(s)![1]);
 }
 
-Deno.test({
-  name: "console: a call's result is indented below it; ls /proc, cat /proc/core/locks.json, " +
+consoleTest(
+  "console: a call's result is indented below it; ls /proc, cat /proc/core/locks.json, " +
     "methods notes",
-  ...opts,
-}, async () => {
-  const world = await makeWorld({ plugins: { notes } });
-  const t = await open(world, { NO_COLOR: "1" });
-  try {
+  { plugins: { notes }, env: { NO_COLOR: "1" } },
+  async (t) => {
     assert.deepEqual(await enter(t, 'notes.add {"text": "milk"}'), [
       "  {",
       '    "count": 1',
@@ -93,10 +110,8 @@ Deno.test({
     for (const sgr of ["\x1b[31m", "\x1b[2m", "\x1b[1m"]) {
       assert.ok(!colored.includes(sgr), "NO_COLOR: no colours");
     }
-  } finally {
-    await t.close();
-  }
-});
+  },
+);
 
 Deno.test({
   name: "console: Tab completes a method, and the history is there after a restart",
@@ -157,13 +172,10 @@ Deno.test({
   }
 });
 
-Deno.test({
-  name: "console: a notification arriving while half a line is typed leaves the typed text intact",
-  ...opts,
-}, async () => {
-  const world = await makeWorld({ plugins: { notes, agent: talker } });
-  const t = await open(world);
-  try {
+consoleTest(
+  "console: a notification arriving while half a line is typed leaves the typed text intact",
+  { plugins: { notes, agent: talker } },
+  async (t, world) => {
     const started = await enter(t, 'agent.tick {"count": 2, "ms": 1200} &');
     assert.deepEqual(started, ["  [1] agent.tick runs in the background"]);
     await t.type('notes.add {"te');
@@ -199,10 +211,8 @@ Deno.test({
       followed.join("\n"),
       /notes-[0-9a-f-]+ core {3}\{"event":"start","method":"add","params":\{"text":"outs/,
     );
-  } finally {
-    await t.close();
-  }
-});
+  },
+);
 
 Deno.test({
   name: "console: bad JSON, an unknown command, method or plugin get one red line and the " +
@@ -282,14 +292,11 @@ Deno.test({
   assert.match(last[0].line, /"event":"shutdown"/);
 });
 
-Deno.test({
-  name: "console: free text goes to agent.chat with its texts as they come; a long call shows " +
+consoleTest(
+  "console: free text goes to agent.chat with its texts as they come; a long call shows " +
     "a spinner and Ctrl-C cancels it",
-  ...opts,
-}, async () => {
-  const world = await makeWorld({ plugins: { notes, agent: talker } });
-  const t = await open(world);
-  try {
+  { plugins: { notes, agent: talker } },
+  async (t) => {
     assert.deepEqual(await enter(t, "hello there"), [
       "  thinking about hello there",
       "  still thinking",
@@ -303,10 +310,8 @@ Deno.test({
     assert.match(s, /^ {2}cancelled: the call's processes were killed\n>$/m);
     const ps = await enter(t, "ps");
     assert.doesNotMatch(ps.join("\n"), /agent\.sleep|sleep/, "the call's process is gone");
-  } finally {
-    await t.close();
-  }
-});
+  },
+);
 
 Deno.test({
   name: "sausage run --headless, or with a stdin that is no terminal, opens no console",
