@@ -14,7 +14,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 
-use crate::slab;
+use crate::slab::Slab;
 
 type Task = Pin<Box<dyn Future<Output = ()>>>;
 
@@ -30,8 +30,7 @@ struct Slot {
 
 #[derive(Default)]
 struct Executor {
-    slots: RefCell<Vec<Option<Slot>>>,
-    free: RefCell<Vec<usize>>,
+    tasks: Slab<Slot>,
     ready: RefCell<VecDeque<usize>>,
     main_woken: Cell<bool>,
     /// Tasks that keep the process alive.
@@ -62,7 +61,7 @@ impl Executor {
             self.main_woken.set(true);
             return;
         }
-        let mut slots = self.slots.borrow_mut();
+        let mut slots = self.tasks.slots.borrow_mut();
         if let Some(Some(slot)) = slots.get_mut(id) {
             if !slot.queued {
                 slot.queued = true;
@@ -73,7 +72,7 @@ impl Executor {
 
     fn spawn(&self, future: Task, daemon: bool) {
         let slot = Slot { future: Some(future), daemon, queued: true };
-        let id = slab::insert(&self.slots, &self.free, slot);
+        let id = self.tasks.insert(slot);
         if !daemon {
             self.live.set(self.live.get() + 1);
         }
@@ -86,7 +85,7 @@ impl Executor {
         let ran = !batch.is_empty();
         for id in batch {
             let future = {
-                let mut slots = self.slots.borrow_mut();
+                let mut slots = self.tasks.slots.borrow_mut();
                 match slots.get_mut(id) {
                     Some(Some(slot)) => {
                         slot.queued = false;
@@ -98,14 +97,14 @@ impl Executor {
             let Some(mut future) = future else { continue };
             let waker = Waker::from(Arc::new(TaskWaker(id)));
             let done = future.as_mut().poll(&mut Context::from_waker(&waker)).is_ready();
-            let mut slots = self.slots.borrow_mut();
+            let mut slots = self.tasks.slots.borrow_mut();
             if done {
                 if let Some(slot) = slots[id].take() {
                     if !slot.daemon {
                         self.live.set(self.live.get() - 1);
                     }
                 }
-                self.free.borrow_mut().push(id);
+                self.tasks.free.borrow_mut().push(id);
             } else if let Some(slot) = slots[id].as_mut() {
                 slot.future = Some(future);
             }

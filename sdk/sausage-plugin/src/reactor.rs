@@ -3,7 +3,6 @@
 //! when no task is ready: one `poll` over every pollable that a task waits
 //! for, then the tasks of the ready ones are woken.
 
-use std::cell::RefCell;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
@@ -11,7 +10,7 @@ use std::time::Duration;
 
 use wasi::io::poll::Pollable;
 
-use crate::slab;
+use crate::slab::Slab;
 
 struct Waiting {
     pollable: Pollable,
@@ -19,14 +18,8 @@ struct Waiting {
     ready: bool,
 }
 
-#[derive(Default)]
-struct Reactor {
-    slots: RefCell<Vec<Option<Waiting>>>,
-    free: RefCell<Vec<usize>>,
-}
-
 thread_local! {
-    static REACTOR: Reactor = Reactor::default();
+    static REACTOR: Slab<Waiting> = Slab::default();
 }
 
 /// Waits in `wasi:io/poll` until at least one registered pollable is ready,
@@ -85,7 +78,7 @@ impl Future for WaitFor {
                     return Poll::Ready(());
                 }
                 let waiting = Waiting { pollable, waker: cx.waker().clone(), ready: false };
-                let id = slab::insert(&r.slots, &r.free, waiting);
+                let id = r.insert(waiting);
                 self.slot = Some(id);
                 Poll::Pending
             }
@@ -112,10 +105,7 @@ impl Future for WaitFor {
 impl Drop for WaitFor {
     fn drop(&mut self) {
         if let Some(id) = self.slot.take() {
-            let _ = REACTOR.try_with(|r| {
-                r.slots.borrow_mut()[id] = None;
-                r.free.borrow_mut().push(id);
-            });
+            let _ = REACTOR.try_with(|r| r.remove(id));
         }
     }
 }

@@ -1,21 +1,43 @@
-//! The slabs of the executor (tasks) and the reactor (waits): a vector of
-//! slots and a list of the free ones, so that ids are reused and the vector
-//! stays as long as the most entries alive at once.
+//! The slabs of the executor (tasks) and the reactor (waits): entries kept
+//! by id in a vector, with the ids of removed ones reused, so that the
+//! vector stays as long as the most entries alive at once.
 
 use std::cell::RefCell;
 
-/// Puts `value` in a free slot, or in a new one at the end, and returns its id.
-pub(crate) fn insert<T>(slots: &RefCell<Vec<Option<T>>>, free: &RefCell<Vec<usize>>, value: T) -> usize {
-    let reused = free.borrow_mut().pop();
-    let mut slots = slots.borrow_mut();
-    match reused {
-        Some(id) => {
-            slots[id] = Some(value);
-            id
+/// Entries by id, and the ids of the empty slots.
+pub(crate) struct Slab<T> {
+    /// The entries by id; `None` where one was removed.
+    pub(crate) slots: RefCell<Vec<Option<T>>>,
+    /// The ids of the empty slots, reused first.
+    pub(crate) free: RefCell<Vec<usize>>,
+}
+
+impl<T> Default for Slab<T> {
+    fn default() -> Self {
+        Slab { slots: RefCell::new(Vec::new()), free: RefCell::new(Vec::new()) }
+    }
+}
+
+impl<T> Slab<T> {
+    /// Puts `value` in an empty slot, or in a new one at the end, and returns its id.
+    pub(crate) fn insert(&self, value: T) -> usize {
+        let reused = self.free.borrow_mut().pop();
+        let mut slots = self.slots.borrow_mut();
+        match reused {
+            Some(id) => {
+                slots[id] = Some(value);
+                id
+            }
+            None => {
+                slots.push(Some(value));
+                slots.len() - 1
+            }
         }
-        None => {
-            slots.push(Some(value));
-            slots.len() - 1
-        }
+    }
+
+    /// Empties the slot `id` for reuse.
+    pub(crate) fn remove(&self, id: usize) {
+        self.slots.borrow_mut()[id] = None;
+        self.free.borrow_mut().push(id);
     }
 }
