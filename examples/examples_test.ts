@@ -7,6 +7,7 @@
 import { strict as assert } from "node:assert";
 import { eventually, hostTests } from "../tests/helpers/host.ts";
 import { builtCrate } from "../tests/helpers/plugins.ts";
+import { freePort } from "../tests/helpers/net.ts";
 
 const www = await builtCrate("examples/www", "www");
 const secrets = await builtCrate("examples/secrets", "secrets");
@@ -14,14 +15,6 @@ const secrets = await builtCrate("examples/secrets", "secrets");
 const sdkprobe = await builtCrate("sdk/tests/plugins/sdkprobe", "sdkprobe");
 
 const test = hostTests({ plugins: { www, secrets, sdkprobe } });
-
-/** A TCP port that is free now. */
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
 
 test("www serves /state/www over HTTP with its own TcpListener; control counts and stops it", async (h) => {
   await Deno.mkdir(`${h.root}/state/www/docs`, { recursive: true });

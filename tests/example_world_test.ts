@@ -6,15 +6,9 @@
 
 import { strict as assert } from "node:assert";
 import { eventually } from "./helpers/host.ts";
+import { freePort } from "./helpers/net.ts";
 
 const ROOT = decodeURIComponent(new URL("..", import.meta.url).pathname).replace(/\/$/, "");
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
 
 async function sausage(
   ...args: string[]

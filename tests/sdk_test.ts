@@ -10,6 +10,7 @@ import { validateOpenRpc } from "../rpc/openrpc.ts";
 import { cargoTest } from "../core/cargo/test_run.ts";
 import { eventually, hostTests } from "./helpers/host.ts";
 import { builtCrate } from "./helpers/plugins.ts";
+import { freePort } from "./helpers/net.ts";
 
 const ROOT = decodeURIComponent(new URL("..", import.meta.url).pathname).replace(/\/$/, "");
 const opts = { sanitizeOps: false, sanitizeResources: false };
@@ -303,14 +304,6 @@ test("a singleton endpoint in /run: the file names the owner; a stale file is re
     new RegExp(`the endpoint /run/probe-counter is stale: its owner ${pid} has ended`),
   );
 });
-
-/** A TCP port that is free now. */
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
 
 test("import!: typed clients of notes and www (with its endpoint), and x-sausage-imports", async (h) => {
   assert.equal(await h.result("consumer.note", { text: "milk" }), 1);
