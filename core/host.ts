@@ -37,9 +37,6 @@ import { callAsCore, discoverAsCore } from "./call_as_core.ts";
 import type { HostOptions } from "./host_options.ts";
 import { SdkCopy } from "./sdk_copy.ts";
 
-/** How long after the start the SDK copy is checked (unless a build needs it first). */
-const SDK_SYNC_DELAY_MS = 1000;
-
 /** A running world. */
 export class Host {
   readonly world: World;
@@ -90,6 +87,7 @@ export class Host {
       this.world.root,
       opts.sdkDir === undefined ? DEFAULT_SDK_DIR : opts.sdkDir,
       this.journal,
+      `${this.world.coreState()}/sdk-copy.json`,
     );
     const cache = opts.cacheDir ?? cacheDir();
     const hashes = new FileHashes();
@@ -165,25 +163,20 @@ export class Host {
   }
 
   /**
-   * Starts the sandboxes and makes the boot calls (detached) once one of
-   * them is ready. The SDK copy is brought up to date a second later
-   * (`cargo.build` does it at once when it comes first): hashing the SDK's
-   * folders took the event loop for ~200 ms, which the first calls waited for.
+   * Starts the sandboxes, brings the SDK copy up to date meanwhile (a few
+   * stats when nothing changed: `syncSdk`'s stamp) and makes the boot calls
+   * (detached) once one sandbox is ready.
    */
   async start(): Promise<void> {
-    const timer = setTimeout(() => {
-      if (this.closed) return;
-      this.sdkCopy.folder().catch((e) => {
-        this.sdkCopy.retry(); // cargo.build tries again
-        this.opts.report?.(
-          `sausage: the SDK was not copied to plugins/cargo/sdk: ${
-            e instanceof Error ? e.message : e
-          }`,
-        );
-      });
-    }, SDK_SYNC_DELAY_MS);
-    Deno.unrefTimer(timer);
-    await this.pool.warm();
+    const sdk = this.sdkCopy.folder().catch((e) => {
+      this.sdkCopy.retry(); // cargo.build tries again
+      this.opts.report?.(
+        `sausage: the SDK was not copied to plugins/cargo/sdk: ${
+          e instanceof Error ? e.message : e
+        }`,
+      );
+    });
+    await Promise.all([this.pool.warm(), sdk]);
     if (this.opts.watch !== false) this.graph.start();
     makeBootCalls(this.world, this.router, this.journal, this.opts.report);
   }

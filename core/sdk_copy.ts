@@ -17,11 +17,14 @@ export class SdkCopy {
    * @param root the world folder
    * @param from the SDK to copy; null: no copy, the world's folder as it is
    * @param journal where a copy is recorded
+   * @param stamp where what both folders looked like after the last sync is kept
+   *   (`state/core/sdk-copy.json`, which guests cannot write)
    */
   constructor(
     private root: string,
     private from: string | null,
     private journal: Journal,
+    private stamp?: string,
   ) {}
 
   /**
@@ -32,7 +35,7 @@ export class SdkCopy {
     const to = worldSdkDir(this.root);
     const from = this.from;
     if (from === null) return Promise.resolve(to);
-    this.copy ??= syncSdk(from, to).then((did) => {
+    this.copy ??= syncSdk(from, to, this.stamp).then((did) => {
       if (did === "copied") {
         this.journal.coreEvent("sdk-copied", { from, to: "/plugins/cargo/sdk" });
       }

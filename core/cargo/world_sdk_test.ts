@@ -37,3 +37,30 @@ Deno.test("syncSdk copies the SDK's files, leaves an equal copy alone and replac
     await Deno.remove(world, { recursive: true });
   }
 });
+
+Deno.test("with a stamp, an untouched copy is not compared again, and any change is still caught", async () => {
+  const from = await tree({ "sausage-plugin/src/lib.rs": "// lib\n" });
+  const world = await Deno.makeTempDir({ prefix: "sausage-world-" });
+  const to = `${world}/plugins/cargo/sdk`;
+  const stamp = `${world}/sdk-copy.json`;
+  const lib = `${to}/sausage-plugin/src/lib.rs`;
+  try {
+    assert.equal(await syncSdk(from, to, stamp), "copied");
+    assert.equal(await syncSdk(from, to, stamp), "unchanged");
+    // An edit that keeps the size and sets the mtime back: the change time still differs.
+    const { mtime } = await Deno.stat(lib);
+    await new Promise((r) => setTimeout(r, 1100)); // change times have whole seconds here
+    await Deno.writeTextFile(lib, "// LIB\n");
+    await Deno.utime(lib, mtime!, mtime!);
+    assert.equal(await syncSdk(from, to, stamp), "copied");
+    assert.equal(await Deno.readTextFile(lib), "// lib\n");
+    await Deno.writeTextFile(`${from}/sausage-plugin/src/new.rs`, "// new\n");
+    assert.equal(await syncSdk(from, to, stamp), "copied");
+    assert.equal(await Deno.readTextFile(`${to}/sausage-plugin/src/new.rs`), "// new\n");
+    await Deno.writeTextFile(stamp, "not a stamp");
+    assert.equal(await syncSdk(from, to, stamp), "unchanged", "a damaged stamp means a comparison");
+  } finally {
+    await Deno.remove(from, { recursive: true });
+    await Deno.remove(world, { recursive: true });
+  }
+});
