@@ -83,11 +83,13 @@ export class Host {
         maxAgeMs: this.limits.journal_days * 86_400_000,
       },
     );
+    const sdkDir = opts.sdkDir === undefined ? DEFAULT_SDK_DIR : opts.sdkDir;
     this.sdkCopy = new SdkCopy(
       this.world.root,
-      opts.sdkDir === undefined ? DEFAULT_SDK_DIR : opts.sdkDir,
+      sdkDir,
       this.journal,
-      `${this.world.coreState()}/sdk-copy.json`,
+      // A host without an SDK to copy (a test runner's) leaves the world untouched.
+      sdkDir === null ? undefined : `${this.world.coreState()}/sdk-copy.json`,
     );
     const cache = opts.cacheDir ?? cacheDir();
     const hashes = new FileHashes();
