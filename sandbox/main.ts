@@ -66,7 +66,10 @@ function handle(msg: ToSandbox): void {
       p.stdin.push(encoder.encode(JSON.stringify(msg.msg) + "\n"));
       break;
     case "eof":
-      p.stdin.end();
+      // After what else came in the same read (the core sends a caller's
+      // next call right behind the last one's EOF): the ending process's
+      // teardown does not delay the next one's start.
+      setTimeout(() => p.stdin.end(), 0);
       break;
     case "kill":
       p.control.kill();
