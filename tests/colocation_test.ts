@@ -47,6 +47,22 @@ test("co-located processes answer while two neighbours spin", async (h) => {
   for (const pid of spinners) await h.result("core.kill", { pid });
 });
 
+test("a process never sees what an earlier one left in memory (memories are reused, zeroed)", async (h) => {
+  const marker = `secret-${crypto.randomUUID()}`;
+  for (let round = 0; round < 3; round++) {
+    // The scanner works: the leaving process finds its own copies.
+    const left = await h.result<{ found: number }>("probe.leave_in_memory", {
+      marker,
+      copies: 1000,
+    });
+    assert.ok(left.found >= 1000, `the leaving process saw ${left.found} copies`);
+    // The next process in the same sandbox gets a pooled memory, zeroed: only its own key.
+    const seen = await h.result<{ found: number }>("probe.find_in_memory", { marker });
+    assert.ok(seen.found <= 2, `a later process found ${seen.found} copies of another's data`);
+  }
+  assert.equal(h.host.pool.sandboxes.length, 1);
+});
+
 test("recursion without loops is preempted too", async (h) => {
   const fib = h.call("probe.fib", { n: 38 });
   await eventually(() => live(h, "fib").length === 1, "fib running");

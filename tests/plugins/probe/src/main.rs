@@ -225,7 +225,31 @@ fn main() {
             io.send(&json!({"jsonrpc": "2.0", "id": id.clone(), "result": 1}));
             Ok(json!(2))
         }
+        "leave_in_memory" => {
+            // {marker, copies}: leaves copies of the marker, reversed, in leaked heap blocks.
+            let key = reversed(&params["marker"]);
+            for _ in 0..params["copies"].as_u64().unwrap_or(1000) {
+                std::hint::black_box(Box::leak(key.clone().into_boxed_slice()));
+            }
+            Ok(json!({"found": count_in_memory(&key)}))
+        }
+        // {marker}: how often the reversed marker stands in this process's memory (its own key is one).
+        "find_in_memory" => Ok(json!({"found": count_in_memory(&reversed(&params["marker"]))})),
         _ => Err(json!({"code": -32601, "message": format!("no method {method}")})),
     };
     io.answer(&id, result);
+}
+
+/// The bytes of a string param, reversed (so the request's own text never matches).
+fn reversed(v: &Value) -> Vec<u8> {
+    v.as_str().unwrap_or_default().bytes().rev().collect()
+}
+
+/// How many times `key` stands anywhere in linear memory, read byte by byte.
+fn count_in_memory(key: &[u8]) -> usize {
+    let size = core::arch::wasm32::memory_size(0) * 65536;
+    let at = |i: usize| unsafe { std::ptr::read_volatile(i as *const u8) };
+    (1024..size.saturating_sub(key.len()))
+        .filter(|&i| at(i) == key[0] && (1..key.len()).all(|j| at(i + j) == key[j]))
+        .count()
 }
