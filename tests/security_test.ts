@@ -81,7 +81,9 @@ test(
       assert.match(outcome, expected, `${attack} is refused as read-only: ${outcome}`);
     }
     assert.equal(r.read_journal, "ok", "reading the journal is allowed");
-    assert.deepEqual(names(`${h.root}/state/core`).filter((n) => !n.startsWith("journal")), []);
+    // Only the core's own files: the journal and the SDK copy's stamp.
+    const own = (n: string) => n.startsWith("journal") || n === "sdk-copy.json";
+    assert.deepEqual(names(`${h.root}/state/core`).filter((n) => !own(n)), []);
     assert.ok(Deno.statSync(`${h.root}/state/core/journal.sqlite`).size >= before);
     assert.ok(!names(`${h.root}/state`).includes("stolen.sqlite"));
     await stillHealthy(h);
