@@ -11,7 +11,7 @@
 import { controlSocketPath, HELLO } from "../core/control_path.ts";
 import { Connection } from "../rpc/connection.ts";
 import { carrierLineLimit, DEFAULT_MAX_LINE } from "../rpc/line_splitter.ts";
-import { LineTransport } from "../rpc/line_transport.ts";
+import { LineTransport, rawDuplex } from "../rpc/line_transport.ts";
 import type { Request, Response } from "../rpc/message.ts";
 import type { World } from "../core/world.ts";
 
@@ -23,7 +23,7 @@ export class HostClient {
 
   private constructor(socket: Deno.UnixConn) {
     // The host's answers carry lines of up to the world's limit, JSON-encoded.
-    const transport = new LineTransport(socket, carrierLineLimit(DEFAULT_MAX_LINE));
+    const transport = new LineTransport(rawDuplex(socket), carrierLineLimit(DEFAULT_MAX_LINE));
     this.conn = new Connection(transport, { closedMessage: "the host closed the connection" });
     this.conn.onrequest = (msg) => this.onNotify(msg);
   }

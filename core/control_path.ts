@@ -25,12 +25,16 @@ export const HELLO = "$/hello";
 const UNIX_PATH_MAX = 107;
 
 /**
- * This process's user id: the owner of a temporary file it makes
- * (`Deno.uid` needs `--allow-sys` and `/proc/self` needs `--allow-all`,
- * which the launcher does not grant); null when no file can be made.
+ * This process's user id: `Deno.uid()` (the launcher grants
+ * `--allow-sys=uid`), else the owner of a temporary file it makes (a
+ * process started with fewer permissions); null when neither works.
  */
 export function userId(): number | null {
   if (uid !== undefined) return uid;
+  try {
+    uid = Deno.uid();
+    if (uid !== null) return uid;
+  } catch { /* no sys permission */ }
   try {
     const probe = Deno.makeTempFileSync({ prefix: "sausage-uid-" });
     try {

@@ -6,8 +6,8 @@
  * @module
  */
 
-import { LineWriter } from "./line_channel.ts";
-import { DEFAULT_MAX_LINE, streamLines } from "./line_splitter.ts";
+import { LineWriter, type RawWriter } from "./line_channel.ts";
+import { DEFAULT_MAX_LINE, LineSplitter, streamLines } from "./line_splitter.ts";
 import { type Message, parseLine } from "./message.ts";
 import type { Transport } from "./transport.ts";
 
@@ -19,6 +19,22 @@ export interface Duplex {
   writable: WritableStream<Uint8Array>;
   /** Ends both ways. */
   close(): void;
+}
+
+/**
+ * A connection read and written directly (a `Deno.Conn`), without the
+ * streams Deno builds on first use of `readable`/`writable`.
+ */
+export interface RawDuplex extends RawWriter {
+  /** Reads into `p`; resolves with how many bytes, or null at the end. */
+  read(p: Uint8Array): Promise<number | null>;
+  /** Ends both ways. */
+  close(): void;
+}
+
+/** A `Deno.Conn` as a {@link RawDuplex}: its read, write and close, never its streams. */
+export function rawDuplex(conn: Deno.Conn): RawDuplex {
+  return { read: (p) => conn.read(p), write: (p) => conn.write(p), close: () => conn.close() };
 }
 
 /** JSON-RPC messages over a byte stream, one per line. */
@@ -34,18 +50,21 @@ export class LineTransport implements Transport {
    * @param stream the bytes both ways
    * @param maxLine the longest line read, in bytes (longer ones are left out)
    */
-  constructor(private stream: Duplex, private maxLine = DEFAULT_MAX_LINE) {
-    this.out = new LineWriter(stream.writable);
+  constructor(private stream: Duplex | RawDuplex, private maxLine = DEFAULT_MAX_LINE) {
+    this.out = new LineWriter("readable" in stream ? stream.writable : stream);
   }
 
   /** Starts reading lines; `onclose` follows the end of the stream. */
   start(): void {
+    const deliver = (line: string) => {
+      const p = parseLine(line);
+      if (p.kind === "request" || p.kind === "response") this.onmessage?.(p.msg);
+    };
     (async () => {
       try {
-        for await (const line of streamLines(this.stream.readable, this.maxLine)) {
-          const p = parseLine(line);
-          if (p.kind === "request" || p.kind === "response") this.onmessage?.(p.msg);
-        }
+        if ("readable" in this.stream) {
+          for await (const line of streamLines(this.stream.readable, this.maxLine)) deliver(line);
+        } else await readLines(this.stream, new LineSplitter(this.maxLine, { line: deliver }));
       } catch { /* closed */ }
       this.onclose?.();
     })();
@@ -62,4 +81,13 @@ export class LineTransport implements Transport {
       this.stream.close();
     } catch { /* closed */ }
   }
+}
+
+/** Reads `raw` to its end into `splitter`. */
+async function readLines(raw: RawDuplex, splitter: LineSplitter): Promise<void> {
+  const buf = new Uint8Array(64 * 1024);
+  for (let n = await raw.read(buf); n !== null; n = await raw.read(buf)) {
+    splitter.push(buf.subarray(0, n));
+  }
+  splitter.end();
 }
