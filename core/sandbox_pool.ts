@@ -126,10 +126,9 @@ export class SandboxPool {
    * instead of 0.86-0.90 (a warm sandbox, its caches and its memory pool).
    */
   private leastLoaded(): Sandbox | null {
-    const live = this.live.filter((sb) => !sb.hasEnded);
-    if (live.length === 0) return null;
-    const least = Math.min(...live.map((sb) => sb.load));
-    return live.find((sb) => sb.load <= least + 1)!;
+    let least = Infinity;
+    for (const sb of this.live) if (!sb.hasEnded) least = Math.min(least, sb.load);
+    return this.live.find((sb) => !sb.hasEnded && sb.load <= least + 1) ?? null;
   }
 
   /** The sandboxes that run processes now (for `ps`-like views and tests). */

@@ -7,7 +7,13 @@
  */
 
 import { LineWriter, type RawWriter } from "./line_channel.ts";
-import { DEFAULT_MAX_LINE, LineSplitter, streamLines } from "./line_splitter.ts";
+import {
+  DEFAULT_MAX_LINE,
+  LineSplitter,
+  type RawReader,
+  readLines,
+  streamLines,
+} from "./line_splitter.ts";
 import { type Message, parseLine } from "./message.ts";
 import type { Transport } from "./transport.ts";
 
@@ -25,9 +31,7 @@ export interface Duplex {
  * A connection read and written directly (a `Deno.Conn`), without the
  * streams Deno builds on first use of `readable`/`writable`.
  */
-export interface RawDuplex extends RawWriter {
-  /** Reads into `p`; resolves with how many bytes, or null at the end. */
-  read(p: Uint8Array): Promise<number | null>;
+export interface RawDuplex extends RawWriter, RawReader {
   /** Ends both ways. */
   close(): void;
 }
@@ -81,13 +85,4 @@ export class LineTransport implements Transport {
       this.stream.close();
     } catch { /* closed */ }
   }
-}
-
-/** Reads `raw` to its end into `splitter`. */
-async function readLines(raw: RawDuplex, splitter: LineSplitter): Promise<void> {
-  const buf = new Uint8Array(64 * 1024);
-  for (let n = await raw.read(buf); n !== null; n = await raw.read(buf)) {
-    splitter.push(buf.subarray(0, n));
-  }
-  splitter.end();
 }

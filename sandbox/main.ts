@@ -14,7 +14,12 @@ import { ByteQueue } from "./wasi/pipes.ts";
 import { FsChannel } from "./remote_mount.ts";
 import { GuestControl } from "./guest_control.ts";
 import { DEFAULT_MEMORY_POOL_MIB, MemoryPool } from "./memory_pool.ts";
-import { carrierLineLimit, DEFAULT_MAX_LINE, LineSplitter } from "../rpc/line_splitter.ts";
+import {
+  carrierLineLimit,
+  DEFAULT_MAX_LINE,
+  LineSplitter,
+  readLines,
+} from "../rpc/line_splitter.ts";
 
 const encoder = new TextEncoder();
 
@@ -103,13 +108,7 @@ async function main(): Promise<void> {
       throw new Error(`the core sent a line of over ${seen} bytes (limit ${max})`);
     },
   });
-  // Read directly: `Deno.stdin.readable` would load Deno's web streams (~6 ms
-  // of every sandbox start) and pass every chunk through them.
-  const buf = new Uint8Array(256 * 1024);
-  for (let n = await Deno.stdin.read(buf); n !== null; n = await Deno.stdin.read(buf)) {
-    splitter.push(buf.subarray(0, n));
-  }
-  splitter.end();
+  await readLines(Deno.stdin, splitter); // not `Deno.stdin.readable`: no web streams
   Deno.exit(0); // the core went away
 }
 

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { Reader } from "./binary.ts";
+import { Reader, WasmFormatError } from "./binary.ts";
 import { SECTION, skipLimits, skipValType, splitSections } from "./sections.ts";
 
 /** The limits of a memory, in 64 KiB pages. */
@@ -57,7 +57,7 @@ export function listImports(
     } else if (kind === 0x04) {
       r.u8();
       r.u32();
-    } else throw new Error(`unknown import kind ${kind}`);
+    } else throw new WasmFormatError(`unknown import kind ${kind}`);
     out.push(entry);
   }
   return out;

@@ -128,5 +128,3 @@ export function appendToVector(
   const n = r.u32();
   return w.u32(n + extra).bytes(body.subarray(r.pos)).bytes(more).view().slice();
 }
-
-export { WasmFormatError };
