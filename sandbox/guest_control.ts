@@ -95,16 +95,6 @@ function nextTurn(f: () => void): void {
   setImmediate(f);
 }
 
-const instrumented = new WeakSet<WebAssembly.Module>();
-
-/**
- * Records that `m` imports `sausage:preempt` (its loader reads that from the
- * module's bytes: `wasm/import_list.ts`), so its instances get the imports.
- */
-export function markInstrumented(m: WebAssembly.Module): void {
-  instrumented.add(m);
-}
-
 /** The scheduling state of one guest: its fuel, its kill switch, its memory limit. */
 export class GuestControl {
   /** Set once the guest was killed. */
@@ -220,6 +210,8 @@ export class GuestControl {
   instantiateCore(
     m: WebAssembly.Module,
     imports: Record<string, Record<string, unknown>> = {},
+    /** `m` imports `sausage:preempt` (its loader reads that from the bytes: `wasm/import_list.ts`). */
+    preemptible = false,
   ): { exports: Record<string, unknown> } {
     const linked: Record<string, Record<string, unknown>> = {};
     for (const [ns, values] of Object.entries(imports)) {
@@ -229,7 +221,7 @@ export class GuestControl {
       }
       linked[ns] = out;
     }
-    if (instrumented.has(m)) {
+    if (preemptible) {
       linked[PREEMPT_MODULE] = {
         [CHECK_IMPORT]: () => this.check(),
         [YIELD_IMPORT]: new OriginalSuspending(() => this.yield()),

@@ -20,7 +20,7 @@ import type { Mount } from "../vfs/mount.ts";
 import { type FsChannel, RemoteMount } from "./remote_mount.ts";
 import { CoreSymlinks } from "./core_symlinks.ts";
 import type { ExtraPreopen } from "./protocol.ts";
-import { type GuestControl, GuestKilled, markInstrumented } from "./guest_control.ts";
+import { type GuestControl, GuestKilled } from "./guest_control.ts";
 import { MEMORY_IMPORT, memoryImportOf, type MemoryLimits } from "../wasm/import_memory.ts";
 import { listImports } from "../wasm/import_list.ts";
 import { PREEMPT_MODULE } from "../wasm/preempt.ts";
@@ -41,8 +41,16 @@ type Glue = {
 interface Loaded {
   glue: Glue;
   modules: Map<string, WebAssembly.Module>;
-  /** The modules that import their memory (`wasm/import_memory.ts`), with its limits. */
-  memories: Map<WebAssembly.Module, MemoryLimits>;
+  /** What the instantiation of each core module needs, read once from its bytes. */
+  needs: Map<WebAssembly.Module, ModuleNeeds>;
+}
+
+/** What instantiating one core module needs beyond the glue's imports. */
+interface ModuleNeeds {
+  /** The limits of the memory it imports (`wasm/import_memory.ts`), if it does. */
+  memory?: MemoryLimits;
+  /** It imports `sausage:preempt` (`wasm/preempt.ts`). */
+  preemptible: boolean;
 }
 
 const loaded = new Map<string, Promise<Loaded>>();
@@ -50,19 +58,20 @@ const loaded = new Map<string, Promise<Loaded>>();
 async function load(dir: string): Promise<Loaded> {
   const glue = await import(`file://${dir}/plugin.js`) as Glue;
   const modules = new Map<string, WebAssembly.Module>();
-  const memories = new Map<WebAssembly.Module, MemoryLimits>();
+  const needs = new Map<WebAssembly.Module, ModuleNeeds>();
   for (const entry of Deno.readDirSync(dir)) {
     if (entry.name.endsWith(".wasm")) {
       const bytes = await Deno.readFile(`${dir}/${entry.name}`);
       const module = await WebAssembly.compile(bytes);
       modules.set(entry.name, module);
       const imports = listImports(bytes);
-      const limits = memoryImportOf(imports);
-      if (limits) memories.set(module, limits);
-      if (imports.some((i) => i.module === PREEMPT_MODULE)) markInstrumented(module);
+      needs.set(module, {
+        memory: memoryImportOf(imports),
+        preemptible: imports.some((i) => i.module === PREEMPT_MODULE),
+      });
     }
   }
-  return { glue, modules, memories };
+  return { glue, modules, needs };
 }
 
 const worlds = new Map<string, Mount>();
@@ -121,7 +130,7 @@ export async function runProcess(
     entry = load(dir);
     loaded.set(dir, entry);
   }
-  const { glue, modules, memories } = await entry;
+  const { glue, modules, needs } = await entry;
   const mount = new CoreSymlinks(diskMount(world), "world", io.fs);
   const extra = (command.preopens ?? []).map((p) => ({
     guestPath: p.guestPath,
@@ -162,12 +171,17 @@ export async function runProcess(
   let ended: Ended;
   /** The memories this process took from the pool: they go back once `run` has settled. */
   const taken: [WebAssembly.Memory, MemoryLimits][] = [];
-  const withMemory = (m: WebAssembly.Module, i: Record<string, Record<string, unknown>> = {}) => {
-    const limits = memories.get(m);
-    if (!limits) return i;
-    const memory = io.memories.take(limits);
-    taken.push([memory, limits]);
-    return { ...i, [MEMORY_IMPORT.module]: { [MEMORY_IMPORT.name]: memory } };
+  const instantiateCore = (
+    m: WebAssembly.Module,
+    imports: Record<string, Record<string, unknown>> = {},
+  ) => {
+    const need = needs.get(m);
+    if (need?.memory) {
+      const memory = io.memories.take(need.memory);
+      taken.push([memory, need.memory]);
+      imports = { ...imports, [MEMORY_IMPORT.module]: { [MEMORY_IMPORT.name]: memory } };
+    }
+    return io.control.instantiateCore(m, imports, need?.preemptible);
   };
   try {
     const control = io.control;
@@ -175,7 +189,7 @@ export async function runProcess(
       glue.instantiate(
         (name) => modules.get(name)!,
         imports,
-        (m, i) => control.instantiateCore(m, withMemory(m, i)),
+        instantiateCore,
       )
     );
     control.started();
