@@ -6,6 +6,8 @@
  * @module
  */
 
+import { readWorldText } from "./world_files.ts";
+
 import { DEFAULT_MEMORY_POOL_MIB } from "../sandbox/memory_pool.ts";
 
 /** The limits a host applies. */
@@ -63,13 +65,9 @@ const BOUNDS: Record<keyof Limits, [number, number]> = {
 /** Reads `config/limits.json` of a world; throws a one-line error that names the bad field. */
 export function readLimits(root: string): Limits {
   const limits = defaultLimits();
-  let text: string;
-  try {
-    text = Deno.readTextFileSync(`${root}/config/limits.json`);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return limits;
-    throw e;
-  }
+  // Confined to the world: a link that leads out of it is refused, never followed.
+  const text = readWorldText(root, "config/limits.json");
+  if (text === undefined) return limits;
   let json: unknown;
   try {
     json = JSON.parse(text);

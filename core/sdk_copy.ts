@@ -35,7 +35,7 @@ export class SdkCopy {
     const to = worldSdkDir(this.root);
     const from = this.from;
     if (from === null) return Promise.resolve(to);
-    this.copy ??= syncSdk(from, to, this.stamp).then((did) => {
+    this.copy ??= syncSdk(from, this.root, this.stamp).then((did) => {
       if (did === "copied") {
         this.journal.coreEvent("sdk-copied", { from, to: "/plugins/cargo/sdk" });
       }

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { readWorldText } from "./world_files.ts";
 import { HostError } from "../rpc/errors.ts";
 
 const NAME = /^[a-z0-9_-]{1,64}$/;
@@ -86,7 +87,7 @@ export class World {
       } catch { /* no source either */ }
       let failure = "";
       try {
-        failure = Deno.readTextFileSync(`${this.root}/state/core/build-failures/${name}.txt`);
+        failure = readWorldText(this.root, `state/core/build-failures/${name}.txt`) ?? "";
       } catch { /* it never failed at start */ }
       if (source && failure) {
         throw new HostError(
@@ -126,12 +127,13 @@ export class World {
 
   /** The calls of `config/boot.json` (an empty list without the file). */
   bootCalls(): { method: string; params: Record<string, unknown> }[] {
-    let text: string;
+    let text: string | undefined;
     try {
-      text = Deno.readTextFileSync(`${this.root}/config/boot.json`);
-    } catch {
-      return [];
+      text = readWorldText(this.root, "config/boot.json");
+    } catch (e) {
+      throw new Error(`config/boot.json: ${e instanceof Error ? e.message : e}`);
     }
+    if (text === undefined) return [];
     let calls: unknown;
     try {
       calls = JSON.parse(text);

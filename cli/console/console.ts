@@ -45,7 +45,7 @@ export class Console {
    * @param style colours
    */
   constructor(private host: ConsoleHost, private style: Style) {
-    this.history = new History(`${host.root}/state/console/history`);
+    this.history = new History(host.root);
     const source: CompletionSource = {
       plugins: () => host.plugins(),
       methods: (plugin) => this.methodsOf(plugin),
