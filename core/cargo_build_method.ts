@@ -23,7 +23,7 @@ import { ErrorCode, HostError } from "../rpc/errors.ts";
 import { stringParam } from "../rpc/params.ts";
 import { BuildError, buildPlugin } from "./cargo/cargo_build.ts";
 import { cargoTest, type CargoTestResult } from "./cargo/test_run.ts";
-import { detectToolchain } from "./cargo/toolchain.ts";
+import { BuildRefused, detectToolchain } from "./cargo/toolchain.ts";
 import { importWarnings } from "./cargo/unused_imports.ts";
 import { isCcFailure, NO_WASI_CC } from "./cargo/wasi_cc.ts";
 import type { NativeContext, NativeMethod } from "./native_process.ts";
@@ -122,7 +122,18 @@ export function cargoBuildMethod(deps: CargoBuildDeps): NativeMethod {
         `${plugin} has no source: cargo.build builds /plugins/${plugin}/source/ (no Cargo.toml there)`,
       );
     }
-    const sdkDir = await deps.sdk();
+    let sdkDir: string;
+    try {
+      sdkDir = await deps.sdk();
+    } catch (e) {
+      throw new HostError(
+        "build-failed",
+        `${plugin} was not built: the SDK could not be copied to /plugins/cargo/sdk: ${
+          e instanceof Error ? e.message : e
+        }`,
+        { step: "prepare", output: "" },
+      );
+    }
     const progress = (line: string) => {
       ctx.log(line);
       ctx.notify("progress", { line });
@@ -139,6 +150,9 @@ export function cargoBuildMethod(deps: CargoBuildDeps): NativeMethod {
       });
     } catch (e) {
       if (!(e instanceof BuildError) || ctx.signal.aborted) throw e;
+      if (e instanceof BuildRefused) {
+        throw await failure(`${plugin} was not built: ${e.message}`, { step: "prepare" }, e.output);
+      }
       throw await failure(
         `${plugin} was not built: its tests do not compile`,
         { step: "test" },

@@ -17,7 +17,7 @@ import { cacheDir } from "../paths.ts";
 import { sha256 } from "../file_hash.ts";
 import { relativeTo } from "../../vfs/confined_dir.ts";
 import { worldFolder } from "../world_files.ts";
-import { BuildError, type Toolchain } from "./toolchain.ts";
+import { BuildError, BuildRefused, type Toolchain } from "./toolchain.ts";
 import type { JailFolder } from "./build_jail.ts";
 
 /** What a build of one crate may use. */
@@ -57,8 +57,8 @@ function checked(root: string | undefined, path: string, what: string): JailFold
       } catch { /* missing: said below */ }
       if (!info) throw new BuildError(`${what} does not exist`, `${path}: not found`);
       if (info.isSymlink) {
-        throw new BuildError(
-          `${what} is a link: refused`,
+        throw new BuildRefused(
+          `${rel} is a link: refused`,
           `${rel} is a link; a build only reads real folders of the world (a link could lead ` +
             "to another part of the world or out of it). Make it a real folder.",
         );
@@ -67,8 +67,8 @@ function checked(root: string | undefined, path: string, what: string): JailFold
         const f = worldFolder(root, rel);
         return { path: f.path, identity: `${f.dev}:${f.ino}` };
       } catch (e) {
-        throw new BuildError(
-          `${what} is not a real folder of the world: refused`,
+        throw new BuildRefused(
+          `${rel} is not reached through real folders of the world: refused`,
           `${rel}: ${e instanceof Error ? e.message : e} (a folder on the way is a link?)`,
         );
       }

@@ -43,6 +43,14 @@ export class BuildError extends Error {
   }
 }
 
+/**
+ * A build refused before cargo ran, because a folder it would use is not a
+ * real folder of the world (a link); `message` says which.
+ */
+export class BuildRefused extends BuildError {
+  override name = "BuildRefused";
+}
+
 /** What every toolchain gives the build. */
 interface ToolchainBase {
   /** The cargo executable to run. */
