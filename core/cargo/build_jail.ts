@@ -165,11 +165,14 @@ function systemArgs(names: string[]): string[] {
  */
 function accountFiles(): { passwd: string; group: string } {
   const dir = `${cacheDir()}/toolchain/etc`;
-  let uid = 0, gid = 0;
+  let uid = 0;
   try {
     uid = Deno.uid() ?? 0;
-    gid = Deno.gid() ?? 0;
   } catch { /* no permission to ask: root's entries only */ }
+  let gid = uid; // the launcher may ask for the user id only
+  try {
+    gid = Deno.gid() ?? uid;
+  } catch { /* not permitted */ }
   const users = ["root:x:0:0:root:/tmp/home:/bin/sh"];
   const groups = ["root:x:0:"];
   if (uid !== 0) users.push(`builder:x:${uid}:${gid}:builder:/tmp/home:/bin/sh`);
