@@ -8,6 +8,8 @@
  * @module
  */
 
+import { readRegularText } from "./regular_file.ts";
+
 /** The plugin whose processes may get the token. */
 const AGENT_PLUGIN = "agent";
 
@@ -29,7 +31,7 @@ export function agentTokenEnv(
   if (plugin !== AGENT_PLUGIN) return [];
   let name: unknown;
   try {
-    name = JSON.parse(Deno.readTextFileSync(`${root}/config/agent.json`))?.token_env;
+    name = JSON.parse(readRegularText(`${root}/config/agent.json`) ?? "")?.token_env;
   } catch {
     return [];
   }

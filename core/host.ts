@@ -17,7 +17,7 @@ import { cacheDir } from "./paths.ts";
 import { ProcessTable } from "./process_table.ts";
 import { Router } from "./router.ts";
 import { SandboxPool } from "./sandbox_pool.ts";
-import { type Limits, readLimits } from "./limits.ts";
+import { type Limits, readLimitsChecked } from "./limits.ts";
 import { STOP_GRACE_MS, Supervisor } from "./supervisor.ts";
 import { World } from "./world.ts";
 import { MemMount } from "../vfs/mem_mount.ts";
@@ -74,7 +74,8 @@ export class Host {
   constructor(path: string, private opts: HostOptions = {}) {
     this.world = new World(path);
     this.worldMount = new DiskMount(this.world.root);
-    this.limits = readLimits(this.world.root);
+    const { limits, problems } = readLimitsChecked(this.world.root);
+    this.limits = limits;
     this.journal = new Journal(
       opts.journalPath ?? this.world.journalPath(),
       opts.report,
@@ -83,6 +84,11 @@ export class Host {
         maxAgeMs: this.limits.journal_days * 86_400_000,
       },
     );
+    // A bad limits file never stops the host: each problem is said once, and journaled.
+    for (const problem of problems) {
+      (opts.report ?? ((l: string) => console.error(l)))(`sausage: ${problem}`);
+      this.journal.coreEvent("limits-problem", { problem });
+    }
     const sdkDir = opts.sdkDir === undefined ? DEFAULT_SDK_DIR : opts.sdkDir;
     this.sdkCopy = new SdkCopy(
       this.world.root,

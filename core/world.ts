@@ -6,6 +6,7 @@
  */
 
 import { HostError } from "../rpc/errors.ts";
+import { readRegularText } from "./regular_file.ts";
 
 const NAME = /^[a-z0-9_-]{1,64}$/;
 
@@ -126,12 +127,13 @@ export class World {
 
   /** The calls of `config/boot.json` (an empty list without the file). */
   bootCalls(): { method: string; params: Record<string, unknown> }[] {
-    let text: string;
+    let text: string | null;
     try {
-      text = Deno.readTextFileSync(`${this.root}/config/boot.json`);
+      text = readRegularText(`${this.root}/config/boot.json`);
     } catch {
       return [];
     }
+    if (text === null) return [];
     let calls: unknown;
     try {
       calls = JSON.parse(text);
