@@ -107,6 +107,7 @@ export class Host {
         stallMs: this.limits.stall_ms,
         maxLine: this.limits.line_mib * 2 ** 20,
         memoryPool: this.limits.memory_pool_mib * 2 ** 20,
+        diskBytes: this.limits.disk_mib * 2 ** 20,
       },
       opts.sandboxes ?? this.limits.sandboxes,
     );
@@ -127,6 +128,7 @@ export class Host {
       docs: this.docs,
       graph: () => this.graph.files(),
       client: (plugin) => clients.client(plugin),
+      journal: () => this.journal.health.view(),
     });
     this.proc = new ProcMount(view);
     this.fs = new HostFs({

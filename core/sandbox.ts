@@ -34,6 +34,8 @@ export interface SandboxOptions {
    * ones (`memory_pool_mib`; default that field's default).
    */
   memoryPool?: number;
+  /** The world's disk bound (`disk_mib`), in bytes: guests' writes past it fail. None: unbounded. */
+  diskBytes?: number;
 }
 
 /** True inside a binary made by `deno compile`: its modules live in a virtual folder. */
@@ -73,6 +75,7 @@ function sandboxCommand(opts: SandboxOptions): [string, string[]] {
   ];
   args.push(`--max-line=${opts.maxLine}`);
   if (opts.memoryPool !== undefined) args.push(`--memory-pool=${opts.memoryPool}`);
+  if (opts.diskBytes !== undefined) args.push(`--disk-bytes=${opts.diskBytes}`);
   return SETPRIV
     ? [SETPRIV, ["--pdeathsig", "KILL", "--", Deno.execPath(), ...args]]
     : [Deno.execPath(), args];

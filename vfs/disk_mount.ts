@@ -51,6 +51,7 @@ import { toFsError } from "./errno.ts";
 import { inFolder, relativeTo, splitPath } from "./confined_dir.ts";
 import { SubMillis } from "./sub_millis.ts";
 import { DiskFile, toStat } from "./disk_file.ts";
+import type { DiskBudget } from "./disk_budget.ts";
 
 /** The folders of a world that guests may read but not change: the core's, and the owner's. */
 export const CORE_FOLDERS = ["state/core", "config"];
@@ -85,6 +86,8 @@ interface Resolved {
 export interface DiskMountOptions {
   /** Root-relative folders that guests may read but not change (default {@link CORE_FOLDERS}). */
   protect?: string[];
+  /** The disk bound that guests' writes count against (none: only the disk's own). */
+  budget?: DiskBudget;
 }
 
 /** A mount of a host folder; nothing outside it is reachable. */
@@ -92,6 +95,7 @@ export class DiskMount implements Mount {
   readonly writable = true;
   private root: string;
   private protect: string[];
+  private budget?: DiskBudget;
   /** The nanoseconds of times that guests set (the disk keeps milliseconds). */
   private subMillis = new SubMillis();
 
@@ -99,6 +103,7 @@ export class DiskMount implements Mount {
   constructor(root: string, opts: DiskMountOptions = {}) {
     this.root = Deno.realPathSync(root);
     this.protect = opts.protect ?? CORE_FOLDERS;
+    this.budget = opts.budget;
   }
 
   /** Fails with `read-only` when the root-relative `rel` is in a protected folder (or, with `above`, one of its parents). */
@@ -257,8 +262,11 @@ export class DiskMount implements Mount {
           file.close();
           throw new FsError("access", `${path} changed while it was opened`);
         }
-        if (opts.truncate) file.truncateSync(0);
-        return new DiskFile(file, this.subMillis);
+        if (opts.truncate) {
+          file.truncateSync(0);
+          this.budget?.shrink(seen.size);
+        }
+        return new DiskFile(file, this.subMillis, this.budget, opts.truncate ? 0 : seen.size);
       }
     });
   }
@@ -287,7 +295,10 @@ export class DiskMount implements Mount {
     this.run(() => {
       const r = this.resolve(path, false);
       if (r.info !== null) throw new FsError("exist");
-      this.atParent(r.host, (name) => Deno.mkdirSync(name));
+      this.atParent(r.host, (name) => {
+        this.budget?.folder();
+        Deno.mkdirSync(name);
+      });
     });
   }
 
@@ -308,8 +319,10 @@ export class DiskMount implements Mount {
       const r = this.existing(path, false);
       if (r.info.isDirectory) throw new FsError("is-directory");
       this.atParent(r.host, (name) => {
-        if (Deno.lstatSync(name).isDirectory) throw new FsError("is-directory");
+        const gone = Deno.lstatSync(name);
+        if (gone.isDirectory) throw new FsError("is-directory");
         Deno.removeSync(name);
+        if (gone.isFile && (gone.nlink ?? 1) <= 1) this.budget?.shrink(gone.size);
       });
     });
   }
