@@ -1,0 +1,326 @@
+/**
+ * Containment of the world's files (issue 24, items 4-6), each attack made
+ * as a guest makes it, with its own WASI file operations (`tests/plugins/fsprobe`),
+ * on a real host with real sandboxes:
+ *
+ * - a FIFO (a build may leave one) freezes nothing: the guest that opens it
+ *   gets an error at once, and the core's reads of it (`$/cat`,
+ *   `config/agent.json`, `config/limits.json`) do not block;
+ * - `disk_mib` gives guests `insufficient-space` before the world passes it;
+ * - a full disk leaves the host answering, the journal's failures counted
+ *   (not spun on) and its writes resumed when space returns;
+ * - `config/` is the owner's: a guest cannot raise its own limits; a bad
+ *   value is reported and the host starts with the default;
+ * - sandboxes read only their world's cache entries; world state is
+ *   owner-only; the runtime folder survives a squatter.
+ */
+
+import assert from "node:assert/strict";
+import { HostClient } from "../cli/client.ts";
+import { ControlServer } from "../core/control_server.ts";
+import { World } from "../core/world.ts";
+import { agentTokenEnv } from "../core/agent_token.ts";
+import { readLimitsChecked } from "../core/limits.ts";
+import { eventually, TestHost } from "./helpers/host.ts";
+import { builtTestPlugin } from "./helpers/plugins.ts";
+import { makeWorld } from "./helpers/world.ts";
+import { sausage } from "./helpers/cli.ts";
+
+const fsprobe = await builtTestPlugin("fsprobe");
+const opts = { sanitizeOps: false, sanitizeResources: false };
+
+/** One fsprobe operation's outcome: its value, or `{error, message}`. */
+type Outcome = { error?: string; message?: string } | unknown;
+
+/** Runs fsprobe operations in one guest process; returns one outcome each. */
+async function probe(h: TestHost, ...ops: Record<string, unknown>[]): Promise<Outcome[]> {
+  return await h.result<Outcome[]>("fsprobe.run", { ops });
+}
+
+/** The error kind of an outcome (null when it worked). */
+function errorOf(o: Outcome): string | null {
+  return (o as { error?: string })?.error ?? null;
+}
+
+/** Makes a FIFO at `path` (as a build's `mkfifo` would). */
+function mkfifo(path: string): void {
+  const out = new Deno.Command("mkfifo", { args: [path] }).outputSync();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  assert.ok(Deno.lstatSync(path).isFifo);
+}
+
+/** Rejects when `p` takes longer than `ms`: what must not block, doesn't. */
+async function within<T>(ms: number, what: string, p: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took over ${ms} ms: it blocked`)), ms);
+  });
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A test on a fresh host with fsprobe (and `files`), always closed. */
+function hostTest(
+  name: string,
+  fn: (h: TestHost) => Promise<void>,
+  files: Record<string, string> = {},
+): void {
+  Deno.test({ name, ...opts }, async () => {
+    const h = await TestHost.start({ plugins: { fsprobe }, files });
+    try {
+      await fn(h);
+    } finally {
+      await h.close();
+    }
+  });
+}
+
+// --- 4. FIFOs -------------------------------------------------------------
+
+hostTest(
+  "a guest that opens a FIFO gets not-permitted at once; its sandbox keeps answering",
+  async (h) => {
+    await Deno.mkdir(`${h.root}/data`);
+    mkfifo(`${h.root}/data/pipe`);
+    await Deno.writeTextFile(`${h.root}/data/plain.txt`, "plain");
+    const started = performance.now();
+    const r = await within(
+      3000,
+      "a guest opening a FIFO",
+      probe(
+        h,
+        { op: "read", path: "/data/pipe" },
+        { op: "write", path: "/data/pipe", text: "x" },
+        { op: "append", path: "/data/pipe", text: "x" },
+        { op: "truncate", path: "/data/pipe", len: 0 },
+        { op: "read", path: "/data/plain.txt" },
+      ),
+    );
+    const ms = performance.now() - started;
+    for (const o of r.slice(0, 4)) assert.equal(errorOf(o), "PermissionDenied", JSON.stringify(o));
+    assert.equal(r[4], "plain", "regular files still open");
+    assert.ok(ms < 3000, `answered in ${ms.toFixed(0)} ms`);
+    // Another call on the same sandbox answers (nothing waits on the FIFO).
+    assert.deepEqual(await probe(h, { op: "exists", path: "/data/pipe" }), [true]);
+  },
+);
+
+Deno.test({
+  name: "the core never blocks on a FIFO: $/cat, config/agent.json, config/limits.json",
+  ...opts,
+}, async () => {
+  const root = await makeWorld({ plugins: { fsprobe } });
+  await Deno.mkdir(`${root}/data`);
+  await Deno.mkdir(`${root}/config`, { recursive: true });
+  mkfifo(`${root}/data/pipe`);
+  mkfifo(`${root}/config/agent.json`);
+  mkfifo(`${root}/config/limits.json`);
+  // `agent.*` reads config/agent.json for its token: a FIFO there gives nothing, at once.
+  const t0 = performance.now();
+  assert.deepEqual(agentTokenEnv(root, "agent", () => "secret"), []);
+  const read = readLimitsChecked(root);
+  assert.ok(performance.now() - t0 < 1000);
+  assert.match(read.problems.join("\n"), /config\/limits\.json: cannot be read .*FIFO/);
+  assert.equal(read.limits.memory_mib, 256, "the defaults stand");
+  // A host starts on the world with the FIFOs in place, and serves it.
+  const h = await within(30_000, "a host start", TestHost.open(root));
+  const control = await ControlServer.start(h.host);
+  try {
+    const client = await HostClient.connect(new World(root));
+    assert.ok(client);
+    try {
+      await assert.rejects(
+        within(2000, "$/cat of a FIFO", client.request("$/cat", { path: "/data/pipe" })),
+        /not-permitted/,
+      );
+      await assert.rejects(
+        within(2000, "$/cat of a FIFO", client.request("$/cat", { path: "/config/agent.json" })),
+        /not-permitted/,
+      );
+      // The host's main thread is free: it still answers.
+      assert.ok(await within(2000, "$/ps", client.request("$/ps", {})));
+    } finally {
+      client.close();
+    }
+    const r = await probe(h, { op: "read", path: "/config/agent.json" });
+    assert.equal(errorOf(r[0]), "PermissionDenied");
+  } finally {
+    control.close();
+    await h.close();
+  }
+});
+
+// --- 4. disk_mib and a full disk -------------------------------------------
+
+/** The bytes of the regular files under `dir`. */
+function bytesUnder(dir: string): number {
+  let total = 0;
+  for (const e of Deno.readDirSync(dir)) {
+    const path = `${dir}/${e.name}`;
+    if (e.isDirectory) total += bytesUnder(path);
+    else if (e.isFile) total += Deno.lstatSync(path).size;
+  }
+  return total;
+}
+
+const MiB = 2 ** 20;
+
+hostTest(
+  "disk_mib: a guest's write that would pass the world's bound gets insufficient-space first",
+  async (h) => {
+    const r = await probe(
+      h,
+      { op: "mkdir", path: "/data" },
+      { op: "write", path: "/data/a.bin", text: "" },
+      { op: "write", path: "/data/b.bin", text: "" },
+      { op: "write", path: "/data/c.bin", text: "" },
+      // A sparse file counts whole: 8 MiB of the 16.
+      { op: "seek_write", path: "/data/a.bin", offset: 8 * MiB, text: "x" },
+      { op: "seek_write", path: "/data/b.bin", offset: 12 * MiB, text: "x" },
+      { op: "truncate", path: "/data/a.bin", len: 40 * MiB },
+      { op: "write", path: "/data/small.txt", text: "still fits" },
+      { op: "remove", path: "/data/a.bin" },
+      // What was deleted is given back.
+      { op: "seek_write", path: "/data/b.bin", offset: 12 * MiB, text: "x" },
+      { op: "seek_write", path: "/data/c.bin", offset: 6 * MiB, text: "x" },
+    );
+    const full = [5, 6, 10];
+    r.forEach((o, i) => {
+      if (full.includes(i)) {
+        assert.equal(errorOf(o), "StorageFull", `op ${i}: ${JSON.stringify(o)}`);
+      } else assert.equal(o, null, `op ${i}: ${JSON.stringify(o)}`);
+    });
+    const used = bytesUnder(h.root);
+    assert.ok(used <= 16 * MiB, `the world holds ${used} bytes, within its 16 MiB`);
+    assert.equal(Deno.statSync(`${h.root}/data/b.bin`).size, 12 * MiB + 1);
+  },
+  { "config/limits.json": JSON.stringify({ disk_mib: 16 }) },
+);
+
+/** Mounts a tmpfs of `mib` MiB; null when this machine does not let us (not root, no mount). */
+function smallDisk(mib: number): string | null {
+  const dir = Deno.makeTempDirSync({ prefix: "sausage-small-disk-" });
+  const out = new Deno.Command("mount", {
+    args: ["-t", "tmpfs", "-o", `size=${mib}m,mode=0700`, "tmpfs", dir],
+    stdout: "null",
+    stderr: "null",
+  }).outputSync();
+  if (out.code === 0) return dir;
+  Deno.removeSync(dir);
+  return null;
+}
+
+/** Unmounts and removes a folder of {@link smallDisk}. */
+function dropSmallDisk(dir: string): void {
+  new Deno.Command("umount", { args: ["-l", dir] }).outputSync();
+  Deno.removeSync(dir, { recursive: true });
+}
+
+/** Writes 256 KiB chunks to `path` until the disk is full; returns the bytes written. */
+function fill(path: string): number {
+  const f = Deno.openSync(path, { write: true, create: true });
+  const chunk = new Uint8Array(256 * 1024).fill(7);
+  let n = 0;
+  try {
+    for (;;) n += f.writeSync(chunk);
+  } catch (e) {
+    assert.match(String(e), /space|ENOSPC|full/i);
+  } finally {
+    f.close();
+  }
+  return n;
+}
+
+/** CPU time (user + system) this process used, in ms. */
+function cpuMs(): number {
+  const fields = Deno.readTextFileSync("/proc/self/stat").split(") ")[1].split(" ");
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return ticks * 10; // USER_HZ is 100 on Linux
+}
+
+Deno.test({
+  name:
+    "a full disk leaves the host answering; journal failures are counted, not spun on, and writes resume when space returns",
+  ...opts,
+  ignore: Deno.uid() !== 0,
+}, async () => {
+  const mnt = smallDisk(24);
+  if (!mnt) {
+    console.error("cannot mount a tmpfs here: the full-disk case was not run");
+    return;
+  }
+  const root = `${mnt}/world`;
+  try {
+    Deno.mkdirSync(`${root}/plugins/fsprobe`, { recursive: true });
+    Deno.copyFileSync(fsprobe, `${root}/plugins/fsprobe/plugin.wasm`);
+    const h = await TestHost.open(root);
+    const control = await ControlServer.start(h.host);
+    try {
+      await probe(h, { op: "eprint", text: "before the disk filled" });
+      const filled = fill(`${mnt}/filler`);
+      assert.ok(filled > 0);
+      // Guests keep logging: the journal cannot write them.
+      for (let i = 0; i < 5; i++) {
+        await probe(h, { op: "eprint", text: `while full ${i}` });
+      }
+      await eventually(() => h.host.journal.health.view().failing_since, "a journal failure");
+      // A burst of lines while full (once 1,000 waited, each line used to try a write).
+      const burst = Array.from({ length: 3000 }, (_, i) => ({ op: "eprint", text: `burst ${i}` }));
+      await within(10_000, "a burst of lines", probe(h, ...burst));
+      const cpu0 = cpuMs();
+      const t0 = performance.now();
+      // For three seconds: calls that need no write answer, $/hello and $/ps answer.
+      const client = await within(3000, "$/hello", HostClient.connect(new World(root)));
+      assert.ok(client, "the control socket answers $/hello");
+      try {
+        while (performance.now() - t0 < 3000) {
+          const r = await within(
+            3000,
+            "a read",
+            probe(h, { op: "read", path: "/proc/core/journal.json" }),
+          );
+          const view = JSON.parse(r[0] as string);
+          assert.ok(view.write_failures >= 1);
+          assert.ok(view.failing_since);
+          assert.ok(await within(3000, "$/ps", client.request("$/ps", {})));
+          await new Promise((r) => setTimeout(r, 200));
+        }
+        // A guest's write gets the disk's own insufficient-space.
+        const w = await probe(h, { op: "write", path: "/big.txt", text: "x".repeat(1 << 20) });
+        assert.equal(errorOf(w[0]), "StorageFull", JSON.stringify(w[0]));
+      } finally {
+        client.close();
+      }
+      const elapsed = performance.now() - t0;
+      const cpu = cpuMs() - cpu0;
+      const view = h.host.journal.health.view();
+      // Tries are paused (0.1 s doubling to 5 s): a handful, not one per entry or per 5 ms.
+      assert.ok(view.write_failures < 30, `${view.write_failures} failed writes in ${elapsed} ms`);
+      assert.ok(cpu < elapsed * 0.5, `${cpu} ms of CPU in ${elapsed.toFixed(0)} ms: not a spin`);
+      console.error(
+        `full disk: ${view.write_failures} failed journal writes, ${cpu} ms CPU in ${
+          elapsed.toFixed(0)
+        } ms`,
+      );
+      // Space returns: the journal writes what it kept.
+      Deno.removeSync(`${mnt}/filler`);
+      await eventually(
+        () => h.host.journal.health.view().failing_since === null,
+        "journal writes to resume",
+        15_000,
+      );
+      const lines = h.host.journal.query({ grep: "while full", limit: 100 })
+        .filter((e) => e.stream === "stderr").map((e) => e.line);
+      assert.equal(lines.length, 5, "the entries of the full disk were kept and written");
+      assert.ok(h.host.journal.query({ grep: "journal-writes-resumed" }).length === 1);
+    } finally {
+      control.close();
+      await h.host.shutdown(200);
+    }
+  } finally {
+    dropSmallDisk(mnt);
+  }
+});
