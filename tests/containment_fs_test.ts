@@ -324,3 +324,115 @@ Deno.test({
     dropSmallDisk(mnt);
   }
 });
+
+// --- 5. Limits belong to the owner ------------------------------------------
+
+hostTest(
+  "a guest cannot raise its own limits: config/ is read-only to guests, and a restart keeps the owner's",
+  async (h) => {
+    const owners = Deno.readTextFileSync(`${h.root}/config/limits.json`);
+    const raised = JSON.stringify({ memory_mib: 4096, stall_ms: 3_600_000 });
+    const r = await probe(
+      h,
+      { op: "write", path: "/config/limits.json", text: raised },
+      { op: "truncate", path: "/config/limits.json", len: 0 },
+      { op: "remove", path: "/config/limits.json" },
+      { op: "create_new", path: "/config/agent.json", text: "{}" },
+      { op: "mkdir", path: "/config/more" },
+      // Around it: a file made elsewhere and renamed in, the folder renamed away.
+      { op: "write", path: "/raised.json", text: raised },
+      { op: "rename", from: "/raised.json", to: "/config/limits.json" },
+      { op: "rename", from: "/config/limits.json", to: "/gone.json" },
+      { op: "rename", from: "/config", to: "/config-old" },
+      { op: "rmdir", path: "/config" },
+      { op: "read", path: "/config/limits.json" },
+    );
+    const allowed = [5, 10];
+    r.forEach((o, i) => {
+      if (allowed.includes(i)) return;
+      assert.equal(errorOf(o), "ReadOnlyFilesystem", `op ${i}: ${JSON.stringify(o)}`);
+    });
+    assert.equal(r[10], owners, "guests may read it");
+    assert.equal(Deno.readTextFileSync(`${h.root}/config/limits.json`), owners);
+    assert.deepEqual([...Deno.readDirSync(`${h.root}/config`)].map((e) => e.name), ["limits.json"]);
+    await h.host.shutdown(200);
+    const again = new (await import("../core/host.ts")).Host(h.root, { sandboxes: 1 });
+    try {
+      assert.equal(again.limits.memory_mib, 64, "the owner's limit after a restart");
+      assert.equal(again.limits.stall_ms, 10_000);
+    } finally {
+      await again.shutdown(200);
+    }
+  },
+  { "config/limits.json": JSON.stringify({ memory_mib: 64 }) },
+);
+
+Deno.test({
+  name:
+    "a bad config/limits.json is reported with the file, the key and the default; run and call work",
+  ...opts,
+}, async () => {
+  const root = await makeWorld({
+    plugins: { fsprobe },
+    files: {
+      "config/limits.json": JSON.stringify({
+        memory_mib: "lots",
+        stall_ms: 5,
+        frobs: 1,
+        processes: 50,
+      }),
+    },
+  });
+  try {
+    const read = readLimitsChecked(root);
+    assert.equal(read.limits.memory_mib, 256);
+    assert.equal(read.limits.stall_ms, 10_000);
+    assert.equal(read.limits.processes, 50, "the good keys apply");
+    const call = await sausage(
+      "call",
+      root,
+      "fsprobe.run",
+      JSON.stringify({ ops: [{ op: "read", path: "/config/limits.json" }] }),
+    );
+    assert.equal(call.code, 0, call.stderr);
+    assert.match(JSON.parse(call.stdout)[0], /lots/);
+    assert.match(
+      call.stderr,
+      /config\/limits\.json: "memory_mib" is "lots", not an integer from 1 to \d+; the default 256 is used/,
+    );
+    assert.match(call.stderr, /"stall_ms" is 5, .*the default 10000 is used/);
+    assert.match(call.stderr, /unknown key "frobs" ignored/);
+    // `run` starts too (headless), and answers a call through its socket.
+    const run = new Deno.Command(new URL("../sausage", import.meta.url).pathname, {
+      args: ["run", root, "--headless"],
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+    try {
+      await eventually(
+        async () => {
+          const c = await HostClient.connect(new World(root));
+          c?.close();
+          return c !== null;
+        },
+        "the host to start",
+        30_000,
+      );
+      const client = (await HostClient.connect(new World(root)))!;
+      try {
+        const r = await client.request("fsprobe.run", { ops: [{ op: "exists", path: "/" }] });
+        assert.deepEqual(r, [true]);
+      } finally {
+        client.close();
+      }
+    } finally {
+      run.kill("SIGTERM");
+      const err = new TextDecoder().decode((await run.output()).stderr);
+      assert.match(err, /"memory_mib" is "lots"/);
+    }
+    const logged = await sausage("log", root, "--json", "-n", "1000");
+    assert.match(logged.stdout, /limits-problem.*memory_mib/);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
