@@ -84,7 +84,7 @@ export class ControlServer {
     };
     const hostFile = host.world.hostFile();
     host.world.coreState();
-    Deno.writeTextFileSync(`${hostFile}.tmp`, JSON.stringify(file) + "\n");
+    Deno.writeTextFileSync(`${hostFile}.tmp`, JSON.stringify(file) + "\n", { mode: 0o600 });
     Deno.renameSync(`${hostFile}.tmp`, hostFile);
     return new ControlServer(host, listener, path);
   }

@@ -123,8 +123,25 @@ export interface JournalRecovery {
   error: string;
 }
 
+/**
+ * Makes the journal file owner-only (0600) before SQLite opens it: made so
+ * when missing, tightened when looser (SQLite gives its -wal and -shm files
+ * the mode of the database file).
+ */
+function ownerOnly(path: string): void {
+  if (path === ":memory:") return;
+  try {
+    Deno.openSync(path, { write: true, createNew: true, mode: 0o600 }).close();
+  } catch (e) {
+    if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+    const mode = Deno.statSync(path).mode ?? 0;
+    if ((mode & 0o077) !== 0) Deno.chmodSync(path, mode & 0o700);
+  }
+}
+
 /** Opens a journal database and checks that it can be read and written. */
 function openDatabase(path: string): DatabaseSync {
+  ownerOnly(path);
   const db = new DatabaseSync(path);
   try {
     db.exec(

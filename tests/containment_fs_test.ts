@@ -436,3 +436,45 @@ Deno.test({
     await Deno.remove(root, { recursive: true });
   }
 });
+
+// --- 6. Owner-only state, the runtime folder, the cache ----------------------
+
+/** The permission bits of a path. */
+const modeOf = (path: string) => (Deno.statSync(path).mode ?? 0) & 0o777;
+
+Deno.test({
+  name:
+    "world state is owner-only: a new world, state/, the journal and host.json (an old world's tightened)",
+  ...opts,
+}, async () => {
+  const parent = await Deno.makeTempDir({ prefix: "sausage-modes-" });
+  try {
+    const made = await sausage("new", `${parent}/w`);
+    assert.equal(made.code, 0, made.stderr);
+    assert.equal(modeOf(`${parent}/w`), 0o700, "sausage new makes the world owner-only");
+    // An older world: its state folders and journal readable by everyone.
+    const root = await makeWorld({ plugins: { fsprobe } });
+    await Deno.chmod(root, 0o755);
+    await Deno.mkdir(`${root}/state/core`, { recursive: true, mode: 0o755 });
+    await Deno.chmod(`${root}/state`, 0o755);
+    await Deno.chmod(`${root}/state/core`, 0o755);
+    await Deno.writeFile(`${root}/state/core/journal.sqlite`, new Uint8Array(), { mode: 0o644 });
+    await Deno.chmod(`${root}/state/core/journal.sqlite`, 0o644);
+    const h = await TestHost.open(root);
+    const control = await ControlServer.start(h.host);
+    try {
+      await probe(h, { op: "eprint", text: "a line for the journal" });
+      h.host.journal.flush();
+      assert.equal(modeOf(`${root}/state`), 0o700);
+      assert.equal(modeOf(`${root}/state/core`), 0o700);
+      assert.equal(modeOf(`${root}/state/core/journal.sqlite`), 0o600);
+      assert.equal(modeOf(`${root}/state/core/journal.sqlite-wal`), 0o600);
+      assert.equal(modeOf(`${root}/state/core/host.json`), 0o600);
+    } finally {
+      control.close();
+      await h.close();
+    }
+  } finally {
+    await Deno.remove(parent, { recursive: true });
+  }
+});
