@@ -21,6 +21,7 @@ import { ControlServer } from "../core/control_server.ts";
 import { World } from "../core/world.ts";
 import { agentTokenEnv } from "../core/agent_token.ts";
 import { readLimitsChecked } from "../core/limits.ts";
+import { cacheDir } from "../core/paths.ts";
 import { eventually, TestHost } from "./helpers/host.ts";
 import { builtTestPlugin } from "./helpers/plugins.ts";
 import { makeWorld } from "./helpers/world.ts";
@@ -476,5 +477,68 @@ Deno.test({
     }
   } finally {
     await Deno.remove(parent, { recursive: true });
+  }
+});
+
+Deno.test({
+  name:
+    "the runtime folder survives a squatter: host and clients pass over a folder another user made first",
+  ...opts,
+  ignore: Deno.uid() !== 0, // making a folder owned by another user needs root
+}, async () => {
+  const tmp = await Deno.makeTempDir({ prefix: "sausage-squat-" });
+  const root = await makeWorld({ plugins: { fsprobe } });
+  // Another user (uid 12345) made "our" folder first, open to all.
+  const squat = `${tmp}/sausage-${Deno.uid()}`;
+  await Deno.mkdir(squat, { mode: 0o777 });
+  await Deno.chmod(squat, 0o777);
+  await Deno.chown(squat, 12345, 12345);
+  await Deno.mkdir(`${tmp}/home`);
+  const env = {
+    TMPDIR: tmp,
+    HOME: `${tmp}/home`,
+    XDG_RUNTIME_DIR: "",
+    SAUSAGE_RUNTIME_DIR: "",
+    // The shared caches (a new HOME would start empty ones: a minute of compiling).
+    SAUSAGE_CACHE_DIR: cacheDir(),
+    DENO_DIR: Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`,
+  };
+  const launcher = new URL("../sausage", import.meta.url).pathname;
+  const run = new Deno.Command(launcher, {
+    args: ["run", root, "--headless"],
+    env,
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  try {
+    const ps = await eventually(
+      async () => {
+        const out = await new Deno.Command(launcher, { args: ["ps", root], env }).output();
+        return out.code === 0 && !new TextDecoder().decode(out.stderr).includes("no host runs") &&
+          out;
+      },
+      "a client to reach the host",
+      30_000,
+    );
+    assert.ok(ps);
+    const sockets = [...Deno.readDirSync(`${tmp}/home/.sausage/run`)].map((e) => e.name);
+    assert.ok(sockets.some((n) => n.endsWith(".sock")), "the socket is in the fallback folder");
+    assert.equal(modeOf(`${tmp}/home/.sausage/run`), 0o700);
+    assert.deepEqual([...Deno.readDirSync(squat)], [], "nothing went into the squatter's folder");
+    const call = await new Deno.Command(launcher, {
+      args: ["call", root, "fsprobe.run", '{"ops":[{"op":"exists","path":"/"}]}'],
+      env,
+    }).output();
+    assert.equal(
+      new TextDecoder().decode(call.stdout).trim(),
+      "[true]",
+      new TextDecoder().decode(call.stderr),
+    );
+  } finally {
+    run.kill("SIGTERM");
+    const err = new TextDecoder().decode((await run.output()).stderr);
+    assert.match(err, /sausage-0 belongs to another user \(uid 12345\).*\.sausage\/run instead/);
+    await Deno.remove(tmp, { recursive: true });
+    await Deno.remove(root, { recursive: true });
   }
 });
