@@ -10,6 +10,7 @@
 import type { Request } from "../rpc/message.ts";
 import type { Caller } from "./process.ts";
 import { ComponentCache } from "./component_cache.ts";
+import { WorldCacheView } from "./world_cache_view.ts";
 import { coreMethods } from "./core_api.ts";
 import { Journal } from "./journal.ts";
 import { lockMethods, LockTable } from "./locks.ts";
@@ -99,11 +100,16 @@ export class Host {
     );
     const cache = opts.cacheDir ?? cacheDir();
     const hashes = new FileHashes();
-    const components = new ComponentCache(cache, hashes, !opts.noPreemption);
+    // Sandboxes read only the cache entries this world loads (`world_cache_view.ts`).
+    const components = new WorldCacheView(
+      cache,
+      this.world.root,
+      new ComponentCache(cache, hashes, !opts.noPreemption),
+    );
     this.pool = opts.pool ?? new SandboxPool(
       {
         world: this.world.root,
-        cache,
+        cache: components.folder,
         stallMs: this.limits.stall_ms,
         maxLine: this.limits.line_mib * 2 ** 20,
         memoryPool: this.limits.memory_pool_mib * 2 ** 20,

@@ -18,7 +18,10 @@ import { carrierLineLimit, streamLines } from "../rpc/line_splitter.ts";
 export interface SandboxOptions {
   /** The world folder: the only folder a sandbox may write. */
   world: string;
-  /** The cache folder with transpiled components (read-only for sandboxes). */
+  /**
+   * The folder of transpiled components the sandbox may read (read-only): a
+   * host's is its world's view of the cache (`world_cache_view.ts`).
+   */
   cache: string;
   /**
    * More host folders that sandboxes may read and write: the ones a command

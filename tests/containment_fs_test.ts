@@ -22,6 +22,7 @@ import { World } from "../core/world.ts";
 import { agentTokenEnv } from "../core/agent_token.ts";
 import { readLimitsChecked } from "../core/limits.ts";
 import { cacheDir } from "../core/paths.ts";
+import { ComponentCache } from "../core/component_cache.ts";
 import { eventually, TestHost } from "./helpers/host.ts";
 import { builtTestPlugin } from "./helpers/plugins.ts";
 import { makeWorld } from "./helpers/world.ts";
@@ -540,5 +541,65 @@ Deno.test({
     assert.match(err, /sausage-0 belongs to another user \(uid 12345\).*\.sausage\/run instead/);
     await Deno.remove(tmp, { recursive: true });
     await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test({
+  name: "a sandbox reads only its world's cache entries, not another world's components",
+  ...opts,
+}, async () => {
+  const probeWasm = await builtTestPlugin("probe");
+  const a = await TestHost.start({ plugins: { fsprobe } });
+  const b = await TestHost.start({ plugins: { probe: probeWasm } });
+  try {
+    const t0 = performance.now();
+    assert.deepEqual(await probe(a, { op: "exists", path: "/" }), [true]);
+    const firstCallMs = performance.now() - t0;
+    assert.ok(await b.result("probe.echo", { x: 1 }));
+    const cmdline = (pid: number) =>
+      Deno.readTextFileSync(`/proc/${pid}/cmdline`).split("\0").filter((x) => x);
+    const sandboxPid = a.host.pool.sandboxes[0].osPid;
+    const args = cmdline(sandboxPid);
+    const allowRead = args.find((x) => x.startsWith("--allow-read="))!.slice(13).split(",");
+    assert.equal(allowRead.length, 2, allowRead.join(","));
+    assert.equal(allowRead[0], a.root);
+    assert.match(allowRead[1], /\/views\/[0-9a-f]{16}$/);
+    const bView = b.host.pool.sandboxes[0];
+    assert.ok(bView);
+    // Only the entry of A's one plugin is in A's view.
+    assert.equal([...Deno.readDirSync(allowRead[1])].length, 1);
+    // B's component, wherever it is in the cache, is outside what A's sandbox may read.
+    const bArgs = cmdline(b.host.pool.sandboxes[0].osPid);
+    const bEntryRoot = bArgs.find((x) => x.startsWith("--allow-read="))!.slice(13).split(",")[1];
+    const bEntry = `${bEntryRoot}/${[...Deno.readDirSync(bEntryRoot)][0].name}/plugin.js`;
+    const cacheEntry = `${(await new ComponentCache(cacheDir()).load(probeWasm)).dir}/plugin.js`;
+    const script = await Deno.makeTempFile({ suffix: ".ts" });
+    await Deno.writeTextFile(
+      script,
+      `try { Deno.readFileSync(Deno.args[0]); console.log("read") } catch (e) { console.log(e.name) }`,
+    );
+    /** What A's sandbox's permissions make of reading `target`. */
+    const withAsPermissions = async (target: string) => {
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "--no-config", `--allow-read=${allowRead.join(",")}`, script, target],
+      }).output();
+      return new TextDecoder().decode(out.stdout).trim();
+    };
+    try {
+      for (const target of [bEntry, cacheEntry]) {
+        assert.ok(Deno.statSync(target).isFile);
+        assert.equal(await withAsPermissions(target), "NotCapable", target);
+      }
+      const own = `${allowRead[1]}/${[...Deno.readDirSync(allowRead[1])][0].name}/plugin.js`;
+      assert.equal(await withAsPermissions(own), "read", "its own entry reads");
+    } finally {
+      await Deno.remove(script);
+    }
+    console.error(
+      `first call on a fresh host (linking its one entry): ${firstCallMs.toFixed(1)} ms`,
+    );
+  } finally {
+    await a.close();
+    await b.close();
   }
 });
