@@ -232,15 +232,16 @@ export class DiskMount implements Mount {
     return this.atParent(r.host, (name) => {
       for (let attempt = 0;; attempt++) {
         let file: Deno.FsFile;
-        const exists = (() => {
+        const found = (() => {
           try {
-            Deno.lstatSync(name);
-            return true;
+            return Deno.lstatSync(name);
           } catch {
-            return false;
+            return null;
           }
         })();
-        if (exists) regularOnly(Deno.lstatSync(name), path);
+        const exists = found !== null;
+        // A FIFO would block the open until a peer came.
+        if (found) regularOnly(found, path);
         try {
           file = exists
             ? Deno.openSync(name, { read: opts.read || !opts.write, write: opts.write })
