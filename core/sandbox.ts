@@ -78,7 +78,9 @@ function sandboxCommand(opts: SandboxOptions): [string, string[]] {
   ];
   args.push(`--max-line=${opts.maxLine}`);
   if (opts.memoryPool !== undefined) args.push(`--memory-pool=${opts.memoryPool}`);
-  if (opts.diskBytes !== undefined) args.push(`--disk-bytes=${opts.diskBytes}`);
+  if (opts.diskBytes !== undefined) {
+    args.push(`--disk-bytes=${opts.diskBytes}`, `--world=${opts.world}`);
+  }
   return SETPRIV
     ? [SETPRIV, ["--pdeathsig", "KILL", "--", Deno.execPath(), ...args]]
     : [Deno.execPath(), args];

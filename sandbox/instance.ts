@@ -80,9 +80,17 @@ const worlds = new Map<string, Mount>();
 /** The world's disk bound in bytes (`disk_mib`; `--disk-bytes` of the sandbox), if any. */
 let worldDiskBytes: number | undefined;
 
-/** Sets the disk bound of the world mounts made from now on (`vfs/disk_budget.ts`). */
-export function setWorldDiskBound(bytes: number | undefined): void {
+/**
+ * Sets the disk bound of the world mounts made from now on
+ * (`vfs/disk_budget.ts`); with the world's folder, makes its mount now and
+ * counts the world in the background, so no call waits for the count.
+ */
+export function setWorldDiskBound(bytes: number | undefined, world?: string): void {
   worldDiskBytes = bytes;
+  if (bytes === undefined || !world) return;
+  const budget = new DiskBudget(world, bytes);
+  worlds.set(world, new DiskMount(world, { budget }));
+  budget.prime().catch(() => {});
 }
 
 /** The disk mount of a host folder, made once per sandbox; a world's counts against its bound. */

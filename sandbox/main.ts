@@ -99,6 +99,7 @@ const memories = new MemoryPool(bytesArg("memory-pool", DEFAULT_MEMORY_POOL_MIB 
 
 setWorldDiskBound(
   Deno.args.some((a) => a.startsWith("--disk-bytes=")) ? bytesArg("disk-bytes", 0) : undefined,
+  Deno.args.find((a) => a.startsWith("--world="))?.slice("--world=".length),
 );
 
 async function main(): Promise<void> {

@@ -4,8 +4,9 @@
  * it, before the disk itself fills.
  *
  * Counting is cheap and approximate. Each sandbox keeps its own count: the
- * world is walked (every regular file's size, every folder's) at its first
- * write that grows the world, then the growth its own processes cause is
+ * world is walked (every regular file's size, every folder's) in the
+ * background when the sandbox starts (or at its first write that grows the
+ * world, if that comes first), then the growth its own processes cause is
  * added (a write past a file's end, a truncate that lengthens, a new folder)
  * and what they delete is taken off. The world is walked again after each
  * 1/16 of the bound that this sandbox added, and before refusing a write
@@ -48,6 +49,22 @@ function walk(dir: string): number {
   return total;
 }
 
+/** Sums the sizes under `dir` like {@link walk}, without holding the thread (for a start). */
+async function walkAsync(dir: string): Promise<number> {
+  let total = 0;
+  try {
+    for await (const e of Deno.readDir(dir)) {
+      const path = `${dir}/${e.name}`;
+      if (e.isDirectory) {
+        total += FOLDER_BYTES + await walkAsync(path);
+      } else if (e.isFile) {
+        total += await Deno.lstat(path).then((i) => i.size, () => 0);
+      }
+    }
+  } catch { /* gone, or not ours to read */ }
+  return total;
+}
+
 /** The disk bound of one world folder, as one sandbox counts it. */
 export class DiskBudget {
   /** Bytes the world holds, as last counted plus the growth since; -1 before the first walk. */
@@ -68,6 +85,21 @@ export class DiskBudget {
   count(): number {
     if (this.used < 0) this.walk();
     return this.used;
+  }
+
+  /**
+   * Counts the world in the background (a sandbox's start), so that the
+   * first write that grows it does not wait for a walk; a write before it
+   * ends walks at once, as without it.
+   */
+  prime(): Promise<void> {
+    const started = Date.now();
+    return walkAsync(this.root).then((n) => {
+      if (this.used >= 0) return; // a write walked first
+      this.used = n;
+      this.grownSinceWalk = 0;
+      this.lastWalk = started;
+    });
   }
 
   private walk(): void {

@@ -37,3 +37,16 @@ Deno.test("a disk budget counts again before refusing, so space freed by others 
     Deno.removeSync(root, { recursive: true });
   }
 });
+
+Deno.test("a disk budget primed at a sandbox's start has its count before the first write", async () => {
+  const root = Deno.makeTempDirSync();
+  try {
+    Deno.writeFileSync(`${root}/a`, new Uint8Array(500));
+    const budget = new DiskBudget(root, 10_000);
+    await budget.prime();
+    Deno.writeFileSync(`${root}/b`, new Uint8Array(700)); // not seen until the next walk
+    assert.equal(budget.count(), 500, "the primed count, no walk at the first use");
+  } finally {
+    Deno.removeSync(root, { recursive: true });
+  }
+});
