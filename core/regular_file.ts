@@ -1,12 +1,17 @@
 /**
  * Reads a small file the core needs (a world's `config/*.json`) without ever
  * waiting on it: only a regular file is opened (a FIFO, socket or device
- * that a build left in its place is refused before the open, which would
- * otherwise block the host's main thread until a writer came), and the file
- * opened is checked to be the one `stat` saw.
+ * that a build left in its place is opened without waiting and refused,
+ * where a plain open would block the host's main thread until a writer
+ * came).
+ *
+ * Node's `fs` is used for its open flags (Deno's `open` has no
+ * `O_NONBLOCK`); the host loads Node compatibility anyway (`node:sqlite`).
  *
  * @module
  */
+
+import fs from "node:fs";
 
 /** Thrown for a path that exists but is not a regular file. */
 export class NotRegularFile extends Error {
@@ -18,11 +23,11 @@ export class NotRegularFile extends Error {
 }
 
 /** What `info` is, in words, when it is not a regular file. */
-function kindOf(info: Deno.FileInfo): string {
-  if (info.isDirectory) return "a folder";
-  if (info.isFifo) return "a FIFO";
-  if (info.isSocket) return "a socket";
-  if (info.isCharDevice || info.isBlockDevice) return "a device";
+function kindOf(info: fs.Stats): string {
+  if (info.isDirectory()) return "a folder";
+  if (info.isFIFO()) return "a FIFO";
+  if (info.isSocket()) return "a socket";
+  if (info.isCharacterDevice() || info.isBlockDevice()) return "a device";
   return "a special file";
 }
 
@@ -30,32 +35,33 @@ function kindOf(info: Deno.FileInfo): string {
  * The text of the regular file at `path`; null when it does not exist.
  * Throws {@link NotRegularFile} for anything else at that name (a link is
  * followed; where it may lead is the confined reads' concern), and the OS
- * error otherwise.
+ * error otherwise. The open is non-blocking (`O_NONBLOCK`: a FIFO opens at
+ * once instead of waiting for a writer) and what it opened is checked with
+ * `fstat`, so a FIFO swapped in after any check cannot block either.
  */
 export function readRegularText(path: string): string | null {
-  let named: Deno.FileInfo;
+  let fd: number;
   try {
-    named = Deno.statSync(path);
+    fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return null;
+    if ((e as { code?: string }).code === "ENOENT") return null;
     throw e;
   }
-  if (!named.isFile) throw new NotRegularFile(path, kindOf(named));
-  const file = Deno.openSync(path, { read: true });
   try {
-    const seen = file.statSync();
-    if (!seen.isFile || seen.ino !== named.ino || seen.dev !== named.dev) {
-      throw new NotRegularFile(path, "a file that changed while it was opened");
+    const info = fs.fstatSync(fd);
+    if (!info.isFile()) throw new NotRegularFile(path, kindOf(info));
+    const chunks: Uint8Array[] = [];
+    for (;;) {
+      const buf = new Uint8Array(Math.max(4096, Math.min(info.size + 1, 1 << 20)));
+      const n = fs.readSync(fd, buf, 0, buf.length, null);
+      if (n <= 0) break;
+      chunks.push(buf.subarray(0, n));
     }
-    const out = new Uint8Array(seen.size);
-    let n = 0;
-    while (n < out.length) {
-      const got = file.readSync(out.subarray(n));
-      if (got === null || got === 0) break;
-      n += got;
-    }
-    return new TextDecoder().decode(out.subarray(0, n));
+    const out = new Uint8Array(chunks.reduce((a, c) => a + c.length, 0));
+    let at = 0;
+    for (const c of chunks) (out.set(c, at), at += c.length);
+    return new TextDecoder().decode(out);
   } finally {
-    file.close();
+    fs.closeSync(fd);
   }
 }

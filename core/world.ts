@@ -6,7 +6,6 @@
  */
 
 import { HostError } from "../rpc/errors.ts";
-import { readRegularText } from "./regular_file.ts";
 
 const NAME = /^[a-z0-9_-]{1,64}$/;
 
@@ -131,13 +130,16 @@ export class World {
 
   /** The calls of `config/boot.json` (an empty list without the file). */
   bootCalls(): { method: string; params: Record<string, unknown> }[] {
-    let text: string | null;
+    let text: string;
     try {
-      text = readRegularText(`${this.root}/config/boot.json`);
+      const path = `${this.root}/config/boot.json`;
+      // Only a regular file: a FIFO there would block the host's start (clients load this
+      // module, so no Node `fs` and its O_NONBLOCK here; core/regular_file.ts has them).
+      if (!Deno.statSync(path).isFile) return [];
+      text = Deno.readTextFileSync(path);
     } catch {
       return [];
     }
-    if (text === null) return [];
     let calls: unknown;
     try {
       calls = JSON.parse(text);
