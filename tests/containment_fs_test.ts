@@ -114,7 +114,8 @@ Deno.test({
   name: "the core never blocks on a FIFO: $/cat, config/agent.json, config/limits.json",
   ...opts,
 }, async () => {
-  const root = await makeWorld({ plugins: { fsprobe } });
+  // fsprobe also as `agent`: the host reads config/agent.json before each of its processes.
+  const root = await makeWorld({ plugins: { fsprobe, agent: fsprobe } });
   await Deno.mkdir(`${root}/data`);
   await Deno.mkdir(`${root}/config`, { recursive: true });
   mkfifo(`${root}/data/pipe`);
@@ -149,6 +150,13 @@ Deno.test({
     }
     const r = await probe(h, { op: "read", path: "/config/agent.json" });
     assert.equal(errorOf(r[0]), "PermissionDenied");
+    // An `agent.*` call with a FIFO at config/agent.json: answered, nothing waits on it.
+    const agent = await within(
+      5000,
+      "an agent.* call",
+      h.result<Outcome[]>("agent.run", { ops: [{ op: "exists", path: "/config/agent.json" }] }),
+    );
+    assert.deepEqual(agent, [true]);
   } finally {
     control.close();
     await h.close();
