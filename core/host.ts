@@ -10,6 +10,7 @@
 import type { Request } from "../rpc/message.ts";
 import type { Caller } from "./process.ts";
 import { ComponentCache } from "./component_cache.ts";
+import { WorldCacheView } from "./world_cache_view.ts";
 import { coreMethods } from "./core_api.ts";
 import { Journal } from "./journal.ts";
 import { lockMethods, LockTable } from "./locks.ts";
@@ -17,7 +18,7 @@ import { cacheDir } from "./paths.ts";
 import { ProcessTable } from "./process_table.ts";
 import { Router } from "./router.ts";
 import { SandboxPool } from "./sandbox_pool.ts";
-import { type Limits, readLimits } from "./limits.ts";
+import { type Limits, readLimitsChecked } from "./limits.ts";
 import { STOP_GRACE_MS, Supervisor } from "./supervisor.ts";
 import { World } from "./world.ts";
 import { MemMount } from "../vfs/mem_mount.ts";
@@ -74,7 +75,8 @@ export class Host {
   constructor(path: string, private opts: HostOptions = {}) {
     this.world = new World(path);
     this.worldMount = new DiskMount(this.world.root);
-    this.limits = readLimits(this.world.root);
+    const { limits, problems } = readLimitsChecked(this.world.root);
+    this.limits = limits;
     this.journal = new Journal(
       opts.journalPath ?? this.world.journalPath(),
       opts.report,
@@ -83,6 +85,11 @@ export class Host {
         maxAgeMs: this.limits.journal_days * 86_400_000,
       },
     );
+    // A bad limits file never stops the host: each problem is said once, and journaled.
+    for (const problem of problems) {
+      (opts.report ?? ((l: string) => console.error(l)))(`sausage: ${problem}`);
+      this.journal.coreEvent("limits-problem", { problem });
+    }
     const sdkDir = opts.sdkDir === undefined ? DEFAULT_SDK_DIR : opts.sdkDir;
     this.sdkCopy = new SdkCopy(
       this.world.root,
@@ -93,14 +100,20 @@ export class Host {
     );
     const cache = opts.cacheDir ?? cacheDir();
     const hashes = new FileHashes();
-    const components = new ComponentCache(cache, hashes, !opts.noPreemption);
+    // Sandboxes read only the cache entries this world loads (`world_cache_view.ts`).
+    const components = new WorldCacheView(
+      cache,
+      this.world.root,
+      new ComponentCache(cache, hashes, !opts.noPreemption),
+    );
     this.pool = opts.pool ?? new SandboxPool(
       {
         world: this.world.root,
-        cache,
+        cache: components.folder,
         stallMs: this.limits.stall_ms,
         maxLine: this.limits.line_mib * 2 ** 20,
         memoryPool: this.limits.memory_pool_mib * 2 ** 20,
+        diskBytes: this.limits.disk_mib * 2 ** 20,
       },
       opts.sandboxes ?? this.limits.sandboxes,
     );
@@ -121,6 +134,7 @@ export class Host {
       docs: this.docs,
       graph: () => this.graph.files(),
       client: (plugin) => clients.client(plugin),
+      journal: () => this.journal.health.view(),
     });
     this.proc = new ProcMount(view);
     this.fs = new HostFs({

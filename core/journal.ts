@@ -11,6 +11,7 @@
 
 import { DatabaseSync, type SQLOutputValue, type StatementSync } from "node:sqlite";
 import { uuidFloor, uuidv7 } from "./uuid.ts";
+import { JournalHealth } from "./journal_health.ts";
 
 /** The stream an entry came from. */
 export type Stream = "stdout" | "stderr" | "core";
@@ -122,8 +123,25 @@ export interface JournalRecovery {
   error: string;
 }
 
+/**
+ * Makes the journal file owner-only (0600) before SQLite opens it: made so
+ * when missing, tightened when looser (SQLite gives its -wal and -shm files
+ * the mode of the database file).
+ */
+function ownerOnly(path: string): void {
+  if (path === ":memory:") return;
+  try {
+    Deno.openSync(path, { write: true, createNew: true, mode: 0o600 }).close();
+  } catch (e) {
+    if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+    const mode = Deno.statSync(path).mode ?? 0;
+    if ((mode & 0o077) !== 0) Deno.chmodSync(path, mode & 0o700);
+  }
+}
+
 /** Opens a journal database and checks that it can be read and written. */
 function openDatabase(path: string): DatabaseSync {
+  ownerOnly(path);
   const db = new DatabaseSync(path);
   try {
     db.exec(
@@ -184,6 +202,10 @@ export class Journal {
   private lastAgeCheck = 0;
   /** Set when the file could not be used and was replaced by a new one. */
   recovered: JournalRecovery | null = null;
+  /** How writes go: a full disk pauses them, counted, instead of a loop of retries. */
+  readonly health: JournalHealth;
+  /** The file was moved aside but no new one could be made: made at the next try. */
+  private reopen = false;
 
   /**
    * Opens (and creates) the journal file. A file SQLite cannot use (damaged,
@@ -197,6 +219,7 @@ export class Journal {
     private report: (line: string) => void = (l) => console.error(l),
     private bounds: JournalBounds = UNBOUNDED,
   ) {
+    this.health = new JournalHealth(report);
     try {
       this.use(openDatabase(path));
     } catch (e) {
@@ -295,39 +318,60 @@ export class Journal {
   append(pid: string, plugin: string, stream: Stream, line: string): Entry {
     const entry = this.entry(pid, plugin, stream, line);
     this.pending.push(entry);
-    if (this.pending.length >= 1000) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), 5);
+    if (this.pending.length >= 1000 && this.health.due()) this.flush();
+    else if (this.pending.length > 1000) this.pending = this.health.bound(this.pending);
+    this.timer ??= setTimeout(() => this.flush(), Math.max(5, this.health.wait()));
     return entry;
   }
 
   /**
    * Writes every pending entry in one transaction. When the file turns out
    * to be damaged, it is replaced (see the constructor) and the entries go
-   * to the new one; other errors are reported and the entries kept for the
-   * next flush.
+   * to the new one; other errors (a full disk) are counted (`health`) and the
+   * entries kept for the next try, which waits a growing pause.
    */
-  flush(): void {
+  flush(force = false): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.pending.length === 0) return;
+    if (!force && !this.health.due()) {
+      this.timer = setTimeout(() => this.flush(), this.health.wait());
+      return;
+    }
     const batch = this.pending;
     this.pending = [];
     for (let attempt = 0;; attempt++) {
       try {
+        if (this.reopen) {
+          this.use(openDatabase(this.path));
+          this.reopen = false;
+        }
         this.write(batch);
+        const streak = this.health.succeeded();
+        if (streak) this.coreEvent("journal-writes-resumed", { ...streak });
         this.pruneWhenDue();
         return;
-      } catch (e) {
+      } catch (first) {
+        let e = first;
         if (attempt === 0 && this.path !== ":memory:" && isDamaged(e)) {
           try {
             this.db.close();
           } catch { /* already unusable */ }
-          this.replace(e);
-          batch.unshift(...this.pending.splice(0));
-          continue;
+          try {
+            this.replace(e);
+          } catch (again) {
+            // No room for a new file either: opened again at the next try.
+            this.reopen = true;
+            e = again;
+          }
+          if (!this.reopen) {
+            batch.unshift(...this.pending.splice(0));
+            continue;
+          }
         }
-        this.pending.unshift(...batch);
-        this.report(`sausage: journal write failed: ${e instanceof Error ? e.message : e}`);
+        this.pending = this.health.bound([...batch, ...this.pending]);
+        this.health.failed(e);
+        this.timer = setTimeout(() => this.flush(), this.health.wait());
         return;
       }
     }
@@ -363,9 +407,11 @@ export class Journal {
     }
   }
 
-  /** Flushes and closes the file. */
+  /** Flushes (one last try, even while writes fail) and closes the file. */
   close(): void {
-    this.flush();
+    this.flush(true);
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
     this.db.close();
   }
 }

@@ -1,14 +1,16 @@
 /**
  * The limits of a world (`config/limits.json`, documented in PROTOCOL.md):
  * what keeps one plugin from taking the host down. Every field is optional;
- * a missing file means the defaults.
+ * a missing file means the defaults. The file is the owner's (guests cannot
+ * write `config/`). A bad file never stops the host: each problem (the file,
+ * the key, what is wrong and the default used instead) is reported and the
+ * rest of the file applies.
  *
  * @module
  */
 
-import { readWorldText } from "./world_files.ts";
-
 import { DEFAULT_MEMORY_POOL_MIB } from "../sandbox/memory_pool.ts";
+import { readWorldText } from "./world_files.ts";
 
 /** The limits a host applies. */
 export interface Limits {
@@ -33,6 +35,12 @@ export interface Limits {
    * (default 64; 0 keeps none): a reused memory spares a process its page faults.
    */
   memory_pool_mib: number;
+  /**
+   * The most bytes the world folder may hold, in MiB (default 8192): a guest
+   * write that would pass it fails with `insufficient-space` (counted as
+   * `vfs/disk_budget.ts` says).
+   */
+  disk_mib: number;
 }
 
 /** The defaults, for a machine like the one the host runs on. */
@@ -47,6 +55,7 @@ export function defaultLimits(): Limits {
     journal_days: 30,
     log_lines_per_second: 1000,
     memory_pool_mib: DEFAULT_MEMORY_POOL_MIB,
+    disk_mib: 8192,
   };
 }
 
@@ -60,34 +69,77 @@ const BOUNDS: Record<keyof Limits, [number, number]> = {
   journal_days: [1, 36_500],
   log_lines_per_second: [1, 1_000_000],
   memory_pool_mib: [0, 65_536],
+  disk_mib: [1, 1 << 30],
 };
 
-/** Reads `config/limits.json` of a world; throws a one-line error that names the bad field. */
-export function readLimits(root: string): Limits {
+/** The file, relative to the world. */
+const FILE = "config/limits.json";
+
+/** The limits of a world, and what was wrong with its file (one line each; empty when nothing). */
+export interface ReadLimits {
+  limits: Limits;
+  problems: string[];
+}
+
+/**
+ * Reads `config/limits.json` of a world. Never throws for what the file
+ * holds: an unreadable file, bad JSON, an unknown key or a value out of its
+ * bounds each give a problem line (file, key, what is wrong, the default
+ * used), and the defaults stand for what was bad.
+ */
+export function readLimitsChecked(root: string): ReadLimits {
   const limits = defaultLimits();
-  // Confined to the world: a link that leads out of it is refused, never followed.
-  const text = readWorldText(root, "config/limits.json");
-  if (text === undefined) return limits;
+  const defaults = defaultLimits();
+  const problems: string[] = [];
+  const allDefaults = (why: string) => {
+    problems.push(`${FILE}: ${why}; every limit has its default`);
+    return { limits, problems };
+  };
+  let text: string | undefined;
+  try {
+    // Confined to the world (a link that leads out is refused, never followed), and only a
+    // regular file, opened without waiting (a FIFO cannot block the host).
+    text = readWorldText(root, FILE);
+  } catch (e) {
+    return allDefaults(`cannot be read (${e instanceof Error ? e.message : e})`);
+  }
+  if (text === undefined) return { limits, problems };
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (e) {
-    throw new Error(`config/limits.json is not valid JSON: ${(e as Error).message}`);
+    return allDefaults(`is not valid JSON (${(e as Error).message})`);
   }
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
-    throw new Error("config/limits.json must be an object");
+    return allDefaults("must be an object");
   }
   for (const [key, value] of Object.entries(json)) {
-    if (!(key in BOUNDS)) {
-      throw new Error(
-        `config/limits.json: unknown field "${key}" (known: ${Object.keys(BOUNDS).join(", ")})`,
+    if (!Object.hasOwn(BOUNDS, key)) {
+      problems.push(
+        `${FILE}: unknown key "${key}" ignored (known: ${Object.keys(BOUNDS).join(", ")})`,
       );
+      continue;
     }
-    const [min, max] = BOUNDS[key as keyof Limits];
+    const k = key as keyof Limits;
+    const [min, max] = BOUNDS[k];
     if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
-      throw new Error(`config/limits.json: "${key}" must be an integer from ${min} to ${max}`);
+      problems.push(
+        `${FILE}: "${key}" is ${JSON.stringify(value)}, not an integer from ${min} to ${max}; ` +
+          `the default ${defaults[k]} is used`,
+      );
+      continue;
     }
-    limits[key as keyof Limits] = value;
+    limits[k] = value;
   }
+  return { limits, problems };
+}
+
+/** The limits of `config/limits.json`; problems go to `report` (stderr by default). */
+export function readLimits(
+  root: string,
+  report: (line: string) => void = (l) => console.error(`sausage: ${l}`),
+): Limits {
+  const { limits, problems } = readLimitsChecked(root);
+  for (const p of problems) report(p);
   return limits;
 }

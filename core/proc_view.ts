@@ -25,6 +25,8 @@ export interface ProcViewDeps {
   graph(): Promise<{ json: unknown; dot: string }>;
   /** `client.rs` of a plugin. */
   client(plugin: string): Promise<string>;
+  /** `journal.json`: how the journal's writes go (failures on a full disk). */
+  journal?(): unknown;
 }
 
 /** The `ProcSource` of a host. */
@@ -49,6 +51,9 @@ export class ProcView implements ProcSource {
       "graph.json": async () => JSON.stringify((await this.deps.graph()).json, null, 2) + "\n",
       "graph.dot": async () => (await this.deps.graph()).dot,
       "locks.json": () => JSON.stringify(this.deps.locks.snapshot(), null, 2) + "\n",
+      ...this.deps.journal
+        ? { "journal.json": () => JSON.stringify(this.deps.journal!(), null, 2) + "\n" }
+        : {},
     };
   }
   plugins(): string[] {

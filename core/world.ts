@@ -43,16 +43,20 @@ export class World {
   }
 
   /**
-   * `state/core/`, created on demand. It and `state/` must be real folders of
-   * the world: a link there would send the core's writes elsewhere.
+   * `state/core/`, created on demand, owner-only (0700, like `state/`). It and
+   * `state/` must be real folders of the world: a link there would send the
+   * core's writes elsewhere.
    */
   coreState(): string {
     const dir = `${this.root}/state/core`;
-    Deno.mkdirSync(dir, { recursive: true });
+    Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
     for (const d of [`${this.root}/state`, dir]) {
-      if (!Deno.lstatSync(d).isDirectory) {
+      const info = Deno.lstatSync(d);
+      if (!info.isDirectory) {
         throw new Error(`${d} must be a folder of the world, not a link: move it away`);
       }
+      // Owner-only: the journal holds every call's params (an older world's folders are tightened).
+      if (((info.mode ?? 0) & 0o077) !== 0) Deno.chmodSync(d, (info.mode ?? 0o700) & 0o700);
     }
     return dir;
   }

@@ -24,10 +24,25 @@
 import { inFolder, relativeTo, splitPath } from "../vfs/confined_dir.ts";
 import { HostError } from "../rpc/errors.ts";
 import { FsError } from "../vfs/mount.ts";
+import { NotRegularFile, readRegularBytes } from "./regular_file.ts";
 
 /** Thrown when a world path leads outside the world. */
 function outside(what: string): HostError {
   return new HostError("invalid-params", `${what} leads outside the world: refused`);
+}
+
+/** Thrown when a world path names a FIFO, socket, device or folder where a file is expected. */
+function notRegular(what: string, info?: Deno.FileInfo): HostError {
+  const kind = !info
+    ? "not a regular file"
+    : info.isDirectory
+    ? "a folder, not a regular file"
+    : info.isFifo
+    ? "a FIFO, not a regular file"
+    : info.isSocket
+    ? "a socket, not a regular file"
+    : "a device or special file, not a regular file";
+  return new HostError("invalid-params", `${what} is ${kind}: refused`);
 }
 
 /**
@@ -55,21 +70,15 @@ export function readWorldFile(root: string, path: string, what = path): Uint8Arr
   try {
     return inFolder(root, dir, () => {
       const named = Deno.lstatSync(name);
-      if (!named.isFile) throw outside(what);
-      const file = Deno.openSync(name, { read: true });
+      if (named.isSymlink) throw outside(what);
+      if (!named.isFile) throw notRegular(what, named);
+      // Opened without waiting and checked by inode: a FIFO swapped in after the lstat
+      // cannot block the host, and no other file is read.
       try {
-        const seen = file.statSync();
-        if (seen.ino !== named.ino || seen.dev !== named.dev) throw outside(what);
-        const out = new Uint8Array(seen.size);
-        let n = 0;
-        while (n < out.length) {
-          const got = file.readSync(out.subarray(n));
-          if (got === null || got === 0) break;
-          n += got;
-        }
-        return out.subarray(0, n);
-      } finally {
-        file.close();
+        return readRegularBytes(name, { dev: named.dev, ino: named.ino });
+      } catch (e) {
+        if (e instanceof NotRegularFile) throw new HostError("invalid-params", e.message);
+        throw e;
       }
     });
   } catch (e) {

@@ -15,6 +15,7 @@ import { pollInterface } from "./wasi/poll.ts";
 import { randomInterfaces } from "./wasi/random.ts";
 import { networkInterfaces } from "./wasi/network.ts";
 import { ProcessResources } from "./wasi/resources.ts";
+import { DiskBudget } from "../vfs/disk_budget.ts";
 import { DiskMount } from "../vfs/disk_mount.ts";
 import type { Mount } from "../vfs/mount.ts";
 import { type FsChannel, RemoteMount } from "./remote_mount.ts";
@@ -76,11 +77,30 @@ async function load(dir: string): Promise<Loaded> {
 
 const worlds = new Map<string, Mount>();
 
-/** The disk mount of a host folder, made once per sandbox. */
-function diskMount(hostPath: string): Mount {
+/** The world's disk bound in bytes (`disk_mib`; `--disk-bytes` of the sandbox), if any. */
+let worldDiskBytes: number | undefined;
+
+/**
+ * Sets the disk bound of the world mounts made from now on
+ * (`vfs/disk_budget.ts`); with the world's folder, makes its mount now and
+ * counts the world in the background, so no call waits for the count.
+ */
+export function setWorldDiskBound(bytes: number | undefined, world?: string): void {
+  worldDiskBytes = bytes;
+  if (bytes === undefined || !world) return;
+  const budget = new DiskBudget(world, bytes);
+  worlds.set(world, new DiskMount(world, { budget }));
+  budget.prime().catch(() => {});
+}
+
+/** The disk mount of a host folder, made once per sandbox; a world's counts against its bound. */
+function diskMount(hostPath: string, world = false): Mount {
   let mount = worlds.get(hostPath);
   if (!mount) {
-    mount = new DiskMount(hostPath);
+    const budget = world && worldDiskBytes !== undefined
+      ? new DiskBudget(hostPath, worldDiskBytes)
+      : undefined;
+    mount = new DiskMount(hostPath, { budget });
     worlds.set(hostPath, mount);
   }
   return mount;
@@ -131,7 +151,7 @@ export async function runProcess(
     loaded.set(dir, entry);
   }
   const { glue, modules, needs } = await entry;
-  const mount = new CoreSymlinks(diskMount(world), "world", io.fs);
+  const mount = new CoreSymlinks(diskMount(world, true), "world", io.fs);
   const extra = (command.preopens ?? []).map((p) => ({
     guestPath: p.guestPath,
     mount: new CoreSymlinks(diskMount(p.hostPath), `preopen:${p.guestPath}`, io.fs),

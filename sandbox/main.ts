@@ -9,7 +9,7 @@
  */
 
 import type { FromSandbox, RunMessage, ToSandbox } from "./protocol.ts";
-import { runProcess } from "./instance.ts";
+import { runProcess, setWorldDiskBound } from "./instance.ts";
 import { ByteQueue } from "./wasi/pipes.ts";
 import { FsChannel } from "./remote_mount.ts";
 import { GuestControl } from "./guest_control.ts";
@@ -96,6 +96,11 @@ function bytesArg(name: string, fallback: number): number {
 
 /** The memories finished processes leave for the next ones (`memory_pool_mib`). */
 const memories = new MemoryPool(bytesArg("memory-pool", DEFAULT_MEMORY_POOL_MIB * 2 ** 20));
+
+setWorldDiskBound(
+  Deno.args.some((a) => a.startsWith("--disk-bytes=")) ? bytesArg("disk-bytes", 0) : undefined,
+  Deno.args.find((a) => a.startsWith("--world="))?.slice("--world=".length),
+);
 
 async function main(): Promise<void> {
   send({ op: "ready" });
