@@ -31,7 +31,7 @@ export async function importCommand(args: string[]): Promise<number> {
   if (problem) throw new UsageError(problem);
   const dir = `${world.pluginDir(consumer)}/source/imports`;
   const file = `${dir}/${provider}.json`;
-  const doc = await withWorld(world, printProgress, async (send) => {
+  const doc = await withWorld(world, "import", printProgress, async (send) => {
     const response = await send(`${provider}.rpc.discover`, {});
     if (response.error) {
       console.error(errorText(response.error));
