@@ -117,6 +117,7 @@ export class Host {
           memoryPool: this.limits.memory_pool_mib * 2 ** 20,
         },
         opts.sandboxes ?? this.limits.sandboxes,
+        (event, fields) => this.journal.coreEvent(event, fields),
       );
       this.docs = new PluginDocs(
         this.world,
