@@ -95,6 +95,7 @@ export class Host {
         {
           maxBytes: this.limits.journal_mib * 2 ** 20,
           maxAgeMs: this.limits.journal_days * 86_400_000,
+          maxEntryBytes: this.limits.journal_entry_kib * 1024,
         },
       );
       const sdkDir = opts.sdkDir === undefined ? DEFAULT_SDK_DIR : opts.sdkDir;
