@@ -15,7 +15,7 @@ const mcpprobe = await builtTestPlugin("mcpprobe");
 const opts = { sanitizeOps: false, sanitizeResources: false };
 
 /** A raw stdio session with `sausage mcp`: lines out, answers by id. */
-async function session(world: string) {
+function session(world: string) {
   const child = new Deno.Command(launcher, {
     args: ["mcp", world],
     stdin: "piped",
@@ -48,7 +48,7 @@ Deno.test({
   ...opts,
 }, async () => {
   const world = await makeWorld({ plugins: { mcpprobe } });
-  const s = await session(world);
+  const s = session(world);
   try {
     await s.send(JSON.stringify({
       jsonrpc: "2.0",
