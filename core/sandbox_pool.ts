@@ -72,6 +72,13 @@ export class SandboxPool {
     return this.existing.size;
   }
 
+  /** How many sandboxes in the pool can take processes. */
+  private serving(): number {
+    let n = 0;
+    for (const sb of this.live) if (!sb.hasEnded) n++;
+    return n;
+  }
+
   /** Waits until one more sandbox may start without passing the bound. */
   private async slot(): Promise<void> {
     while (this.existing.size >= this.bound && !this.closed) {
@@ -96,7 +103,7 @@ export class SandboxPool {
 
   private adopt(sb: Sandbox): void {
     if (this.closed) return sb.kill("the host is shutting down");
-    if (this.live.length >= this.size) {
+    if (this.serving() >= this.size) {
       // One too many (a replacement raced a warm-up): it serves as the spare, or goes.
       if (!this.spare) this.spare = Promise.resolve(sb);
       else sb.kill("the pool is full");
@@ -136,7 +143,8 @@ export class SandboxPool {
   private refill(reason: string): Promise<void> {
     this.refilling ??= (async () => {
       try {
-        while (!this.closed && this.live.length < this.size) {
+        // Sandboxes being killed still count until they exit (`slot`), but serve no more.
+        while (!this.closed && this.serving() < this.size) {
           const waited = await this.token();
           if (this.closed) break;
           const next = this.spare ?? this.startOne();
