@@ -3,7 +3,8 @@
  * result as JSON on stdout (exit 0), or the error on stderr (exit 1): as text
  * on a terminal (a compiler's output, a refusal), else (or with `--json`) as
  * the error object. Uses the
- * running host of the world, or a transient host for this one call. A
+ * running host of the world, or a transient host for this one call
+ * (`reach_host.ts`: under the world's lock, serving the others meanwhile). A
  * transient host never builds: a plugin without `plugin.wasm` answers -32001
  * with how to build it (building runs the plugin's build scripts, which is
  * `sausage run`'s or `cargo.build`'s job, in the build sandbox).
@@ -15,7 +16,7 @@
 import { openWorld } from "./world_arg.ts";
 import { isObject, type Message, type Response } from "../rpc/message.ts";
 import { parseArgs, UsageError } from "./args.ts";
-import { HostClient } from "./client.ts";
+import { reachHost, release } from "./reach_host.ts";
 import { formatJson } from "./output.ts";
 import { errorText, noteText } from "./error_text.ts";
 
@@ -51,21 +52,22 @@ export async function call(args: string[]): Promise<number> {
   const params = parseParams(paramsText);
   const world = openWorld(path);
   let response: Response;
-  const client = await HostClient.connect(world);
-  if (client) {
-    client.onNotify = notified;
-    response = await client.send(method, params);
-    client.close();
+  const reached = await reachHost(world, {
+    command: "sausage call",
+    host: { sandboxes: 1 },
+    report: (line) => console.error(line),
+  });
+  if (reached.client) {
+    reached.client.onNotify = notified;
+    response = await reached.client.send(method, params);
   } else {
     // Loaded only here: a call to a running host does not load the host's modules.
-    const { Host } = await import("../core/host.ts");
     const { LocalCaller } = await import("../core/local_caller.ts");
-    const host = new Host(world.root, { sandboxes: 1 });
     const caller = new LocalCaller("console", notified);
-    response = await caller.call(host.router, method, params) as Response;
+    response = await caller.call(reached.host.router, method, params) as Response;
     caller.hasEnded = true;
-    await host.shutdown();
   }
+  await release(reached);
   if (response.error) {
     // On a terminal the error as text (a compiler's output, a refusal); else its JSON object.
     const people = !flags.has("--json") && Deno.stderr.isTerminal();

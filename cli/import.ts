@@ -32,7 +32,7 @@ export async function importCommand(args: string[]): Promise<number> {
   if (problem) throw new UsageError(problem);
   // Written confined to the world: a link a guest left on the way is refused or replaced.
   const file = `plugins/${consumer}/source/imports/${provider}.json`;
-  const doc = await withWorld(world, printProgress, async (send) => {
+  const doc = await withWorld(world, "import", printProgress, async (send) => {
     const response = await send(`${provider}.rpc.discover`, {});
     if (response.error) {
       console.error(errorText(response.error));

@@ -12,6 +12,7 @@
 import { DatabaseSync, type SQLOutputValue, type StatementSync } from "node:sqlite";
 import { uuidFloor, uuidv7 } from "./uuid.ts";
 import { JournalHealth } from "./journal_health.ts";
+import { boundEntry } from "./journal_entry.ts";
 
 /** The stream an entry came from. */
 export type Stream = "stdout" | "stderr" | "core";
@@ -180,6 +181,25 @@ export interface JournalBounds {
   maxBytes: number;
   /** Entries older than this (ms) are dropped. */
   maxAgeMs: number;
+  /**
+   * The most bytes of one entry's line (`journal_entry_kib`): a longer one is
+   * kept as a prefix with its full length (`journal_entry.ts`). Default 64 KiB.
+   */
+  maxEntryBytes?: number;
+}
+
+/** The default bound of one entry (`journal_entry_kib`). */
+export const DEFAULT_ENTRY_BYTES = 64 * 1024;
+
+/** The window of a coalesced event (`coalescedEvent`): one entry with a count per window. */
+export const COALESCE_MS = 1000;
+
+/** A coalesced event's current window. */
+interface Window {
+  event: string;
+  count: number;
+  fields: Record<string, unknown>;
+  timer: ReturnType<typeof setTimeout>;
 }
 
 /** No bounds (an in-memory journal, tests of other things). */
@@ -206,6 +226,9 @@ export class Journal {
   readonly health: JournalHealth;
   /** The file was moved aside but no new one could be made: made at the next try. */
   private reopen = false;
+  private readonly maxEntryBytes: number;
+  /** The open windows of coalesced events, by key. */
+  private windows = new Map<string, Window>();
 
   /**
    * Opens (and creates) the journal file. A file SQLite cannot use (damaged,
@@ -220,6 +243,7 @@ export class Journal {
     private bounds: JournalBounds = UNBOUNDED,
   ) {
     this.health = new JournalHealth(report);
+    this.maxEntryBytes = bounds.maxEntryBytes ?? DEFAULT_ENTRY_BYTES;
     try {
       this.use(openDatabase(path));
     } catch (e) {
@@ -314,9 +338,56 @@ export class Journal {
     return this.append("core", "core", "core", JSON.stringify({ event, ...fields }));
   }
 
-  /** Appends an entry; it reaches the file within a few milliseconds. */
+  /**
+   * Journals an event that may repeat fast (a refused spawn of a process
+   * bomb): the first at once with `count: 1`, then at most one entry per
+   * {@link COALESCE_MS} for the same `key`, with `count` (how many there were
+   * in that window) and the fields of the last one.
+   */
+  coalescedEvent(event: string, key: string, fields: Record<string, unknown>): void {
+    const open = this.windows.get(key);
+    if (open) {
+      open.count++;
+      open.fields = fields;
+      return;
+    }
+    this.coreEvent(event, { ...fields, count: 1 });
+    this.openWindow(event, key, fields);
+  }
+
+  private openWindow(event: string, key: string, fields: Record<string, unknown>): void {
+    const w: Window = {
+      event,
+      count: 0,
+      fields,
+      timer: setTimeout(() => {
+        this.windows.delete(key);
+        if (w.count === 0) return;
+        this.coreEvent(event, { ...w.fields, count: w.count, window_ms: COALESCE_MS });
+        this.openWindow(event, key, w.fields); // still repeating: count on
+      }, COALESCE_MS),
+    };
+    Deno.unrefTimer(w.timer);
+    this.windows.set(key, w);
+  }
+
+  /** Writes the counts of the open windows (at close). */
+  private closeWindows(): void {
+    for (const [key, w] of this.windows) {
+      clearTimeout(w.timer);
+      this.windows.delete(key);
+      if (w.count) {
+        this.coreEvent(w.event, { ...w.fields, count: w.count, window_ms: COALESCE_MS });
+      }
+    }
+  }
+
+  /**
+   * Appends an entry (a line over `maxEntryBytes` kept as a prefix with its
+   * length: `journal_entry.ts`); it reaches the file within a few milliseconds.
+   */
   append(pid: string, plugin: string, stream: Stream, line: string): Entry {
-    const entry = this.entry(pid, plugin, stream, line);
+    const entry = this.entry(pid, plugin, stream, boundEntry(stream, line, this.maxEntryBytes));
     this.pending.push(entry);
     if (this.pending.length >= 1000 && this.health.due()) this.flush();
     else if (this.pending.length > 1000) this.pending = this.health.bound(this.pending);
@@ -412,6 +483,8 @@ export class Journal {
     this.flush(true);
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
+    this.closeWindows();
+    this.flush();
     this.db.close();
   }
 }

@@ -28,6 +28,8 @@ export interface Limits {
   journal_mib: number;
   /** Journal entries older than this many days are dropped (default 30). */
   journal_days: number;
+  /** One journal entry's most size, in KiB (default 64): a longer line is kept as a prefix. */
+  journal_entry_kib: number;
   /** Lines a second one process may add to the journal (default 1000, bursts of 10x). */
   log_lines_per_second: number;
   /**
@@ -53,6 +55,7 @@ export function defaultLimits(): Limits {
     line_mib: 16,
     journal_mib: 1024,
     journal_days: 30,
+    journal_entry_kib: 64,
     log_lines_per_second: 1000,
     memory_pool_mib: DEFAULT_MEMORY_POOL_MIB,
     disk_mib: 8192,
@@ -67,6 +70,7 @@ const BOUNDS: Record<keyof Limits, [number, number]> = {
   line_mib: [1, 1024],
   journal_mib: [1, 1_048_576],
   journal_days: [1, 36_500],
+  journal_entry_kib: [1, 1_048_576],
   log_lines_per_second: [1, 1_000_000],
   memory_pool_mib: [0, 65_536],
   disk_mib: [1, 1 << 30],

@@ -137,7 +137,7 @@ export class Supervisor {
     // The parts of each collaborator it uses: the host passes the real
     // ones, unit tests fakes.
     private world: Pick<World, "root" | "pluginWasm">,
-    private journal: Pick<Journal, "append" | "coreEvent">,
+    private journal: Pick<Journal, "append" | "coreEvent" | "coalescedEvent">,
     private table: ProcessTable,
     private pool: GuestPlacer,
     private cache: Pick<ComponentCache, "load">,
@@ -151,7 +151,9 @@ export class Supervisor {
     if (this.table.size < this.limits.processes) return;
     const message = `${method} was not started: the world has ${this.table.size} live processes, ` +
       `its limit ("processes" in config/limits.json)`;
-    this.journal.coreEvent("limit", { limit: "processes", method, caller: caller.name });
+    // A process bomb's refusals: one entry per window with their count.
+    const fields = { limit: "processes", method, caller: caller.name };
+    this.journal.coalescedEvent("limit", "limit:processes", fields);
     throw new HostError("limit-reached", message, {
       limit: "processes",
       value: this.limits.processes,
