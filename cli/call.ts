@@ -17,6 +17,7 @@ import { isObject, type Message, type Response } from "../rpc/message.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { HostClient } from "./client.ts";
 import { formatJson } from "./output.ts";
+import { parseExact } from "../rpc/exact_json.ts";
 import { errorText, noteText } from "./error_text.ts";
 
 /** Usage of `call`. */
@@ -27,7 +28,7 @@ export function parseParams(text: string | undefined): Record<string, unknown> {
   if (text === undefined) return {};
   let v: unknown;
   try {
-    v = JSON.parse(text);
+    v = parseExact(text); // integers beyond 2^53 kept exactly
   } catch (e) {
     throw new UsageError(`params are not valid JSON: ${(e as Error).message}`);
   }

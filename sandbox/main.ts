@@ -13,6 +13,7 @@ import { runProcess } from "./instance.ts";
 import { ByteQueue } from "./wasi/pipes.ts";
 import { FsChannel } from "./remote_mount.ts";
 import { GuestControl } from "./guest_control.ts";
+import { parseExact } from "../rpc/exact_json.ts";
 import { DEFAULT_MEMORY_POOL_MIB, MemoryPool } from "./memory_pool.ts";
 import {
   carrierLineLimit,
@@ -102,7 +103,7 @@ async function main(): Promise<void> {
   const max = carrierLineLimit(bytesArg("max-line", DEFAULT_MAX_LINE) || DEFAULT_MAX_LINE);
   const splitter = new LineSplitter(max, {
     line: (line) => {
-      if (line) handle(JSON.parse(line) as ToSandbox);
+      if (line) handle(parseExact(line) as ToSandbox); // a message's big integers kept exactly
     },
     tooLong: (seen) => {
       throw new Error(`the core sent a line of over ${seen} bytes (limit ${max})`);
