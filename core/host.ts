@@ -94,6 +94,7 @@ export class Host {
     const cache = opts.cacheDir ?? cacheDir();
     const hashes = new FileHashes();
     const components = new ComponentCache(cache, hashes, !opts.noPreemption);
+    const sandboxes = opts.sandboxes ?? this.limits.sandboxes;
     this.pool = opts.pool ?? new SandboxPool(
       {
         world: this.world.root,
@@ -101,8 +102,10 @@ export class Host {
         stallMs: this.limits.stall_ms,
         maxLine: this.limits.line_mib * 2 ** 20,
         memoryPool: this.limits.memory_pool_mib * 2 ** 20,
+        // Each sandbox bounds its own processes' grows: no message per grow (PROTOCOL 4.9).
+        memoryShare: Math.floor(this.limits.world_memory_mib * 2 ** 20 / sandboxes),
       },
-      opts.sandboxes ?? this.limits.sandboxes,
+      sandboxes,
     );
     this.docs = new PluginDocs(
       this.world,
@@ -121,6 +124,7 @@ export class Host {
       docs: this.docs,
       graph: () => this.graph.files(),
       client: (plugin) => clients.client(plugin),
+      failing: () => this.supervisor.failing.snapshot(),
     });
     this.proc = new ProcMount(view);
     this.fs = new HostFs({

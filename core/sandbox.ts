@@ -34,6 +34,8 @@ export interface SandboxOptions {
    * ones (`memory_pool_mib`; default that field's default).
    */
   memoryPool?: number;
+  /** The bytes this sandbox's processes may grow by together: its share of `world_memory_mib` (default: no bound). */
+  memoryShare?: number;
 }
 
 /** True inside a binary made by `deno compile`: its modules live in a virtual folder. */
@@ -73,6 +75,7 @@ function sandboxCommand(opts: SandboxOptions): [string, string[]] {
   ];
   args.push(`--max-line=${opts.maxLine}`);
   if (opts.memoryPool !== undefined) args.push(`--memory-pool=${opts.memoryPool}`);
+  if (opts.memoryShare !== undefined) args.push(`--memory-share=${opts.memoryShare}`);
   return SETPRIV
     ? [SETPRIV, ["--pdeathsig", "KILL", "--", Deno.execPath(), ...args]]
     : [Deno.execPath(), args];
