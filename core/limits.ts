@@ -67,10 +67,14 @@ export function defaultLimits(): Limits {
   };
 }
 
-/** Half the machine's memory, in MiB (4096 when it cannot be read). */
+/**
+ * Half the machine's memory, in MiB (4096 when it cannot be read): from
+ * `/proc/meminfo`, which needs no `--allow-sys` (the launcher grants only `uid`).
+ */
 function defaultWorldMemoryMib(): number {
   try {
-    return Math.max(64, Math.floor(Deno.systemMemoryInfo().total / 2 ** 21));
+    const kib = Number(/^MemTotal:\s+(\d+) kB/m.exec(Deno.readTextFileSync("/proc/meminfo"))?.[1]);
+    return kib > 0 ? Math.max(64, Math.floor(kib / 2048)) : 4096;
   } catch {
     return 4096;
   }
