@@ -47,6 +47,8 @@ export function coreMethods(deps: CoreApiDeps): Map<string, CoreMethod> {
     const inner = params.params ?? {};
     if (!isObject(inner)) throw new HostError("invalid-params", `"params" must be an object`);
     const detach = optionalParam(params, "detach", "boolean") ?? false;
+    // The call's time limit (PROTOCOL 4.9), checked against the owner's bound before it starts.
+    const timeoutMs = deps.supervisor.timeLimit(optionalParam(params, "timeout_ms", "number"));
     const { target, name } = splitMethod(method);
     if (target === "core") {
       throw new HostError(
@@ -89,6 +91,7 @@ export function coreMethods(deps: CoreApiDeps): Map<string, CoreMethod> {
           caller: relay,
           callerId: id,
           detached: detach,
+          timeoutMs,
         })
         .catch(reject);
     });

@@ -121,6 +121,7 @@ export class Host {
         this.world.root,
         new ComponentCache(cache, hashes, !opts.noPreemption),
       );
+      const sandboxes = opts.sandboxes ?? this.limits.sandboxes;
       this.pool = opts.pool ?? new SandboxPool(
         {
           world: this.world.root,
@@ -129,8 +130,10 @@ export class Host {
           maxLine: this.limits.line_mib * 2 ** 20,
           memoryPool: this.limits.memory_pool_mib * 2 ** 20,
           diskBytes: this.limits.disk_mib * 2 ** 20,
+          // Each sandbox bounds its own processes' grows: no message per grow (PROTOCOL 4.9).
+          memoryShare: Math.floor(this.limits.world_memory_mib * 2 ** 20 / sandboxes),
         },
-        opts.sandboxes ?? this.limits.sandboxes,
+        sandboxes,
         (event, fields) => this.journal.coreEvent(event, fields),
       );
       this.docs = new PluginDocs(
@@ -151,6 +154,7 @@ export class Host {
         graph: () => this.graph.files(),
         client: (plugin) => clients.client(plugin),
         journal: () => this.journal.health.view(),
+        failing: () => this.supervisor.failing.snapshot(),
       });
       this.proc = new ProcMount(view);
       this.fs = new HostFs({

@@ -43,6 +43,20 @@ export interface Limits {
    * `vfs/disk_budget.ts` says).
    */
   disk_mib: number;
+  /**
+   * The most memory all live processes of the world may grow to together, in
+   * MiB (default: half the machine's memory). Each sandbox has an equal share;
+   * a grow past it fails and the call gets -32004.
+   */
+  world_memory_mib: number;
+  /** How long a call may run before its answer, in ms, unless its caller asks otherwise (default 60,000). */
+  call_timeout_ms: number;
+  /** The longest time limit a caller may ask for (`timeout_ms` of `core.call`), in ms (default 3,600,000). */
+  call_timeout_max_ms: number;
+  /** After this many calls in a row that end without an answer, a plugin is reported failing (default 20). */
+  failing_calls: number;
+  /** A failing plugin's new calls are refused (-32004) for this long, in ms (default 0: only reported). */
+  failing_hold_ms: number;
 }
 
 /** The defaults, for a machine like the one the host runs on. */
@@ -59,7 +73,25 @@ export function defaultLimits(): Limits {
     log_lines_per_second: 1000,
     memory_pool_mib: DEFAULT_MEMORY_POOL_MIB,
     disk_mib: 8192,
+    world_memory_mib: defaultWorldMemoryMib(),
+    call_timeout_ms: 60_000,
+    call_timeout_max_ms: 3_600_000,
+    failing_calls: 20,
+    failing_hold_ms: 0,
   };
+}
+
+/**
+ * Half the machine's memory, in MiB (4096 when it cannot be read): from
+ * `/proc/meminfo`, which needs no `--allow-sys` (the launcher grants only `uid`).
+ */
+function defaultWorldMemoryMib(): number {
+  try {
+    const kib = Number(/^MemTotal:\s+(\d+) kB/m.exec(Deno.readTextFileSync("/proc/meminfo"))?.[1]);
+    return kib > 0 ? Math.max(64, Math.floor(kib / 2048)) : 4096;
+  } catch {
+    return 4096;
+  }
 }
 
 const BOUNDS: Record<keyof Limits, [number, number]> = {
@@ -74,6 +106,11 @@ const BOUNDS: Record<keyof Limits, [number, number]> = {
   log_lines_per_second: [1, 1_000_000],
   memory_pool_mib: [0, 65_536],
   disk_mib: [1, 1 << 30],
+  world_memory_mib: [16, 16_777_216],
+  call_timeout_ms: [10, 86_400_000],
+  call_timeout_max_ms: [10, 86_400_000],
+  failing_calls: [1, 1_000_000],
+  failing_hold_ms: [0, 86_400_000],
 };
 
 /** The file, relative to the world. */

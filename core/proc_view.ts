@@ -27,6 +27,8 @@ export interface ProcViewDeps {
   client(plugin: string): Promise<string>;
   /** `journal.json`: how the journal's writes go (failures on a full disk). */
   journal?(): unknown;
+  /** `failing.json`: the plugins whose calls all end without an answer (`failing_plugins.ts`). */
+  failing(): unknown;
 }
 
 /** The `ProcSource` of a host. */
@@ -54,6 +56,7 @@ export class ProcView implements ProcSource {
       ...this.deps.journal
         ? { "journal.json": () => JSON.stringify(this.deps.journal!(), null, 2) + "\n" }
         : {},
+      "failing.json": () => JSON.stringify(this.deps.failing(), null, 2) + "\n",
     };
   }
   plugins(): string[] {

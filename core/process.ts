@@ -59,6 +59,10 @@ export interface ExitInfo {
   status: number | "killed";
   /** The trap message when the guest trapped (a panic, an unreachable). */
   trap?: string;
+  /** The limit of `config/limits.json` that ended it (`call_timeout_ms`, `world_memory_mib`), if one did. */
+  limit?: string;
+  /** That limit's value. */
+  value?: number;
 }
 
 /** What `ps` and `/proc/<pid>/info.json` show of a process. */
@@ -155,6 +159,11 @@ export class Process implements Caller {
     return this.exit !== null;
   }
 
+  /** True once it has answered its call (or its caller was told it will not). */
+  get hasAnswered(): boolean {
+    return this.answered;
+  }
+
   /** True while its caller still waits for the answer (notifications are forwarded). */
   get callerWaits(): boolean {
     return !this.answered && this.callerId !== undefined && !this.caller.hasEnded;
@@ -211,7 +220,7 @@ export class Process implements Caller {
     if (!this.callerWaits) return;
     this.answered = true;
     const how = exit.status === "killed"
-      ? "was killed"
+      ? exit.trap ? `was killed (${exit.trap})` : "was killed"
       : exit.trap
       ? `trapped (${exit.trap})`
       : `exited with status ${exit.status}`;
@@ -221,7 +230,8 @@ export class Process implements Caller {
       jsonrpc: "2.0",
       id: this.callerId!,
       error: {
-        code: ErrorCode.NoAnswer,
+        // The world's memory bound refused it (PROTOCOL 4.9): a limit, as a refused start is.
+        code: exit.limit === "world_memory_mib" ? ErrorCode.LimitReached : ErrorCode.NoAnswer,
         message: panic
           ? `${panic.message} (${this.pid} panicked at ${panic.at}, and ended without an answer)`
           : `${this.pid} ended without an answer: it ${how}`,

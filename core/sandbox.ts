@@ -39,6 +39,8 @@ export interface SandboxOptions {
   memoryPool?: number;
   /** The world's disk bound (`disk_mib`), in bytes: guests' writes past it fail. None: unbounded. */
   diskBytes?: number;
+  /** The bytes this sandbox's processes may grow by together: its share of `world_memory_mib` (default: no bound). */
+  memoryShare?: number;
 }
 
 /** True inside a binary made by `deno compile`: its modules live in a virtual folder. */
@@ -81,6 +83,7 @@ function sandboxCommand(opts: SandboxOptions): [string, string[]] {
   if (opts.diskBytes !== undefined) {
     args.push(`--disk-bytes=${opts.diskBytes}`, `--world=${opts.world}`);
   }
+  if (opts.memoryShare !== undefined) args.push(`--memory-share=${opts.memoryShare}`);
   return SETPRIV
     ? [SETPRIV, ["--pdeathsig", "KILL", "--", Deno.execPath(), ...args]]
     : [Deno.execPath(), args];

@@ -18,6 +18,7 @@
  * @module
  */
 
+import type { MemoryShare } from "./memory_share.ts";
 import {
   CHECK_IMPORT,
   GROW_IMPORT,
@@ -103,12 +104,25 @@ export class GuestControl {
   killReason: string | undefined;
   /** Set when the guest tried to grow its memory past the limit. */
   memoryLimitHit = false;
+  /** Set when a grow failed because the sandbox's share of the world's memory was in use. */
+  worldMemoryHit = false;
+  /** The bytes its grows took from the sandbox's share (given back by `releaseMemory`). */
+  private grown = 0;
   private period = INITIAL_FUEL;
   private lastCheck = 0;
   private waiting = new Set<(e: unknown) => void>();
 
-  /** @param memoryLimit the most bytes any one memory of the guest may have */
-  constructor(readonly memoryLimit: number) {}
+  /**
+   * @param memoryLimit the most bytes any one memory of the guest may have
+   * @param share the sandbox's share of the world's memory, which its grows draw on
+   */
+  constructor(readonly memoryLimit: number, readonly share?: MemoryShare) {}
+
+  /** Gives the bytes its grows took back to the sandbox's share (once it has ended). */
+  releaseMemory(): void {
+    this.share?.give(this.grown);
+    this.grown = 0;
+  }
 
   /**
    * Kills the guest: it traps at its next check, and its pending host calls
@@ -199,6 +213,12 @@ export class GuestControl {
       this.memoryLimitHit = true;
       return -1;
     }
+    const bytes = (delta >>> 0) * 65536;
+    if (this.share && !this.share.take(bytes)) {
+      this.worldMemoryHit = true;
+      return -1;
+    }
+    this.grown += bytes;
     return delta;
   }
 

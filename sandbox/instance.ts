@@ -6,6 +6,7 @@
  * @module
  */
 
+import { WORLD_MEMORY_TRAP } from "./memory_share.ts";
 import { cliInterfaces, GuestExit } from "./wasi/cli.ts";
 import { clockInterfaces } from "./wasi/clocks.ts";
 import { filesystemInterfaces, OpenFiles } from "./wasi/filesystem.ts";
@@ -239,6 +240,11 @@ function isRunError(e: unknown): boolean {
 }
 
 function trapMessage(e: unknown, control: GuestControl): string {
+  if (control.worldMemoryHit) {
+    return `${WORLD_MEMORY_TRAP}: the world's processes use all the memory it allows (${
+      Math.round(control.share!.limit / 2 ** 20)
+    } MiB for this sandbox, "world_memory_mib" in config/limits.json)`;
+  }
   if (control.memoryLimitHit) {
     return `memory limit: the process tried to grow its memory past ${
       control.memoryLimit / 2 ** 20

@@ -13,6 +13,8 @@ import { runProcess, setWorldDiskBound } from "./instance.ts";
 import { ByteQueue } from "./wasi/pipes.ts";
 import { FsChannel } from "./remote_mount.ts";
 import { GuestControl } from "./guest_control.ts";
+import { parseExact } from "../rpc/exact_json.ts";
+import { MemoryShare } from "./memory_share.ts";
 import { DEFAULT_MEMORY_POOL_MIB, MemoryPool } from "./memory_pool.ts";
 import {
   carrierLineLimit,
@@ -43,7 +45,7 @@ function start(msg: RunMessage): void {
   const p: Running = {
     stdin: new ByteQueue(),
     fs: new FsChannel(pid, send),
-    control: new GuestControl(msg.memoryLimit),
+    control: new GuestControl(msg.memoryLimit, share),
   };
   running.set(pid, p);
   if (msg.request !== undefined) p.stdin.push(encoder.encode(msg.request + "\n"));
@@ -57,6 +59,7 @@ function start(msg: RunMessage): void {
     onStderr: (line) => send({ op: "err", pid, line }),
   }, { args: msg.args, cwd: msg.cwd, preopens: msg.preopens }).then((ended) => {
     running.delete(pid);
+    p.control.releaseMemory();
     send({ op: "exit", pid, ...ended });
   });
 }
@@ -94,6 +97,9 @@ function bytesArg(name: string, fallback: number): number {
   return Number.isSafeInteger(n) && n >= 0 ? n : fallback;
 }
 
+/** This sandbox's share of the world's memory (`world_memory_mib`), which grows draw on. */
+const share = new MemoryShare(bytesArg("memory-share", Infinity));
+
 /** The memories finished processes leave for the next ones (`memory_pool_mib`). */
 const memories = new MemoryPool(bytesArg("memory-pool", DEFAULT_MEMORY_POOL_MIB * 2 ** 20));
 
@@ -107,7 +113,7 @@ async function main(): Promise<void> {
   const max = carrierLineLimit(bytesArg("max-line", DEFAULT_MAX_LINE) || DEFAULT_MAX_LINE);
   const splitter = new LineSplitter(max, {
     line: (line) => {
-      if (line) handle(JSON.parse(line) as ToSandbox);
+      if (line) handle(parseExact(line) as ToSandbox); // a message's big integers kept exactly
     },
     tooLong: (seen) => {
       throw new Error(`the core sent a line of over ${seen} bytes (limit ${max})`);
