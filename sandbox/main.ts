@@ -43,7 +43,11 @@ function start(msg: RunMessage): void {
   const p: Running = {
     stdin: new ByteQueue(),
     fs: new FsChannel(pid, send),
-    control: new GuestControl(msg.memoryLimit),
+    // Starts are fair between the processes (or callers) that ask for them.
+    control: new GuestControl(
+      msg.memoryLimit,
+      msg.env.find(([k]) => k === "SAUSAGE_PARENT")?.[1] ?? "",
+    ),
   };
   running.set(pid, p);
   if (msg.request !== undefined) p.stdin.push(encoder.encode(msg.request + "\n"));
