@@ -143,7 +143,7 @@ export class Supervisor {
     private cache: Pick<ComponentCache, "load">,
     private mounts: SharedMounts,
     /** The world's limits: live processes and memory per process. */
-    private limits: Limits = defaultLimits(),
+    readonly limits: Limits = defaultLimits(),
   ) {}
 
   /** Refuses a new process when the world has as many as its limit allows. */

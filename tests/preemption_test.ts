@@ -58,7 +58,11 @@ async function besideLoop(
     detach: true,
   })).pid;
   const looping = h.call(`${plugin}.${method}`, params);
-  const pid = await eventually(() => live(h, plugin, method)[0], `${plugin}.${method} running`);
+  const pid = await eventually(
+    () => live(h, plugin, method)[0],
+    `${plugin}.${method} running`,
+    60_000,
+  );
   await new Promise((r) => setTimeout(r, 200)); // well into its loop
   const ms = await latencies(h, 60);
   const summary =
@@ -99,4 +103,28 @@ for (
 
 test("a constructor that spins before main is preempted (or ended alone)", async (h) => {
   await besideLoop(h, "spinstart", "noop");
+});
+
+test("a flood of 10,000 nested calls from one plugin does not starve another caller", async (h) => {
+  const n = 10_000;
+  const flood = h.call("looper.flood", { n, method: "looper.noop", params: {} });
+  let done = false;
+  flood.finally(() => (done = true));
+  await eventually(() => live(h, "looper", "flood").length > 0, "the flooder", 60_000);
+  await new Promise((r) => setTimeout(r, 200)); // its calls are on their way
+  const ms: number[] = [];
+  const started = performance.now();
+  while (!done && ms.length < 200) ms.push(...await latencies(h, 1));
+  const floodMs = performance.now() - started;
+  ms.sort((a, b) => a - b);
+  const summary = `${ms.length} calls during the flood: p50 ${quantile(ms, 0.5).toFixed(1)} ms, ` +
+    `p99 ${quantile(ms, 0.99).toFixed(1)} ms, max ${ms[ms.length - 1].toFixed(1)} ms`;
+  console.log(summary);
+  const r = await flood;
+  console.log(`flood: ${JSON.stringify(r.result ?? r.error)} (${(floodMs / 1000).toFixed(1)} s)`);
+  assert.ok(ms.length >= 20, `the caller got few answers: ${summary}`);
+  assert.ok(quantile(ms, 0.5) < 250, summary);
+  assert.ok(quantile(ms, 0.99) < 3000, summary);
+  const { ok, failed } = r.result as { ok: number; failed: number };
+  assert.equal(ok + failed, n, "every nested call was answered");
 });

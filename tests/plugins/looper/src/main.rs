@@ -91,10 +91,19 @@ fn main() {
                 (0..n).map(|_| io.request(&target, params["params"].clone())).collect();
             let mut ok = 0;
             let mut failed = 0;
+            let mut first_error = Value::Null;
             for i in &ids {
-                if io.wait(i).get("result").is_some() { ok += 1 } else { failed += 1 }
+                let r = io.wait(i);
+                if r.get("result").is_some() {
+                    ok += 1
+                } else {
+                    failed += 1;
+                    if first_error.is_null() {
+                        first_error = r["error"].clone();
+                    }
+                }
             }
-            json!({"ok": ok, "failed": failed})
+            json!({"ok": ok, "failed": failed, "first_error": first_error})
         }
         _ => json!({"error": format!("no method {method}")}),
     };
