@@ -34,15 +34,19 @@
  *
  * ## Slices
  *
- * A slice is the time since the event loop last had a turn (detected by a
- * `setImmediate` that counts turns): every guest that runs in that time
- * shares it, and once it is used up, each yields at its next check or host
- * call. So the pipe to the core, the other guests and new starts get the
- * thread every {@link SLICE_MS} plus one check interval, whatever the
- * guests do: a host call that returns at once (a `stat`, a write) does not
- * start a new slice. Checks are decided by time; the fuel (loop iterations
- * between checks) starts small and adapts so that checks come about every
- * {@link CHECK_MS}.
+ * Each guest runs at most {@link SLICE_MS} per turn of the event loop (turns
+ * are counted by a `setImmediate`), then yields at its next check or host
+ * call: a host call that returns at once (a `stat`, a write) does not give
+ * it a new slice, only a turn does. So the pipe to the core, the other
+ * guests and new starts get the thread after each runnable guest had its
+ * slice. Checks are decided by time; the fuel (loop iterations and calls
+ * between checks) starts small ({@link INITIAL_FUEL}) and adapts so that
+ * checks come about every {@link CHECK_MS}; host calls look at the clock
+ * every few calls (adapted the same way) and make the next check come at
+ * once past the slice; bulk memory operations charge fuel by their size
+ * (`wasm/preempt.ts`). Starts take turns too: an instantiation goes while
+ * the turn's first {@link SLICE_MS} lasts, else at the next turn, one start
+ * of each asker (the parent) in turn.
  *
  * @module
  */
@@ -79,6 +83,19 @@ const MAX_PERIOD = 2 ** 24;
 /** The most host calls between two looks at the clock. */
 const MAX_HOST_PERIOD = 1024;
 
+/**
+ * The next count of steps between two looks at the clock, when the last
+ * `period` steps took `dt` ms: doubled when they took under half of
+ * {@link CHECK_MS}, cut towards it when over twice (by at most 8x a time,
+ * so that a pause of the whole sandbox by the OS does not leave a cheap
+ * loop checking at every step).
+ */
+function adapt(period: number, dt: number, max: number): number {
+  if (dt < CHECK_MS / 2) return Math.min(max, period * 2);
+  if (dt > CHECK_MS * 2) return Math.max(1, Math.floor(period * Math.max(CHECK_MS / dt, 1 / 8)));
+  return period;
+}
+
 /** Thrown into a killed guest at its next check or host call. */
 export class GuestKilled extends Error {
   constructor() {
@@ -86,8 +103,9 @@ export class GuestKilled extends Error {
   }
 }
 
+/** A function of any signature: a host function, a wasm export. */
 // deno-lint-ignore no-explicit-any
-type Fn = (...args: any[]) => any;
+export type Fn = (...args: any[]) => any;
 
 /** JavaScript frames that re-entered wasm (a check inside them must not suspend). */
 let depth = 0;
@@ -326,10 +344,7 @@ export class GuestControl {
     const t = this.now();
     if (this.lastHostCheck >= this.sliceStart) {
       const dt = t - this.lastHostCheck;
-      if (dt < CHECK_MS / 4) this.hostPeriod = Math.min(MAX_HOST_PERIOD, this.hostPeriod * 2);
-      else if (dt > CHECK_MS * 2) {
-        this.hostPeriod = Math.max(1, Math.floor(this.hostPeriod * CHECK_MS / dt));
-      }
+      this.hostPeriod = adapt(this.hostPeriod, dt, MAX_HOST_PERIOD);
     }
     this.lastHostCheck = t;
     this.hostLeft = this.hostPeriod;
@@ -384,10 +399,7 @@ export class GuestControl {
     const t = this.now();
     if (this.lastCheck >= this.sliceStart) {
       const dt = t - this.lastCheck;
-      if (dt < CHECK_MS / 4) this.period = Math.min(MAX_PERIOD, this.period * 2);
-      else if (dt > CHECK_MS * 2) {
-        this.period = Math.max(1, Math.floor(this.period * CHECK_MS / dt));
-      }
+      this.period = adapt(this.period, dt, MAX_PERIOD);
     }
     this.lastCheck = t;
     if (!this.spent(t)) return this.period;
