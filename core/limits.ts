@@ -18,6 +18,8 @@ export interface Limits {
   memory_mib: number;
   /** The most live processes in the world at once (default 10,000). */
   processes: number;
+  /** Calls of plugins one caller has in flight at once; more wait their turn (default 64). */
+  calls_in_flight: number;
   /** How many sandbox subprocesses run processes (default: one per core). */
   sandboxes: number;
   /** A sandbox that does not answer the core for this long is killed, with its processes (ms). */
@@ -64,6 +66,7 @@ export function defaultLimits(): Limits {
   return {
     memory_mib: 256,
     processes: 10_000,
+    calls_in_flight: 64,
     sandboxes: navigator.hardwareConcurrency || 1,
     stall_ms: 10_000,
     line_mib: 16,
@@ -97,6 +100,7 @@ function defaultWorldMemoryMib(): number {
 const BOUNDS: Record<keyof Limits, [number, number]> = {
   memory_mib: [1, 4096],
   processes: [1, 1_000_000],
+  calls_in_flight: [1, 1_000_000],
   sandboxes: [1, 256],
   stall_ms: [100, 3_600_000],
   line_mib: [1, 1024],

@@ -151,7 +151,7 @@ export class Supervisor {
     private cache: Pick<ComponentCache, "load">,
     private mounts: SharedMounts,
     /** The world's limits: live processes and memory per process. */
-    private limits: Limits = defaultLimits(),
+    readonly limits: Limits = defaultLimits(),
   ) {
     this.failing = new FailingPlugins(
       limits.failing_calls,

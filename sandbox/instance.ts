@@ -206,13 +206,21 @@ export async function runProcess(
   };
   try {
     const control = io.control;
-    const instance = await control.instantiate(() =>
-      glue.instantiate(
-        (name) => modules.get(name)!,
-        imports,
-        instantiateCore,
-      )
-    );
+    // Fair starts: a flood of processes from one asker waits its turn (guest_control.ts).
+    await control.admit();
+    let instance;
+    try {
+      if (control.killed) throw new GuestKilled();
+      instance = await control.instantiate(() =>
+        glue.instantiate(
+          (name) => modules.get(name)!,
+          imports,
+          instantiateCore,
+        )
+      );
+    } finally {
+      control.admitted();
+    }
     control.started();
     await instance.run.run();
     ended = { status: 0 };

@@ -45,7 +45,12 @@ function start(msg: RunMessage): void {
   const p: Running = {
     stdin: new ByteQueue(),
     fs: new FsChannel(pid, send),
-    control: new GuestControl(msg.memoryLimit, share),
+    // Starts are fair between the processes (or callers) that ask for them.
+    control: new GuestControl(
+      msg.memoryLimit,
+      share,
+      msg.env.find(([k]) => k === "SAUSAGE_PARENT")?.[1] ?? "",
+    ),
   };
   running.set(pid, p);
   if (msg.request !== undefined) p.stdin.push(encoder.encode(msg.request + "\n"));
