@@ -7,6 +7,7 @@
  */
 
 import { DEFAULT_MEMORY_POOL_MIB } from "../sandbox/memory_pool.ts";
+import { ConfigSyntaxError, readConfigFile } from "./config_file.ts";
 
 /** The limits a host applies. */
 export interface Limits {
@@ -60,22 +61,26 @@ const BOUNDS: Record<keyof Limits, [number, number]> = {
   memory_pool_mib: [0, 65_536],
 };
 
-/** Reads `config/limits.json` of a world; throws a one-line error that names the bad field. */
-export function readLimits(root: string): Limits {
+/**
+ * Reads `config/limits.json` of a world (JSONC); throws a one-line error that
+ * names the bad field. A file that is not valid JSONC does not stop the host:
+ * its error (file, line, column) goes to `report` and every limit has its
+ * default.
+ */
+export function readLimits(
+  root: string,
+  report: (line: string) => void = (l) => console.error(`sausage: ${l}`),
+): Limits {
   const limits = defaultLimits();
-  let text: string;
-  try {
-    text = Deno.readTextFileSync(`${root}/config/limits.json`);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return limits;
-    throw e;
-  }
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = readConfigFile(root, "config/limits.json");
   } catch (e) {
-    throw new Error(`config/limits.json is not valid JSON: ${(e as Error).message}`);
+    if (!(e instanceof ConfigSyntaxError)) throw e;
+    report(`${e.message}; every limit has its default`);
+    return limits;
   }
+  if (json === undefined) return limits;
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
     throw new Error("config/limits.json must be an object");
   }
