@@ -7,6 +7,7 @@
  * @module
  */
 
+import { isLevel, LEVELS } from "./log_event.ts";
 import { HostError, RpcError } from "../rpc/errors.ts";
 import { isObject, type JsonObject } from "../rpc/message.ts";
 import { optionalParam, stringParam } from "../rpc/params.ts";
@@ -111,6 +112,26 @@ export function coreMethods(deps: CoreApiDeps): Map<string, CoreMethod> {
       grep: optionalParam(params, "grep", "string"),
       limit: optionalParam(params, "limit", "number"),
     };
+    const level = params.level;
+    if (level !== undefined && level !== null) {
+      if (!isLevel(level)) {
+        throw new HostError(
+          "invalid-params",
+          `"level" must be one of ${LEVELS.join(", ")} (events at that level or above)`,
+        );
+      }
+      f.level = level;
+    }
+    const fields = params.fields;
+    if (fields !== undefined && fields !== null) {
+      if (typeof fields !== "object" || Array.isArray(fields)) {
+        throw new HostError(
+          "invalid-params",
+          `"fields" must be an object of field values, e.g. {"user": 7}`,
+        );
+      }
+      f.fields = fields as Record<string, unknown>;
+    }
     if (
       f.limit !== undefined &&
       (!Number.isInteger(f.limit) || f.limit < 1 || f.limit > LOG_LIMIT.max)

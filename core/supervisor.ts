@@ -7,6 +7,7 @@
  * @module
  */
 
+import { eventText, parseEvent } from "./log_event.ts";
 import { HostError, RpcError, toErrorObject } from "../rpc/errors.ts";
 import type { Id, JsonObject, Message } from "../rpc/message.ts";
 import type { Compiled, ComponentCache } from "./component_cache.ts";
@@ -364,9 +365,12 @@ export class Supervisor {
    * `journal_budget.ts`) and to its in-memory log (and to its output handler).
    */
   log(p: Process, stream: "stdout" | "stderr" | "core", line: string): void {
+    // A structured event (core/log_event.ts): journaled as columns, shown as text.
+    const event = stream === "stderr" ? parseEvent(line) : null;
+    if (event) line = eventText(event);
     if (stream === "core" || this.budget(p).take()) {
       if (stream !== "core") this.reportDropped(p, false);
-      this.journal.append(p.pid, p.plugin, stream, line);
+      this.journal.append(p.pid, p.plugin, stream, line, event ?? undefined);
     }
     p.remember(stream === "core" ? `[core] ${line}` : line);
     if (stream !== "core") p.onOutput?.(stream, line);

@@ -44,6 +44,7 @@
 //! | [`state_dir`], [`write_atomic`], [`pid`], [`endpoint_owner`], [`exit_after_response`] | helpers |
 //! | [`#[sausage_plugin::test]`](test) | an async test |
 //! | [`net`] | async TCP over `wasi:sockets` |
+//! | [`log`] | structured logging: `log::info!("message", key = value)`, `log::span!`; the journal keeps level, fields and span |
 //! | [`jsonc`] | reads a config file as the host does: JSON with comments and trailing commas |
 //!
 //! The compiler enforces the rules of section 13 of the protocol: a method
@@ -70,6 +71,7 @@ mod info;
 mod interface;
 pub mod jsonc;
 mod libc_stubs;
+pub mod log;
 mod lines;
 mod lock;
 mod params_error;

@@ -254,6 +254,28 @@ impl Probe {
     fn shapes(&self, ShapesParams { shapes }: ShapesParams) -> Result<Shapes> {
         Ok(shapes)
     }
+
+    /// Log structured events in spans, and a plain stderr line between them.
+    fn log_events(&self, LogParams { user }: LogParams) -> Result<u32> {
+        use sausage_plugin::log;
+        log::debug!("starting", user = user);
+        let _request = log::span!("request", user = user);
+        log::info!("looked up the user", found = true, attempt = 1);
+        eprintln!("a plain line");
+        {
+            let _db = log::span!("db");
+            log::warn!(format!("slow query ({} ms)", 250), ms = 250, table = "notes");
+        }
+        log::error!("gave up", reason = "multi\nline");
+        Ok(4)
+    }
+}
+
+/// The params of `log_events`.
+#[schema]
+struct LogParams {
+    /// The user the events are about.
+    user: u64,
 }
 
 /// The params of `add`.
