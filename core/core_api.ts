@@ -1,6 +1,6 @@
 /**
  * The core API (section 9) that this host implements: `core.call`,
- * `core.stop`, `core.kill`, `core.log` and `core.exit` (`core.notify` is
+ * `core.stop`, `core.kill`, `core.cancel`, `core.log` and `core.exit` (`core.notify` is
  * routed by the router). Locks and activation register their methods in
  * their own modules.
  *
@@ -98,6 +98,20 @@ export function coreMethods(deps: CoreApiDeps): Map<string, CoreMethod> {
   methods.set("stop", async (_caller, params) => {
     await deps.supervisor.stop(process(params));
     return {};
+  });
+
+  // A caller cancels a call it made (by the id of its request): the callee is
+  // stopped as by core.stop, with its attached processes; the call is answered -32005.
+  methods.set("cancel", async (caller, params) => {
+    const id = params.id;
+    if (typeof id !== "string" && typeof id !== "number") {
+      throw new HostError("invalid-params", `"id" must be the id of a call you made`);
+    }
+    const callee = await deps.supervisor.callee(caller, id);
+    if (!callee?.cancel()) return { cancelled: false };
+    deps.supervisor.log(callee, "core", JSON.stringify({ event: "cancel", by: caller.name }));
+    await deps.supervisor.stop(callee);
+    return { cancelled: true, pid: callee.pid };
   });
 
   methods.set("kill", (_caller, params) => {

@@ -127,6 +127,11 @@ export class Supervisor {
   /** Native methods by `<plugin>.<method>` (`cargo.build`): they run in the host, as processes. */
   readonly natives = new Map<string, NativeMethod>();
   /**
+   * Calls being started (loading, placing), by request id, per caller (keyed
+   * by its `children`, which `core.call`'s relay shares): `core.cancel` waits.
+   */
+  private starting = new Map<Set<Process>, Map<Id, Promise<Process>>>();
+  /**
    * When set, no call may start a plugin (a test has no other plugins): a
    * call fails with -32001 and this message for `<plugin>.<method>`.
    */
@@ -164,7 +169,34 @@ export class Supervisor {
    * instance of the plugin's component. Throws a `HostError` (-32001) when the
    * plugin does not exist, -32601 when a native plugin has no such method.
    */
-  async spawn(req: SpawnRequest): Promise<Process> {
+  spawn(req: SpawnRequest): Promise<Process> {
+    const id = req.callerId;
+    if (id === undefined) return this.spawnNow(req);
+    const started = this.spawnNow(req);
+    const key = req.caller.children;
+    let calls = this.starting.get(key);
+    if (!calls) this.starting.set(key, calls = new Map());
+    calls.set(id, started);
+    const done = () => {
+      calls.delete(id);
+      if (calls.size === 0) this.starting.delete(key);
+    };
+    started.then(done, done);
+    return started;
+  }
+
+  /**
+   * The process of `caller`'s call `id` (the id of its request), once it has
+   * started and while it runs; undefined when there is none (answered, ended,
+   * never started, or a core method).
+   */
+  async callee(caller: Caller, id: Id): Promise<Process | undefined> {
+    const starting = this.starting.get(caller.children)?.get(id);
+    if (starting) await starting.catch(() => undefined);
+    return [...caller.children].find((c) => c.callerId === id && !c.hasEnded);
+  }
+
+  private async spawnNow(req: SpawnRequest): Promise<Process> {
     if (req.wasm === undefined) {
       const method = `${req.plugin}.${req.method}`;
       if (this.noPlugins) throw new HostError("no-such-plugin", this.noPlugins(method));
