@@ -10,7 +10,7 @@
  */
 
 import { DEFAULT_MEMORY_POOL_MIB } from "../sandbox/memory_pool.ts";
-import { readWorldText } from "./world_files.ts";
+import { ConfigSyntaxError, readConfigFile } from "./config_file.ts";
 
 /** The limits a host applies. */
 export interface Limits {
@@ -140,21 +140,16 @@ export function readLimitsChecked(root: string): ReadLimits {
     problems.push(`${FILE}: ${why}; every limit has its default`);
     return { limits, problems };
   };
-  let text: string | undefined;
-  try {
-    // Confined to the world (a link that leads out is refused, never followed), and only a
-    // regular file, opened without waiting (a FIFO cannot block the host).
-    text = readWorldText(root, FILE);
-  } catch (e) {
-    return allDefaults(`cannot be read (${e instanceof Error ? e.message : e})`);
-  }
-  if (text === undefined) return { limits, problems };
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    // JSONC, confined to the world (a link that leads out is refused, never followed), and only
+    // a regular file, opened without waiting (a FIFO cannot block the host).
+    json = readConfigFile(root, FILE);
   } catch (e) {
-    return allDefaults(`is not valid JSON (${(e as Error).message})`);
+    if (e instanceof ConfigSyntaxError) return allDefaults(e.message);
+    return allDefaults(`cannot be read (${e instanceof Error ? e.message : e})`);
   }
+  if (json === undefined) return { limits, problems };
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
     return allDefaults("must be an object");
   }

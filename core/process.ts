@@ -91,8 +91,10 @@ export class Process implements Caller {
   readonly lines: string[] = [];
   /** The current state; only the process changes it. */
   private current: ProcessState = "running";
-  /** Set once the process has answered its call. */
+  /** Set once the process has answered its call (or its caller cancelled it). */
   private answered = false;
+  /** Set when its caller cancelled the call (`core.cancel`). */
+  private cancelled = false;
   /** The start time, ms since the epoch. */
   readonly startTime = Date.now();
   /** Resolves with its exit when it has ended. */
@@ -181,6 +183,7 @@ export class Process implements Caller {
    */
   respond(msg: Response): string | null {
     if (msg.id !== this.pid) return "a response to an unknown id was dropped";
+    if (this.cancelled) return "an answer after its caller cancelled the call was dropped";
     if (this.answered) return "a second answer was dropped";
     this.answered = true;
     if (this.current === "running") this.current = "answered";
@@ -191,6 +194,27 @@ export class Process implements Caller {
         : { jsonrpc: "2.0", id: this.callerId, result: msg.result },
     );
     return null;
+  }
+
+  /**
+   * Its caller cancelled the call (`core.cancel`): the caller gets -32005 at
+   * once, and a later answer of the process is dropped. False when the caller
+   * no longer waits (answered, or nobody waits).
+   */
+  cancel(): boolean {
+    if (!this.callerWaits) return false;
+    this.answered = true;
+    this.cancelled = true;
+    this.caller.deliver({
+      jsonrpc: "2.0",
+      id: this.callerId!,
+      error: {
+        code: ErrorCode.Cancelled,
+        message: `the call was cancelled by its caller: ${this.pid} is being stopped`,
+        data: { pid: this.pid },
+      },
+    });
+    return true;
   }
 
   /** `core.notify` from the process: forwarded to its caller while the call runs, else dropped. */

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { eventText, parseEvent } from "./log_event.ts";
 import { HostError, RpcError, toErrorObject } from "../rpc/errors.ts";
 import type { Id, JsonObject, Message } from "../rpc/message.ts";
 import type { Compiled, ComponentCache } from "./component_cache.ts";
@@ -130,6 +131,11 @@ export class Supervisor {
   /** Native methods by `<plugin>.<method>` (`cargo.build`): they run in the host, as processes. */
   readonly natives = new Map<string, NativeMethod>();
   /**
+   * Calls being started (loading, placing), by request id, per caller (keyed
+   * by its `children`, which `core.call`'s relay shares): `core.cancel` waits.
+   */
+  private starting = new Map<Set<Process>, Map<Id, Promise<Process>>>();
+  /**
    * When set, no call may start a plugin (a test has no other plugins): a
    * call fails with -32001 and this message for `<plugin>.<method>`.
    */
@@ -229,7 +235,34 @@ export class Supervisor {
    * instance of the plugin's component. Throws a `HostError` (-32001) when the
    * plugin does not exist, -32601 when a native plugin has no such method.
    */
-  async spawn(req: SpawnRequest): Promise<Process> {
+  spawn(req: SpawnRequest): Promise<Process> {
+    const id = req.callerId;
+    if (id === undefined) return this.spawnNow(req);
+    const started = this.spawnNow(req);
+    const key = req.caller.children;
+    let calls = this.starting.get(key);
+    if (!calls) this.starting.set(key, calls = new Map());
+    calls.set(id, started);
+    const done = () => {
+      calls.delete(id);
+      if (calls.size === 0) this.starting.delete(key);
+    };
+    started.then(done, done);
+    return started;
+  }
+
+  /**
+   * The process of `caller`'s call `id` (the id of its request), once it has
+   * started and while it runs; undefined when there is none (answered, ended,
+   * never started, or a core method).
+   */
+  async callee(caller: Caller, id: Id): Promise<Process | undefined> {
+    const starting = this.starting.get(caller.children)?.get(id);
+    if (starting) await starting.catch(() => undefined);
+    return [...caller.children].find((c) => c.callerId === id && !c.hasEnded);
+  }
+
+  private async spawnNow(req: SpawnRequest): Promise<Process> {
     if (req.wasm === undefined) {
       const method = `${req.plugin}.${req.method}`;
       if (this.noPlugins) throw new HostError("no-such-plugin", this.noPlugins(method));
@@ -445,9 +478,12 @@ export class Supervisor {
    * `journal_budget.ts`) and to its in-memory log (and to its output handler).
    */
   log(p: Process, stream: "stdout" | "stderr" | "core", line: string): void {
+    // A structured event (core/log_event.ts): journaled as columns, shown as text.
+    const event = stream === "stderr" ? parseEvent(line) : null;
+    if (event) line = eventText(event);
     if (stream === "core" || this.budget(p).take()) {
       if (stream !== "core") this.reportDropped(p, false);
-      this.journal.append(p.pid, p.plugin, stream, line);
+      this.journal.append(p.pid, p.plugin, stream, line, event ?? undefined);
     }
     p.remember(stream === "core" ? `[core] ${line}` : line);
     if (stream !== "core") p.onOutput?.(stream, line);

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { readConfigFile } from "./config_file.ts";
 import { readWorldText } from "./world_files.ts";
 import { HostError } from "../rpc/errors.ts";
 
@@ -129,21 +130,14 @@ export class World {
     }
   }
 
-  /** The calls of `config/boot.json` (an empty list without the file). */
+  /**
+   * The calls of `config/boot.json` (JSONC; an empty list without the file).
+   * Throws a one-line error that names the file and the problem (a syntax
+   * error: its line and column).
+   */
   bootCalls(): { method: string; params: Record<string, unknown> }[] {
-    let text: string | undefined;
-    try {
-      text = readWorldText(this.root, "config/boot.json");
-    } catch (e) {
-      throw new Error(`config/boot.json: ${e instanceof Error ? e.message : e}`);
-    }
-    if (text === undefined) return [];
-    let calls: unknown;
-    try {
-      calls = JSON.parse(text);
-    } catch (e) {
-      throw new Error(`config/boot.json is not valid JSON: ${(e as Error).message}`);
-    }
+    const calls = readConfigFile(this.root, "config/boot.json");
+    if (calls === undefined) return [];
     if (!Array.isArray(calls)) {
       throw new Error("config/boot.json must be a list of {method, params}");
     }

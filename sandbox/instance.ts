@@ -7,7 +7,7 @@
  */
 
 import { WORLD_MEMORY_TRAP } from "./memory_share.ts";
-import { cliInterfaces, GuestExit } from "./wasi/cli.ts";
+import { cliInterfaces, ExitCode, GuestExit } from "./wasi/cli.ts";
 import { clockInterfaces } from "./wasi/clocks.ts";
 import { filesystemInterfaces, OpenFiles } from "./wasi/filesystem.ts";
 import { ByteQueue, LineSink } from "./wasi/pipes.ts";
@@ -192,11 +192,13 @@ export async function runProcess(
   let ended: Ended;
   /** The memories this process took from the pool: they go back once `run` has settled. */
   const taken: [WebAssembly.Memory, MemoryLimits][] = [];
+  const exitCode = new ExitCode();
   const instantiateCore = (
     m: WebAssembly.Module,
     imports: Record<string, Record<string, unknown>> = {},
   ) => {
     const need = needs.get(m);
+    imports = exitCode.wrapImports(imports);
     if (need?.memory) {
       const memory = io.memories.take(need.memory);
       taken.push([memory, need.memory]);
@@ -226,7 +228,7 @@ export async function runProcess(
     ended = { status: 0 };
   } catch (e) {
     if (io.control.killed) ended = { status: 1, error: io.control.killReason ?? "killed" };
-    else if (e instanceof GuestExit) ended = { status: e.status };
+    else if (e instanceof GuestExit) ended = { status: exitCode.statusOf(e) };
     else if (isRunError(e)) ended = { status: 1 };
     else ended = { status: 1, error: trapMessage(e, io.control) };
   } finally {
