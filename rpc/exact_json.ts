@@ -108,7 +108,6 @@ function approximated(v: unknown): unknown {
   if (typeof v !== "object" || v === null) return v;
   if (isBigInteger(v)) return floorDouble(v.rawJSON);
   if (Array.isArray(v)) return v.map(approximated);
-  const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) out[k] = approximated(x);
-  return out;
+  // `fromEntries` defines own properties: a `__proto__` key stays a key.
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, approximated(x)]));
 }
