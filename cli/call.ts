@@ -1,5 +1,5 @@
 /**
- * `sausage call <world> <method> [params-json] [--json]`: one call. Prints the
+ * `sausage call <world> <method> [params-json] [--json] [--timeout-ms <ms>]`: one call. Prints the
  * result as JSON on stdout (exit 0), or the error on stderr (exit 1): as text
  * on a terminal (a compiler's output, a refusal), else (or with `--json`) as
  * the error object. Uses the

@@ -100,11 +100,14 @@ export function floorDouble(text: string): number {
  * and range); `v` itself when it holds none.
  */
 export function approximate(v: unknown): unknown {
+  return holdsBigInteger(v) ? approximated(v) : v;
+}
+
+/** A copy of `v` with each big integer as `floorDouble` of it (one walk). */
+function approximated(v: unknown): unknown {
   if (typeof v !== "object" || v === null) return v;
   if (isBigInteger(v)) return floorDouble(v.rawJSON);
-  if (!holdsBigInteger(v)) return v;
-  if (Array.isArray(v)) return v.map(approximate);
-  const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) out[k] = approximate(x);
-  return out;
+  if (Array.isArray(v)) return v.map(approximated);
+  // `fromEntries` defines own properties: a `__proto__` key stays a key.
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, approximated(x)]));
 }

@@ -58,3 +58,9 @@ Deno.test("schema checks: big integers as integers of their sign and range", () 
   );
   assert.deepEqual(approximate({ a: [bigInteger(10n ** 20n)] }), { a: [1e20] });
 });
+
+Deno.test("approximate keeps a __proto__ key a key", () => {
+  const v = approximate(parseExact(`{"__proto__":{"n":${U64_MAX}}}`)) as Record<string, unknown>;
+  assert.equal(Object.getPrototypeOf(v), Object.prototype);
+  assert.deepEqual(Object.keys(v), ["__proto__"]);
+});
