@@ -146,7 +146,11 @@ export function readLimitsChecked(root: string): ReadLimits {
     // a regular file, opened without waiting (a FIFO cannot block the host).
     json = readConfigFile(root, FILE);
   } catch (e) {
-    if (e instanceof ConfigSyntaxError) return allDefaults(e.message);
+    if (e instanceof ConfigSyntaxError) {
+      // Its message names the file, line and column already.
+      problems.push(`${e.message}; every limit has its default`);
+      return { limits, problems };
+    }
     return allDefaults(`cannot be read (${e instanceof Error ? e.message : e})`);
   }
   if (json === undefined) return { limits, problems };
