@@ -119,7 +119,10 @@ pub async fn sleep(duration: Duration) {
 /// The error of [`timeout`]: the future did not finish in time (and was
 /// dropped). It converts into [`Error`](crate::Error) with `?`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Elapsed(pub Duration);
+pub struct Elapsed(
+    /// The deadline that passed.
+    pub Duration,
+);
 
 impl std::fmt::Display for Elapsed {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
