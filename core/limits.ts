@@ -147,7 +147,8 @@ export function readLimitsChecked(root: string): ReadLimits {
     json = readConfigFile(root, FILE);
   } catch (e) {
     if (e instanceof ConfigSyntaxError) {
-      problems.push(`${e.message}; every limit has its default`); // it names the file
+      // Its message names the file, line and column already.
+      problems.push(`${e.message}; every limit has its default`);
       return { limits, problems };
     }
     return allDefaults(`cannot be read (${e instanceof Error ? e.message : e})`);

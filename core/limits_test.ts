@@ -29,8 +29,11 @@ const cases: { file: string | null; limits: Record<string, number>; problems: Re
   {
     file: "{not json",
     limits: {},
-    problems: [/^config\/limits.json:1:2: .*every limit has its default/],
+    problems: [
+      /^config\/limits\.json:1:2: an unexpected character: fix the file .*; every limit has its default$/,
+    ],
   },
+  { file: '{"processes": 7, // JSONC\n}', limits: { processes: 7 }, problems: [] },
   { file: "[1]", limits: {}, problems: [/must be an object; every limit has its default/] },
   { file: '{"disk_mib": 1.5}', limits: {}, problems: [/"disk_mib" is 1.5/] },
 ];

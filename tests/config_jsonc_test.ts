@@ -52,6 +52,7 @@ Deno.test({
     const p = await eventually(
       () => h.host.table.all().find((p) => p.method === "serve"),
       "the boot process",
+      30_000,
     );
     assert.deepEqual(p.params, { from: "boot" });
   } finally {

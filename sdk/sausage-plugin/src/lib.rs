@@ -40,6 +40,7 @@
 //! | [`lock`] | a lock guard; [`Lock::try_now`], [`LockGuard::keep`] |
 //! | [`listen`], [`connect`], [`connect_as`] | endpoints: JSON-RPC over TCP, found through a file; [`Endpoint::call`] |
 //! | [`background`] | runs a task; the process lives while it runs |
+//! | [`timeout`] | a future with a deadline; a call dropped at the deadline is cancelled |
 //! | [`import!`] | generates a typed client from `imports/<name>.json` |
 //! | [`state_dir`], [`write_atomic`], [`pid`], [`endpoint_owner`], [`exit_after_response`] | helpers |
 //! | [`#[sausage_plugin::test]`](test) | an async test |
@@ -94,7 +95,7 @@ pub use fs::{state_dir, write_atomic};
 pub use interface::{Interface, Listenable};
 pub use lock::{lock, Lock, LockGuard};
 pub use process::{exit_after_response, pid, plugin_name};
-pub use reactor::sleep;
+pub use reactor::{sleep, timeout, Elapsed};
 pub use schema::JsonSchema;
 pub use server::run;
 

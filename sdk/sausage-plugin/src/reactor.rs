@@ -115,3 +115,44 @@ pub async fn sleep(duration: Duration) {
     let ns = u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX);
     wait_for(wasi::clocks::monotonic_clock::subscribe_duration(ns)).await
 }
+
+/// The error of [`timeout`]: the future did not finish in time (and was
+/// dropped). It converts into [`Error`](crate::Error) with `?`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Elapsed(
+    /// The deadline that passed.
+    pub Duration,
+);
+
+impl std::fmt::Display for Elapsed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "timed out after {} ms", self.0.as_millis())
+    }
+}
+
+impl std::error::Error for Elapsed {}
+
+/// Runs `future` for at most `duration`: its output, or [`Elapsed`] when the
+/// time ran out first. The future is dropped then, so a call in flight in it
+/// is cancelled (`core.cancel`: the core stops the callee, PROTOCOL 4.6).
+///
+/// ```ignore
+/// let r = timeout(Duration::from_secs(5), call("slow.work", json!({}))).await??;
+/// ```
+pub async fn timeout<F: std::future::Future>(
+    duration: Duration,
+    future: F,
+) -> Result<F::Output, Elapsed> {
+    let mut future = std::pin::pin!(future);
+    let mut timer = std::pin::pin!(sleep(duration));
+    std::future::poll_fn(|cx| {
+        if let std::task::Poll::Ready(v) = future.as_mut().poll(cx) {
+            return std::task::Poll::Ready(Ok(v));
+        }
+        if timer.as_mut().poll(cx).is_ready() {
+            return std::task::Poll::Ready(Err(Elapsed(duration)));
+        }
+        std::task::Poll::Pending
+    })
+    .await
+}

@@ -255,26 +255,15 @@ impl Probe {
         Ok(shapes)
     }
 
-    /// Start a call, wait `ms`, then drop it (which cancels it); return how
-    /// long the drop took in microseconds. Returns the call's result instead
-    /// if it came first.
+    /// Make a call with a deadline of `ms` (`sausage_plugin::timeout`): at the
+    /// deadline the call is dropped, which cancels it. Returns its result if it
+    /// came first, else what the timeout said.
     async fn abandon(&self, AbandonParams { call: spec, ms }: AbandonParams) -> Result<Value> {
-        let mut pending = Box::pin(call(&spec.method, spec.params));
-        let deadline = std::time::Instant::now() + Duration::from_millis(ms);
-        while std::time::Instant::now() < deadline {
-            // Poll once (the first poll sends it), then sleep a little.
-            let polled = std::future::poll_fn(|cx| {
-                std::task::Poll::Ready(std::future::Future::poll(pending.as_mut(), cx))
-            })
-            .await;
-            if let std::task::Poll::Ready(outcome) = polled {
-                return Ok(json!({"answered": outcome.map_err(|e| e.to_json()).unwrap_or_else(|e| e)}));
-            }
-            sleep(Duration::from_millis(10)).await;
-        }
-        let t = std::time::Instant::now();
-        drop(pending);
-        Ok(json!({"dropped_us": t.elapsed().as_micros() as u64}))
+        let deadline = Duration::from_millis(ms);
+        Ok(match sausage_plugin::timeout(deadline, call(&spec.method, spec.params)).await {
+            Ok(answered) => json!({"answered": answered.map_err(|e| e.to_json()).unwrap_or_else(|e| e)}),
+            Err(elapsed) => json!({"elapsed": elapsed.to_string()}),
+        })
     }
 
     /// Log structured events in spans, and a plain stderr line between them.
