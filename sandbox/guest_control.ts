@@ -13,7 +13,7 @@
  *    the slice is used up and the guest may suspend), `yield` (a
  *    `WebAssembly.Suspending`: resumes the guest after the others had a
  *    turn) and `grow` (the memory limit). Its instance goes to
- *    {@link GuestControl.adopt}, which takes its exported fuel global.
+ *    {@link GuestControl.adopt}, which takes its `sausage:expire` export.
  * 2. Every host function the guest calls is wrapped: ones that never wait
  *    with {@link GuestControl.hostCall} (they count against the slice, and
  *    make the next check come at once when it is used up), ones that may
@@ -53,7 +53,7 @@
 
 import {
   CHECK_IMPORT,
-  FUEL_EXPORT,
+  EXPIRE_EXPORT,
   GROW_IMPORT,
   INITIAL_FUEL,
   PREEMPT_MODULE,
@@ -231,8 +231,8 @@ export class GuestControl {
   private hostPeriod = 1;
   private hostLeft = 1;
   private lastHostCheck = -Infinity;
-  /** The fuel globals of its instrumented instances. */
-  private fuels: WebAssembly.Global[] = [];
+  /** The `sausage:expire` functions of its instrumented instances (fuel := 1). */
+  private expirers: (() => void)[] = [];
   private waiting = new Set<(e: unknown) => void>();
   private admittedYet = false;
 
@@ -323,7 +323,7 @@ export class GuestControl {
 
   /** Makes every instance of the guest check at its next loop header or call. */
   private expire(): void {
-    for (const fuel of this.fuels) if (fuel.value > 1) fuel.value = 1;
+    for (const expire of this.expirers) expire();
   }
 
   /**
@@ -442,12 +442,12 @@ export class GuestControl {
   }
 
   /**
-   * Takes an instance of this guest: its fuel global (if instrumented) is
-   * this guest's to expire; its functions are known as wasm (not host calls).
+   * Takes an instance of this guest: its `sausage:expire` (if instrumented) is
+   * this guest's to expire (its `sausage:expire`); its functions are known as wasm (not host calls).
    */
   adopt(instance: WebAssembly.Instance): void {
     for (const [k, v] of Object.entries(instance.exports)) {
-      if (k === FUEL_EXPORT) this.fuels.push(v as WebAssembly.Global);
+      if (k === EXPIRE_EXPORT) this.expirers.push(v as () => void);
       else if (typeof v === "function") wasmFunctions.add(v as Fn);
     }
   }
@@ -488,7 +488,7 @@ export class GuestControl {
     this.adopt(instance);
     const exports: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(instance.exports)) {
-      if (k === FUEL_EXPORT) continue;
+      if (k === EXPIRE_EXPORT) continue;
       exports[k] = typeof v === "function" && !WASM_ONLY_EXPORT.test(k) ? reentry(v as Fn) : v;
     }
     return { exports };
