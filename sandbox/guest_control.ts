@@ -44,9 +44,10 @@
  * checks come about every {@link CHECK_MS}; host calls look at the clock
  * every few calls (adapted the same way) and make the next check come at
  * once past the slice; bulk memory operations charge fuel by their size
- * (`wasm/preempt.ts`). Starts take turns too: an instantiation goes while
- * the turn's first {@link SLICE_MS} lasts, else at the next turn, one start
- * of each asker (the parent) in turn.
+ * (`wasm/preempt.ts`). Starts take turns too, as one more guest: they
+ * instantiate one at a time while the starts of this turn took less than
+ * {@link SLICE_MS}, else at the next turn, one start of each asker (the
+ * parent) in turn.
  *
  * @module
  */
@@ -113,9 +114,11 @@ let depth = 0;
 let turn = 0;
 /** A turn counter is scheduled. */
 let watching = false;
-/** When the guests first ran in this turn, and which turn that was (for fair starts). */
-let turnStart = 0;
-let turnSeen = -1;
+/** The time starts (instantiations) took in the turn `startTurn` (they get a slice of their own). */
+let startUsed = 0;
+let startTurn = -1;
+/** When the start now instantiating was let go. */
+let startAt = 0;
 /** The guest whose glue is being instantiated (its async imports are made now). */
 let instantiating: GuestControl | null = null;
 /** Export wrappers to the wasm functions they wrap. */
@@ -123,24 +126,25 @@ const originals = new WeakMap<Fn, Fn>();
 /** Functions exported by wasm instances (imports that are these are no host calls). */
 const wasmFunctions = new WeakSet<Fn>();
 
-/**
- * The time now (ms). The first look in a turn of the event loop starts that
- * turn's time (the budget of fair starts), and makes sure the next turn is seen.
- */
+/** The time now (ms); makes sure the next turn of the event loop is seen. */
 function clock(): number {
-  const t = performance.now();
-  if (turn !== turnSeen) {
-    turnStart = t;
-    turnSeen = turn;
-    if (!watching) {
-      watching = true;
-      setImmediate(() => {
-        watching = false;
-        turn++;
-      });
-    }
+  if (!watching) {
+    watching = true;
+    setImmediate(() => {
+      watching = false;
+      turn++;
+    });
   }
-  return t;
+  return performance.now();
+}
+
+/** True while starts may go in this turn: they took less than {@link SLICE_MS} of it. */
+function startsMayGo(): boolean {
+  if (startTurn !== turn) {
+    startTurn = turn;
+    startUsed = 0;
+  }
+  return startUsed < SLICE_MS;
 }
 
 /** JSPI's two entry points (not yet in TypeScript's lib). */
@@ -200,6 +204,7 @@ function admitNext(): void {
   admissions.delete(key);
   if (queue.length) admissions.set(key, queue); // to the back of the line
   admitting = true;
+  startAt = clock();
   go();
 }
 
@@ -261,8 +266,9 @@ export class GuestControl {
    * start of each asker in turn). Call {@link admitted} when done.
    */
   admit(): Promise<void> | undefined {
-    if (!admitting && admissions.size === 0 && clock() - turnStart < SLICE_MS) {
+    if (!admitting && admissions.size === 0 && startsMayGo()) {
       admitting = this.admittedYet = true;
+      startAt = clock();
       return undefined;
     }
     return new Promise<void>((resolve) => {
@@ -281,9 +287,10 @@ export class GuestControl {
     if (!this.admittedYet) return;
     this.admittedYet = false;
     admitting = false;
+    if (startsMayGo()) startUsed += clock() - startAt;
     if (!admissions.size) return;
-    if (clock() - turnStart >= SLICE_MS) pump();
-    else admitNext();
+    if (startsMayGo()) admitNext();
+    else pump();
   }
 
   /** Instantiates the guest's glue with `f`: the async imports made meanwhile are this guest's. */
