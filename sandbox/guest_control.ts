@@ -13,7 +13,7 @@
  *    the slice is used up and the guest may suspend), `yield` (a
  *    `WebAssembly.Suspending`: resumes the guest after the others had a
  *    turn) and `grow` (the memory limit). Its instance goes to
- *    {@link GuestControl.adopt}, which takes its exported fuel global.
+ *    {@link GuestControl.adopt}, which takes its `sausage:expire` export.
  * 2. Every host function the guest calls is wrapped: ones that never wait
  *    with {@link GuestControl.hostCall} (they count against the slice, and
  *    make the next check come at once when it is used up), ones that may
@@ -44,9 +44,10 @@
  * checks come about every {@link CHECK_MS}; host calls look at the clock
  * every few calls (adapted the same way) and make the next check come at
  * once past the slice; bulk memory operations charge fuel by their size
- * (`wasm/preempt.ts`). Starts take turns too: an instantiation goes while
- * the turn's first {@link SLICE_MS} lasts, else at the next turn, one start
- * of each asker (the parent) in turn.
+ * (`wasm/preempt.ts`). Starts take turns too, as one more guest: they
+ * instantiate one at a time while the starts of this turn took less than
+ * {@link SLICE_MS}, else at the next turn, one start of each asker (the
+ * parent) in turn.
  *
  * @module
  */
@@ -54,7 +55,7 @@
 import type { MemoryShare } from "./memory_share.ts";
 import {
   CHECK_IMPORT,
-  FUEL_EXPORT,
+  EXPIRE_EXPORT,
   GROW_IMPORT,
   INITIAL_FUEL,
   PREEMPT_MODULE,
@@ -114,9 +115,11 @@ let depth = 0;
 let turn = 0;
 /** A turn counter is scheduled. */
 let watching = false;
-/** When the guests first ran in this turn, and which turn that was (for fair starts). */
-let turnStart = 0;
-let turnSeen = -1;
+/** The time starts (instantiations) took in the turn `startTurn` (they get a slice of their own). */
+let startUsed = 0;
+let startTurn = -1;
+/** When the start now instantiating was let go. */
+let startAt = 0;
 /** The guest whose glue is being instantiated (its async imports are made now). */
 let instantiating: GuestControl | null = null;
 /** Export wrappers to the wasm functions they wrap. */
@@ -124,24 +127,25 @@ const originals = new WeakMap<Fn, Fn>();
 /** Functions exported by wasm instances (imports that are these are no host calls). */
 const wasmFunctions = new WeakSet<Fn>();
 
-/**
- * The time now (ms). The first look in a turn of the event loop starts that
- * turn's time (the budget of fair starts), and makes sure the next turn is seen.
- */
+/** The time now (ms); makes sure the next turn of the event loop is seen. */
 function clock(): number {
-  const t = performance.now();
-  if (turn !== turnSeen) {
-    turnStart = t;
-    turnSeen = turn;
-    if (!watching) {
-      watching = true;
-      setImmediate(() => {
-        watching = false;
-        turn++;
-      });
-    }
+  if (!watching) {
+    watching = true;
+    setImmediate(() => {
+      watching = false;
+      turn++;
+    });
   }
-  return t;
+  return performance.now();
+}
+
+/** True while starts may go in this turn: they took less than {@link SLICE_MS} of it. */
+function startsMayGo(): boolean {
+  if (startTurn !== turn) {
+    startTurn = turn;
+    startUsed = 0;
+  }
+  return startUsed < SLICE_MS;
 }
 
 /** JSPI's two entry points (not yet in TypeScript's lib). */
@@ -201,6 +205,7 @@ function admitNext(): void {
   admissions.delete(key);
   if (queue.length) admissions.set(key, queue); // to the back of the line
   admitting = true;
+  startAt = clock();
   go();
 }
 
@@ -236,8 +241,8 @@ export class GuestControl {
   private hostPeriod = 1;
   private hostLeft = 1;
   private lastHostCheck = -Infinity;
-  /** The fuel globals of its instrumented instances. */
-  private fuels: WebAssembly.Global[] = [];
+  /** The `sausage:expire` functions of its instrumented instances (fuel := 1). */
+  private expirers: (() => void)[] = [];
   private waiting = new Set<(e: unknown) => void>();
   private admittedYet = false;
 
@@ -277,8 +282,9 @@ export class GuestControl {
    * start of each asker in turn). Call {@link admitted} when done.
    */
   admit(): Promise<void> | undefined {
-    if (!admitting && admissions.size === 0 && clock() - turnStart < SLICE_MS) {
+    if (!admitting && admissions.size === 0 && startsMayGo()) {
       admitting = this.admittedYet = true;
+      startAt = clock();
       return undefined;
     }
     return new Promise<void>((resolve) => {
@@ -297,9 +303,10 @@ export class GuestControl {
     if (!this.admittedYet) return;
     this.admittedYet = false;
     admitting = false;
+    if (startsMayGo()) startUsed += clock() - startAt;
     if (!admissions.size) return;
-    if (clock() - turnStart >= SLICE_MS) pump();
-    else admitNext();
+    if (startsMayGo()) admitNext();
+    else pump();
   }
 
   /** Instantiates the guest's glue with `f`: the async imports made meanwhile are this guest's. */
@@ -339,7 +346,7 @@ export class GuestControl {
 
   /** Makes every instance of the guest check at its next loop header or call. */
   private expire(): void {
-    for (const fuel of this.fuels) if (fuel.value > 1) fuel.value = 1;
+    for (const expire of this.expirers) expire();
   }
 
   /**
@@ -464,12 +471,12 @@ export class GuestControl {
   }
 
   /**
-   * Takes an instance of this guest: its fuel global (if instrumented) is
-   * this guest's to expire; its functions are known as wasm (not host calls).
+   * Takes an instance of this guest: its `sausage:expire` (if instrumented) is
+   * this guest's to expire (its `sausage:expire`); its functions are known as wasm (not host calls).
    */
   adopt(instance: WebAssembly.Instance): void {
     for (const [k, v] of Object.entries(instance.exports)) {
-      if (k === FUEL_EXPORT) this.fuels.push(v as WebAssembly.Global);
+      if (k === EXPIRE_EXPORT) this.expirers.push(v as () => void);
       else if (typeof v === "function") wasmFunctions.add(v as Fn);
     }
   }
@@ -510,7 +517,7 @@ export class GuestControl {
     this.adopt(instance);
     const exports: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(instance.exports)) {
-      if (k === FUEL_EXPORT) continue;
+      if (k === EXPIRE_EXPORT) continue;
       exports[k] = typeof v === "function" && !WASM_ONLY_EXPORT.test(k) ? reentry(v as Fn) : v;
     }
     return { exports };

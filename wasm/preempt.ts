@@ -13,9 +13,10 @@
  *   to let the others run. (JSPI traps any call of a suspending import made
  *   outside a `promising` export, even one that would not suspend, so the
  *   common path must not touch it.)
- * - the fuel global exported as `sausage:fuel`, so the host can make the
- *   next check come at once (it sets the fuel to 1 when a host call finds
- *   the slice used up);
+ * - an exported function `sausage:expire` that sets the fuel to 1, so the
+ *   host can make the next check come at once (when a host call finds the
+ *   slice used up). Not the global itself exported: V8 keeps an exported
+ *   mutable global out of line, and an empty loop ran 20–40 % slower;
  * - before each `memory.fill` and `memory.copy` of memory 0, a call of an
  *   added function that charges the fuel one unit per 4 KiB of the size
  *   (and leaves at least 1): a loop of large bulk operations reaches its
@@ -28,7 +29,7 @@
  * New imports come after the existing function imports, so every defined
  * function's index moves up by three: calls, `ref.func`, exports, the start
  * function, element segments and the name section are renumbered. The
- * charging function comes after the defined ones.
+ * charging and expiring functions come after the defined ones.
  *
  * @module
  */
@@ -58,8 +59,8 @@ export const GROW_IMPORT = "grow";
  * iteration costs; the host then adapts the fuel to the loop's speed.
  */
 export const INITIAL_FUEL = 64;
-/** The export name of the fuel global (a mutable i32 the host may set to 1). */
-export const FUEL_EXPORT = "sausage:fuel";
+/** The export name of `() -> ()`, which sets the fuel to 1 (the next loop header or call checks). */
+export const EXPIRE_EXPORT = "sausage:expire";
 /** Bulk memory operations cost one unit of fuel per 2^this bytes. */
 export const BULK_FUEL_SHIFT = 12;
 
@@ -181,14 +182,14 @@ function rewriteGlobals(body: Uint8Array | undefined, edit: ExpressionEdit, fuel
   return w.bytes(fuel).view().slice();
 }
 
-/** The exports renumbered, and the fuel global exported as {@link FUEL_EXPORT}. */
+/** The exports renumbered, and the expiring function exported as {@link EXPIRE_EXPORT}. */
 function rewriteExports(
   body: Uint8Array | undefined,
   remap: (i: number) => number,
-  fuelGlobal: number,
+  expireFunc: number,
 ) {
   const w = new Writer();
-  if (!body) return w.u32(1).name(FUEL_EXPORT).u8(0x03).u32(fuelGlobal).view().slice();
+  if (!body) return w.u32(1).name(EXPIRE_EXPORT).u8(0x00).u32(expireFunc).view().slice();
   const r = new Reader(body);
   const n = r.u32();
   w.u32(n + 1);
@@ -198,7 +199,7 @@ function rewriteExports(
     const index = r.u32();
     w.u8(kind).u32(kind === 0 ? remap(index) : index);
   }
-  return w.name(FUEL_EXPORT).u8(0x03).u32(fuelGlobal).view().slice();
+  return w.name(EXPIRE_EXPORT).u8(0x00).u32(expireFunc).view().slice();
 }
 
 function rewriteNames(body: Uint8Array, remap: (i: number) => number): Uint8Array {
@@ -313,8 +314,8 @@ function rewriteCode(
   check: Uint8Array,
   funcImports: number,
   stats: PreemptStats,
-  /** A function body (locals and code) to add after the defined functions. */
-  extra: Uint8Array,
+  /** Function bodies (locals and code) to add after the defined functions. */
+  extra: Uint8Array[],
 ): Uint8Array {
   const r = new Reader(body);
   const n = r.u32();
@@ -348,7 +349,7 @@ function rewriteCode(
     bodies.push(fn);
   }
   const checked = mayRecurse(bodies);
-  const w = new Writer().u32(n + 1);
+  const w = new Writer().u32(n + extra.length);
   bodies.forEach((fn, i) => {
     const size = fn.locals.length + (checked[i] ? check.length : 0) + fn.code.length;
     w.u32(size).bytes(fn.locals);
@@ -358,7 +359,7 @@ function rewriteCode(
     }
     w.bytes(fn.code);
   });
-  w.u32(extra.length).bytes(extra);
+  for (const e of extra) w.u32(e.length).bytes(e);
   return w.view().slice();
 }
 
@@ -375,12 +376,13 @@ export function instrumentModule(
   if (!code || new Reader(code.body).u32() === 0) return null;
   const shape = shapeOf(sections);
   const fuelType = shape.types, growType = shape.types + 1, chargeType = shape.types + 2;
+  const expireType = shape.types + 3;
   const checkFunc = shape.funcImports;
   const yieldFunc = checkFunc + 1, growFunc = checkFunc + 2;
   const fuelGlobal = shape.globalImports + shape.globals;
   const remap = (i: number) => (i < shape.funcImports ? i : i + 3);
   const defined = new Reader(code.body).u32();
-  const chargeFunc = shape.funcImports + 3 + defined;
+  const chargeFunc = shape.funcImports + 3 + defined, expireFunc = chargeFunc + 1;
 
   const check = new Writer()
     .u8(0x23).u32(fuelGlobal) // global.get $fuel
@@ -419,6 +421,13 @@ export function instrumentModule(
     .u8(0x20).u32(0) // local.get $n
     .u8(0x0b) // end
     .view().slice();
+  // expire(): fuel = 1.
+  const expire = new Writer()
+    .u32(0) // no locals
+    .u8(0x41).s32(1) // i32.const 1
+    .u8(0x24).u32(fuelGlobal) // global.set $fuel
+    .u8(0x0b) // end
+    .view().slice();
   const stats: PreemptStats = { entries: 0, loops: 0, grows: 0, bulk: 0 };
   const edit: ExpressionEdit = {
     funcIndex: remap,
@@ -442,6 +451,7 @@ export function instrumentModule(
     .u8(0x60).u32(0).u32(1).u8(0x7f) // () -> i32
     .u8(0x60).u32(2).u8(0x7f).u8(0x7f).u32(1).u8(0x7f) // (i32, i32) -> i32
     .u8(0x60).u32(1).u8(0x7f).u32(1).u8(0x7f) // (i32) -> i32
+    .u8(0x60).u32(0).u32(0) // () -> ()
     .view().slice();
   const imports = new Writer()
     .name(PREEMPT_MODULE).name(CHECK_IMPORT).u8(0x00).u32(fuelType)
@@ -452,12 +462,18 @@ export function instrumentModule(
 
   const replaced = new Map<number, Uint8Array>();
   const body = (id: number) => sections.find((s) => s.id === id)?.body;
-  replaced.set(1, appendToVector(body(1), 3, types));
-  replaced.set(3, appendToVector(body(3), 1, new Writer().u32(chargeType).view().slice()));
+  replaced.set(1, appendToVector(body(1), 4, types));
+  replaced.set(
+    3,
+    appendToVector(body(3), 2, new Writer().u32(chargeType).u32(expireType).view().slice()),
+  );
   replaced.set(2, appendToVector(body(2), 3, imports));
   replaced.set(6, rewriteGlobals(body(6), edit, fuel));
-  replaced.set(7, rewriteExports(body(7), remap, fuelGlobal));
-  replaced.set(10, rewriteCode(code.body, edit, check, shape.funcImports, stats, charge));
+  replaced.set(7, rewriteExports(body(7), remap, expireFunc));
+  replaced.set(
+    10,
+    rewriteCode(code.body, edit, check, shape.funcImports, stats, [charge, expire]),
+  );
   const start = body(8);
   if (start) replaced.set(8, new Writer().u32(remap(new Reader(start).u32())).view().slice());
   const elements = body(9);

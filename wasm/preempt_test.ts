@@ -3,7 +3,7 @@ import { Writer } from "./binary.ts";
 import {
   BULK_FUEL_SHIFT,
   CHECK_IMPORT,
-  FUEL_EXPORT,
+  EXPIRE_EXPORT,
   GROW_IMPORT,
   INITIAL_FUEL,
   instrumentModule,
@@ -125,8 +125,7 @@ Deno.test("an instrumented module computes the same, checks its loops and recurs
     },
   });
   const { count, fact, grow, fill } = instance.exports as Record<string, (n: number) => number>;
-  const fuel = instance.exports[FUEL_EXPORT] as WebAssembly.Global;
-  assert.equal(fuel.value, INITIAL_FUEL, "the fuel is exported");
+  const expire = instance.exports[EXPIRE_EXPORT] as () => void;
   // INITIAL_FUEL + 5,001 loop headers: out of fuel at INITIAL_FUEL, then every 1,000.
   assert.equal(count(INITIAL_FUEL + 5000), INITIAL_FUEL + 5000);
   assert.equal(checks, 6, "the fuel ran out six times");
@@ -135,16 +134,20 @@ Deno.test("an instrumented module computes the same, checks its loops and recurs
   assert.equal(grow(1), 4, "within the limit: grown, the old size returned");
   assert.equal(grow(5), -1, "past the limit: the grow fails");
   assert.deepEqual(grows, [[1, 4], [5, 5]]);
-  // A memory.fill charges its size: one unit per 2^BULK_FUEL_SHIFT bytes, at least 1 left.
-  fuel.value = 1000;
-  fill(10 << BULK_FUEL_SHIFT);
-  assert.equal(fuel.value, 990);
-  fill(65536);
-  assert.equal(fuel.value, 990 - (65536 >> BULK_FUEL_SHIFT));
-  fuel.value = 20;
-  fill(3 * 65536);
-  assert.equal(fuel.value, 1, "charged past zero: the next loop header checks");
-  assert.equal(checks, 6, "a fill itself does not check");
+  // After expire(), or a memory.fill that charges past the fuel left, the next header checks.
+  count(5000); // runs to just after a check: 1000 fuel left, minus what it used
+  const before = checks;
+  expire();
+  count(0);
+  assert.equal(checks, before + 1, "expire makes the next loop header check");
+  count(10);
+  for (let i = 0; i < 70; i++) fill(16 << BULK_FUEL_SHIFT); // 1,120 units: more than is left
+  assert.equal(checks, before + 1, "a fill itself does not check");
+  count(0);
+  assert.equal(checks, before + 2, "a large fill makes the next loop header check");
+  fill(1 << BULK_FUEL_SHIFT);
+  count(0);
+  assert.equal(checks, before + 2, "a small fill costs a little fuel");
 });
 
 Deno.test("a module without code is left alone; a component is refused", () => {
