@@ -14,6 +14,7 @@ import type { FileEntry, ListedEntry } from "./fd_table.ts";
 import { utf8 } from "./memory.ts";
 import {
   FDFLAGS,
+  FILE_ONLY_RIGHTS,
   FILETYPE,
   filetypeOf,
   READ_RIGHTS,
@@ -171,7 +172,7 @@ export function fdOps(ctx: Preview1Context): Record<string, Preview1Fn> {
     },
 
     fd_allocate(fd: number) {
-      fds.file(fd);
+      if (fds.file(fd).kind === "dir") throw new Errno(ERRNO.badf);
       return ERRNO.notsup;
     },
 
@@ -183,15 +184,19 @@ export function fdOps(ctx: Preview1Context): Record<string, Preview1Fn> {
         return 0;
       }
       const flags = e.fdflags | (e.append ? FDFLAGS.append : 0);
-      const rights = rightsOf(e);
-      writeFdstat(
-        mem,
-        out,
-        e.kind === "dir" ? FILETYPE.directory : FILETYPE.regularFile,
-        flags,
-        rights,
-        rights,
-      );
+      if (e.kind === "dir") {
+        writeFdstat(
+          mem,
+          out,
+          FILETYPE.directory,
+          flags,
+          RIGHTS.all & ~FILE_ONLY_RIGHTS,
+          RIGHTS.all,
+        );
+      } else {
+        const rights = rightsOf(e);
+        writeFdstat(mem, out, FILETYPE.regularFile, flags, rights, rights);
+      }
       return 0;
     },
 

@@ -8,16 +8,9 @@
  */
 
 import type { Preview1Context, Preview1Fn } from "./context.ts";
+import { ERRNO, errnoOf } from "./errno.ts";
 import type { DescriptorFlags } from "../wasi/filesystem_values.ts";
-import {
-  FDFLAGS,
-  OFLAGS,
-  READ_RIGHTS,
-  SYMLINK_FOLLOW,
-  timesOf,
-  WRITE_RIGHTS,
-  writeFilestat,
-} from "./values.ts";
+import { FDFLAGS, OFLAGS, RIGHTS, SYMLINK_FOLLOW, timesOf, writeFilestat } from "./values.ts";
 
 /** The `path_*` functions of one process. */
 export function pathOps(ctx: Preview1Context): Record<string, Preview1Fn> {
@@ -40,17 +33,31 @@ export function pathOps(ctx: Preview1Context): Record<string, Preview1Fn> {
       const at = dir(fd);
       const name = mem.string(path, len);
       const flags: DescriptorFlags = {};
-      if (rightsBase & READ_RIGHTS) flags.read = true;
-      if (rightsBase & WRITE_RIGHTS) flags.write = true;
+      if (rightsBase & RIGHTS.fdRead) flags.read = true;
+      // O_TRUNC writes, whatever the rights say (as on Linux and wasmtime).
+      if (rightsBase & RIGHTS.fdWrite || oflags & OFLAGS.trunc) flags.write = true;
       if (fdflags & FDFLAGS.sync) flags.fileIntegritySync = true;
       if (fdflags & FDFLAGS.dsync) flags.dataIntegritySync = true;
       if (fdflags & FDFLAGS.rsync) flags.requestedWriteSync = true;
-      const desc = await at.openAt(follow(dirflags), name, {
+      const open = {
         create: !!(oflags & OFLAGS.creat),
         directory: !!(oflags & OFLAGS.directory),
         exclusive: !!(oflags & OFLAGS.excl),
         truncate: !!(oflags & OFLAGS.trunc),
-      }, flags);
+      };
+      let desc;
+      try {
+        desc = await at.openAt(follow(dirflags), name, open, flags);
+      } catch (e) {
+        // Write rights on a folder opened without O_DIRECTORY: a folder, opened as one (wasmtime).
+        if (!flags.write || open.create || open.truncate || open.directory) throw e;
+        if (errnoOf(e) !== ERRNO.isdir) throw e;
+        desc = await at.openAt(follow(dirflags), name, open, { ...flags, write: false });
+        if (desc.file) {
+          desc[Symbol.dispose]();
+          throw e;
+        }
+      }
       let opened: number;
       try {
         opened = fds.add({

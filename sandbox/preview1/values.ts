@@ -36,21 +36,27 @@ export function filetypeOf(type: FileType): number {
 
 /** `rights` bits the binding looks at. */
 export const RIGHTS = {
-  fdDatasync: 1n << 0n,
   fdRead: 1n << 1n,
+  fdSeek: 1n << 2n,
+  fdTell: 1n << 5n,
   fdWrite: 1n << 6n,
   fdAllocate: 1n << 8n,
-  fdReaddir: 1n << 14n,
+  pathFilestatSetSize: 1n << 19n,
   fdFilestatSetSize: 1n << 22n,
+  fdReaddir: 1n << 14n,
   /** Every right preview 1 defines. */
   all: (1n << 30n) - 1n,
 } as const;
 
-/** Rights that make an open readable (as the adapter reads them). */
+/** Rights a descriptor without read access lacks (as the adapter reports them). */
 export const READ_RIGHTS = RIGHTS.fdRead | RIGHTS.fdReaddir;
-/** Rights that make an open writable (as the adapter reads them). */
-export const WRITE_RIGHTS = RIGHTS.fdDatasync | RIGHTS.fdWrite | RIGHTS.fdAllocate |
-  RIGHTS.fdFilestatSetSize;
+
+/**
+ * Rights a folder never has (as wasmtime reports them): those of a file's
+ * bytes, and truncating by path, which WASI 0.2 has no call for.
+ */
+export const FILE_ONLY_RIGHTS = RIGHTS.fdRead | RIGHTS.fdWrite | RIGHTS.fdSeek | RIGHTS.fdTell |
+  RIGHTS.fdAllocate | RIGHTS.fdFilestatSetSize | RIGHTS.pathFilestatSetSize;
 
 /** `fdflags`. */
 export const FDFLAGS = { append: 1, dsync: 2, nonblock: 4, rsync: 8, sync: 16 } as const;
