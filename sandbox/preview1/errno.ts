@@ -48,11 +48,11 @@ export const ERRNO = {
   overflow: 61,
   perm: 63,
   pipe: 64,
-  rofs: 66,
-  spipe: 67,
-  txtbsy: 71,
-  xdev: 72,
-  notcapable: 73,
+  rofs: 69,
+  spipe: 70,
+  txtbsy: 74,
+  xdev: 75,
+  notcapable: 76,
 } as const;
 
 /** WIT `error-code` names to errno. */
