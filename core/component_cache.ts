@@ -33,8 +33,8 @@ export type Engine = "p1" | "jco";
 /** The version of the preview-1 entries' layout and binding; part of their cache key. */
 const PREVIEW1_VERSION = 1;
 
-/** The choice when `SAUSAGE_ENGINE` is unset. */
-const DEFAULT_CHOICE: "auto" | "jco" = "jco";
+/** The choice when `SAUSAGE_ENGINE` is unset: each component takes our binding when it can. */
+const DEFAULT_CHOICE: "auto" | "jco" = "auto";
 
 /**
  * The engine `SAUSAGE_ENGINE` asks for: "jco" forces jco's glue for every

@@ -1,9 +1,10 @@
 /**
  * The two engines side by side: every test plugin whose main module takes
- * our preview-1 binding runs the same calls on a world of its own through a
+ * our preview-1 binding (probe, fsprobe, hostile, talker, mcpprobe, iface;
+ * net imports WASI 0.2 sockets and stays on jco's path) runs the same calls on a world of its own through a
  * real host on each engine (`SAUSAGE_ENGINE=jco`, and the binding), and the
- * answers, the files the calls leave in the world and how each process ended
- * must be the same. Exit codes are compared as success or failure: jco's
+ * answers, the notifications, the files the calls leave in the world and
+ * how each process ended must be the same. Exit codes are compared as success or failure: jco's
  * adapter carries only ok/err (`proc_exit(3)` arrives as 1), ours the code.
  * Also: a raw preview-1 plugin answers 5 MB and writes and reads 5 MB files
  * on the binding.
@@ -38,6 +39,10 @@ const SCRIPTS: Record<string, Call[]> = {
     ["sleep", { ms: 5 }],
     ["spew", { n: 3, len: 20 }],
   ],
+  hostile: [["clobber_core", {}], ["make_links", {}], ["mark", {}]],
+  talker: [["chat", { text: "hi", step_ms: 1 }]],
+  mcpprobe: [["rpc.discover", {}], ["progress", {}], ["fail", {}]],
+  iface: [["rpc.discover", {}], ["version", {}]],
   fsprobe: [
     ["run", {
       ops: [
@@ -74,6 +79,8 @@ interface Outcome {
   exits: string[];
   files: Record<string, string>;
   engines: string[];
+  /** The notifications the caller got. */
+  notes?: unknown[];
   /** How the binding reported `exit {code}` (the code itself, which jco cannot carry). */
   exitCode?: string;
 }
@@ -115,6 +122,7 @@ async function outcome(plugin: string, wasm: string, engine: "p1" | "jco", calls
       if (ev.event === "exit") out.exits.push(ev.status === 0 ? "ok" : `failed ${ev.trap ?? ""}`);
     }
     out.files = await tree(t.root);
+    out.notes = t.notes;
     return out;
   } finally {
     await t.close();
@@ -152,6 +160,7 @@ for (const [plugin, calls] of Object.entries(SCRIPTS)) {
     if (exit) assert(p1.exitCode?.endsWith(`status ${exit[1].code}`), `exit code: ${p1.exitCode}`);
     same("exits", jco.exits, p1.exits);
     same("files", jco.files, p1.files);
+    same("notifications", jco.notes ?? [], p1.notes ?? []);
   });
 }
 
