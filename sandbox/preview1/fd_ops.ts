@@ -257,7 +257,7 @@ export function fdOps(ctx: Preview1Context): Record<string, Preview1Fn> {
     async fd_readdir(fd: number, buf: number, len: number, cookie: bigint, used: number) {
       const e = fds.file(fd);
       if (e.kind !== "dir") throw new Errno(ERRNO.notdir);
-      if (cookie === 0n || !e.listing) e.listing = await listing(ctx, e);
+      if (cookie === 0n || !e.listing) e.listing = await listing(e);
       const list = e.listing;
       const out = new Uint8Array(len);
       let at = 0;
@@ -282,7 +282,7 @@ export function fdOps(ctx: Preview1Context): Record<string, Preview1Fn> {
 }
 
 /** The listing of a folder for `fd_readdir`: `.`, `..`, then its entries with their inodes. */
-async function listing(ctx: Preview1Context, e: FileEntry): Promise<ListedEntry[]> {
+async function listing(e: FileEntry): Promise<ListedEntry[]> {
   const { desc } = e;
   const self = await desc.mountStat();
   const entries = await desc.mount.readDir(desc.path);
@@ -301,6 +301,5 @@ async function listing(ctx: Preview1Context, e: FileEntry): Promise<ListedEntry[
     } catch { /* gone meanwhile: listed without an inode */ }
     out.push({ name: utf8(entry.name), type: filetypeOf(entry.type), ino });
   }
-  void ctx;
   return out;
 }

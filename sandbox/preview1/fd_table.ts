@@ -83,7 +83,6 @@ export class FdTable {
   /** The folder at `fd`: ENOTDIR for a file, EBADF when none. */
   dir(fd: number): FileEntry {
     const e = this.get(fd);
-    if (e.kind === "stdio") throw new Errno(ERRNO.notdir);
     if (e.kind !== "dir") throw new Errno(ERRNO.notdir);
     return e;
   }

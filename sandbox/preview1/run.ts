@@ -74,7 +74,11 @@ const promising = (WebAssembly as unknown as {
 
 const DIR_FLAGS: DescriptorFlags = { read: true, write: true, mutateDirectory: true };
 
-/** Runs one process of the entry at `dir` on the preview-1 binding, to its end. */
+/**
+ * Runs one process of the entry at `dir` on the preview-1 binding, to its
+ * end. `command.cwd` has no counterpart in preview 1 (wasi-libc starts in
+ * `/`, as it does behind jco's adapter).
+ */
 export async function runPreview1(
   dir: string,
   world: string,
