@@ -53,6 +53,7 @@ export function engineChoice(): "auto" | "jco" {
  * The main core module of a file when our preview-1 binding can run it: a
  * plain core module, or a component whose main module imports nothing but
  * preview-1 functions (and a memory); null when the file needs jco's glue.
+ * Throws for a core module that imports anything else (nothing can run it).
  */
 export function preview1MainOf(bytes: Uint8Array): Uint8Array | null {
   let main;
@@ -61,16 +62,24 @@ export function preview1MainOf(bytes: Uint8Array): Uint8Array | null {
   } catch {
     return null;
   }
-  if (main.kind === "module") return main.bytes;
+  let other;
   try {
-    const ok = listImports(main.bytes).every((i) =>
-      i.kind === "memory" ||
-      (i.module === PREVIEW1_MODULE && i.kind === "function" && PREVIEW1_FUNCTIONS.has(i.name))
+    other = listImports(main.bytes).find((i) =>
+      i.kind !== "memory" &&
+      !(i.module === PREVIEW1_MODULE && i.kind === "function" && PREVIEW1_FUNCTIONS.has(i.name))
     );
-    return ok ? main.bytes : null;
   } catch {
-    return null;
+    return null; // unreadable: jco's path reports it
   }
+  if (!other) return main.bytes;
+  if (main.kind === "module") {
+    throw new Error(
+      `a core module that imports ${other.module}.${other.name}, which Sausage does not ` +
+        `provide: a plugin.wasm that is a core module may import only ${PREVIEW1_MODULE} ` +
+        "(WASI preview 1); anything else must be a WASI command component",
+    );
+  }
+  return null;
 }
 
 /** The version of the instrumentation; part of the cache key. */
@@ -182,7 +191,12 @@ export class ComponentCache {
 
   private async prepare(hash: string, bytes: Uint8Array, path: string): Promise<Compiled> {
     await this.ready;
-    const main = this.choice === "jco" ? null : preview1MainOf(bytes);
+    let main: Uint8Array | null = null;
+    try {
+      main = this.choice === "jco" ? null : preview1MainOf(bytes);
+    } catch (e) {
+      throw new Error(`${path} is ${e instanceof Error ? e.message : e}`);
+    }
     if (main) return this.preparePreview1(hash, main);
     const dir = `${this.root}/${hash}`;
     if (await verifyEntry(dir, this.engine)) return { hash, dir, engine: "jco" };

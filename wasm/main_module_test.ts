@@ -42,4 +42,5 @@ Deno.test("a component takes the preview-1 binding only when its main module imp
   assert.equal(preview1MainOf(component(p2, adapter)), null, "WASI 0.2 imports: jco's path");
   assert.equal(preview1MainOf(component(unknown, adapter)), null, "not a preview-1 function");
   assert.deepEqual(preview1MainOf(p1), p1, "a plain core module is taken as it is");
+  assert.throws(() => preview1MainOf(p2), /may import only wasi_snapshot_preview1/);
 });
