@@ -109,7 +109,12 @@ export async function build(args: string[]): Promise<number> {
   checkPluginSource(world, plugin);
   await writeCargoConfig(world.root, { skipSysroot: true }).catch(() => {});
   const people = forPeople(flags.has("--json"));
-  const outcome = await withWorld(world, printProgress, (send) => buildAndActivate(send, plugin));
+  const outcome = await withWorld(
+    world,
+    "build",
+    printProgress,
+    (send) => buildAndActivate(send, plugin),
+  );
   printOutcome(plugin, outcome, people);
   return outcome.ok ? 0 : 1;
 }

@@ -15,7 +15,7 @@ import { buildMissing, ControlServer, Host, LocalCaller, writeCargoConfig } from
 import type { Response } from "../rpc/message.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { buildAndActivate, printOutcome, printProgress } from "./build.ts";
-import { HostClient } from "./client.ts";
+import { HostLock, WorldLockedError } from "../core/host_lock.ts";
 import { openWorld } from "./world_arg.ts";
 
 /** Usage of `dev`. */
@@ -35,19 +35,15 @@ export async function dev(args: string[]): Promise<number> {
   const { positional } = parseArgs(args, [], []);
   if (positional.length !== 1) throw new UsageError(`usage: ${DEV_USAGE}`);
   const world = openWorld(positional[0]);
-  const running = await HostClient.connect(world);
-  if (running) {
-    running.close();
-    throw new Error(
-      `a host already runs ${world.root} (see state/core/host.json); stop it first, or use ` +
-        "`sausage build <world> <plugin>` against it",
-    );
-  }
   const report = (line: string) => console.error(line);
+  const lock = await HostLock.takeLasting(world, "sausage dev", report).catch((e) => {
+    if (!(e instanceof WorldLockedError)) throw e;
+    throw new Error(`${e.message}, or use \`sausage build <world> <plugin>\` against it`);
+  });
   await buildMissing(world, report);
   await writeCargoConfig(world.root, { skipSysroot: true }).catch(() => {});
-  const host = new Host(world.root, { report });
-  const control = await ControlServer.start(host);
+  const host = new Host(world.root, { lock, report });
+  await ControlServer.start(host);
   const stop = () => host.exit(0);
   Deno.addSignalListener("SIGINT", stop);
   Deno.addSignalListener("SIGTERM", stop);
@@ -106,7 +102,6 @@ export async function dev(args: string[]): Promise<number> {
   caller.hasEnded = true;
   Deno.removeSignalListener("SIGINT", stop);
   Deno.removeSignalListener("SIGTERM", stop);
-  await host.shutdown();
-  await control.close();
+  await host.shutdown(); // closes the control socket, then releases the lock
   return code;
 }

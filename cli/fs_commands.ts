@@ -6,13 +6,14 @@
  * @module
  */
 
-import { Host, type World } from "../core/mod.ts";
+import type { Host, World } from "../core/mod.ts";
 import { openWorld } from "./world_arg.ts";
 import { fromBase64 } from "../rpc/base64.ts";
 import type { Listing } from "../vfs/host_fs.ts";
 import { statFromWire, type WireStat } from "../vfs/wire.ts";
 import { parseArgs, UsageError } from "./args.ts";
-import { HostClient } from "./client.ts";
+import type { HostClient } from "./client.ts";
+import { reachHost, release } from "./reach_host.ts";
 
 /** Usage of `ls`. */
 export const LS_USAGE = "sausage ls <world> [path] [--json]";
@@ -27,25 +28,22 @@ const ERRORS: Record<string, string> = {
   "not-directory": "not a folder",
 };
 
-/** Runs `f` against the running host, or a transient one. */
+/** Runs `f` against the running host, or a transient one (`reach_host.ts`). */
 async function withFs<T>(
   world: World,
+  command: string,
   remote: (c: HostClient) => Promise<T>,
   local: (h: Host) => Promise<T>,
 ): Promise<T> {
-  const client = await HostClient.connect(world);
-  if (client) {
-    try {
-      return await remote(client);
-    } finally {
-      client.close();
-    }
-  }
-  const host = new Host(world.root, { sandboxes: 1 });
+  const reached = await reachHost(world, {
+    command: `sausage ${command}`,
+    host: { sandboxes: 1 },
+    report: (line) => console.error(line),
+  });
   try {
-    return await local(host);
+    return await (reached.client ? remote(reached.client) : local(reached.host));
   } finally {
-    await host.shutdown(1000);
+    await release(reached, 1000);
   }
 }
 
@@ -73,6 +71,7 @@ export async function ls(args: string[]): Promise<number> {
   try {
     listing = await withFs(
       world,
+      "ls",
       async (c) => {
         const l = await remoteCall(c, "$/ls", path) as Listing & { stat: WireStat };
         return { ...l, stat: statFromWire(l.stat) };
@@ -100,6 +99,7 @@ export async function cat(args: string[]): Promise<number> {
   try {
     bytes = await withFs(
       world,
+      "cat",
       async (c) => fromBase64(await remoteCall(c, "$/cat", path) as string),
       (h) => h.fs.read(path),
     );

@@ -15,10 +15,11 @@
  * @module
  */
 
-import process from "node:process";
-// @ts-types="@modelcontextprotocol/sdk/server/stdio"
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { World } from "../core/world.ts";
+import { readLimits } from "../core/limits.ts";
+import { DEFAULT_MAX_LINE } from "../rpc/line_splitter.ts";
+import { guardArguments } from "../mcp/argument_guard.ts";
+import { StdioTransport } from "../mcp/stdio_transport.ts";
 import { httpToken } from "../mcp/http_token.ts";
 import { MCP_HTTP_PATH, serveHttp } from "../mcp/http_server.ts";
 import { createServer } from "../mcp/server.ts";
@@ -55,10 +56,19 @@ export async function mcp(args: string[]): Promise<number> {
   let close: () => Promise<void>;
   if (port === undefined) {
     const server = createServer(tools, name);
-    await server.connect(new StdioServerTransport());
-    process.stdin.on("end", () => end(0));
-    process.stdin.on("close", () => end(0));
-    process.stdout.on("error", () => end(0)); // the client is gone (EPIPE)
+    let max = DEFAULT_MAX_LINE;
+    try {
+      max = readLimits(world.root).line_mib * 2 ** 20;
+    } catch { /* the host reports a bad config/limits.json */ }
+    const transport = new StdioTransport(max);
+    await server.connect(transport);
+    guardArguments(transport);
+    // stdin's end, or a stdout that fails (the client is gone: EPIPE), ends the session.
+    const closed = transport.onclose;
+    transport.onclose = () => {
+      closed?.();
+      end(0);
+    };
     close = () => server.close();
   } else {
     const { token, path } = await httpToken(world.root);

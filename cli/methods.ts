@@ -26,7 +26,12 @@ export async function methods(args: string[]): Promise<number> {
   const plugin = positional[1];
   const problem = pluginNameProblem(plugin);
   if (problem) throw new UsageError(problem);
-  const r = await withWorld(world, () => {}, (send) => send(`${plugin}.rpc.discover`, {}));
+  const r = await withWorld(
+    world,
+    "methods",
+    () => {},
+    (send) => send(`${plugin}.rpc.discover`, {}),
+  );
   if (r.error) {
     console.error(flags.has("--json") ? JSON.stringify(r.error) : errorText(r.error));
     return 1;

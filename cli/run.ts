@@ -11,7 +11,7 @@
 import { buildMissing, ControlServer, Host, writeCargoConfig } from "../core/mod.ts";
 import { openWorld } from "./world_arg.ts";
 import { parseArgs, UsageError } from "./args.ts";
-import { HostClient } from "./client.ts";
+import { HostLock } from "../core/host_lock.ts";
 import { followCalls } from "./call_lines.ts";
 import { consoleWanted, type ReportSink, runConsole } from "./console/run_console.ts";
 
@@ -23,11 +23,8 @@ export async function run(args: string[]): Promise<number> {
   const { positional, flags } = parseArgs(args, ["--headless", "--quiet"], []);
   if (positional.length !== 1) throw new UsageError(`usage: ${RUN_USAGE}`);
   const world = openWorld(positional[0]);
-  const running = await HostClient.connect(world);
-  if (running) {
-    running.close();
-    throw new Error(`a host already runs ${world.root} (see state/core/host.json); stop it first`);
-  }
+  // The world's lock first (a transient host is waited for; a lasting one refuses with its pid).
+  const lock = await HostLock.takeLasting(world, "sausage run", (line) => console.error(line));
   const failed = await buildMissing(world, (line) => console.error(line));
   // cargo in plugin folders (tests, rust-analyzer): written now, std built in the background.
   await writeCargoConfig(world.root, { skipSysroot: true }).then(
@@ -35,8 +32,8 @@ export async function run(args: string[]): Promise<number> {
     (e) => console.error(`sausage: .cargo/config.toml not written: ${e.message}`),
   );
   const reports: ReportSink = { to: (line) => console.error(line) };
-  const host = new Host(world.root, { report: (line) => reports.to(line) });
-  const control = await ControlServer.start(host);
+  const host = new Host(world.root, { lock, report: (line) => reports.to(line) });
+  await ControlServer.start(host);
   const stop = () => host.exit(0);
   Deno.addSignalListener("SIGINT", stop);
   Deno.addSignalListener("SIGTERM", stop);
@@ -59,7 +56,6 @@ export async function run(args: string[]): Promise<number> {
   Deno.removeSignalListener("SIGTERM", stop);
   // Processes get their grace period to answer (a guest that called
   // core.exit answers its caller) before the connections close.
-  await host.shutdown();
-  await control.close();
+  await host.shutdown(); // closes the control socket, then releases the lock
   return code;
 }

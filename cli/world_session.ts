@@ -1,37 +1,43 @@
 /**
  * Calls into a world from the CLI: through its running host (the control
  * socket), or through a transient host made for the command and shut down
- * after it. `call`, `build` and `methods` use it.
+ * after it (`reach_host.ts`). `build` and `methods` use it.
  *
  * @module
  */
 
-import { Host, LocalCaller, type World } from "../core/mod.ts";
+import { LocalCaller, type World } from "../core/mod.ts";
 import type { Request, Response } from "../rpc/message.ts";
-import { HostClient } from "./client.ts";
+import { reachHost, release } from "./reach_host.ts";
 
 /** Sends one request and resolves with its response. */
 export type Send = (method: string, params: Record<string, unknown>) => Promise<Response>;
 
 /**
  * Runs `body` with a way to call `world`: its running host, or a transient
- * one (never building at start). Notifications of the calls go to `onNotify`.
+ * one (never building at start); `command` names the subcommand in the
+ * world's lock file. Notifications of the calls go to `onNotify`.
  */
 export async function withWorld<T>(
   world: World,
+  command: string,
   onNotify: (msg: Request) => void,
   body: (send: Send, running: boolean) => Promise<T>,
 ): Promise<T> {
-  const client = await HostClient.connect(world);
+  const reached = await reachHost(world, {
+    command: `sausage ${command}`,
+    host: { sandboxes: 1 },
+    report: (line) => console.error(line),
+  });
+  const { client, host } = reached;
   if (client) {
     client.onNotify = onNotify;
     try {
       return await body((method, params) => client.send(method, params), true);
     } finally {
-      client.close();
+      await release(reached);
     }
   }
-  const host = new Host(world.root, { sandboxes: 1 });
   const caller = new LocalCaller("console", (msg) => {
     if ("method" in msg) onNotify(msg as Request);
   });
@@ -42,6 +48,6 @@ export async function withWorld<T>(
     );
   } finally {
     caller.hasEnded = true;
-    await host.shutdown();
+    await release(reached);
   }
 }

@@ -29,7 +29,13 @@ import type { Caller, Process } from "./process.ts";
 import { toBase64 } from "../rpc/base64.ts";
 import { statToWire } from "../vfs/wire.ts";
 import { FsError } from "../vfs/mount.ts";
-import { controlSocketPath, ensurePrivateDir, HELLO, runtimeDir } from "./control_path.ts";
+import {
+  controlSocketPath,
+  ensurePrivateDir,
+  HELLO,
+  reportSquatter,
+  runtimeDir,
+} from "./control_path.ts";
 
 /** What `state/core/host.json` holds: that a host runs, not how to reach it. */
 export interface HostFile {
@@ -54,29 +60,51 @@ class Connection implements Caller {
 /** Serves the control socket of a host until `close`. */
 export class ControlServer {
   private conns = new Map<Deno.UnixConn, LineWriter>();
+  private listening = true;
+  private closed: Promise<void> | null = null;
+  private idleWaiters: (() => void)[] = [];
 
   private constructor(
     private host: Host,
     private listener: Deno.UnixListener,
     /** The socket's path. */
     readonly path: string,
+    /** The socket file's inode: `close` removes the file only while it is still this one. */
+    private ino: number | null,
   ) {
+    host.serving(this);
     this.accept();
   }
 
   /**
-   * Listens on the world's control socket (a stale socket file of a host that
-   * is gone is replaced; the caller checks first that no host answers) and
-   * writes the host file.
+   * Listens on the world's control socket and writes the host file. Only the
+   * holder of the world's lock (`host_lock.ts`: every `Host` holds it) gets
+   * here, so a socket file found is a stale one of a host that is gone, and
+   * is replaced; if something answers on it all the same, nothing is removed
+   * and this throws.
    */
   static async start(host: Host): Promise<ControlServer> {
-    ensurePrivateDir(runtimeDir());
+    const dir = runtimeDir();
+    reportSquatter(dir, (l) => console.error(l));
+    ensurePrivateDir(dir);
     const path = await controlSocketPath(host.world.root);
+    let live = false;
+    try {
+      (await Deno.connect({ transport: "unix", path })).close();
+      live = true;
+    } catch { /* no socket, or a stale one */ }
+    if (live) {
+      throw new Error(
+        `another process serves the control socket of ${host.world.root} (${path}); ` +
+          "it was left alone: stop that host first",
+      );
+    }
     try {
       Deno.removeSync(path);
     } catch { /* no stale socket */ }
     const listener = Deno.listen({ transport: "unix", path });
     Deno.chmodSync(path, 0o600);
+    const ino = Deno.lstatSync(path).ino;
     const file: HostFile = {
       pid: Deno.pid,
       world: host.world.root,
@@ -84,9 +112,9 @@ export class ControlServer {
     };
     const hostFile = host.world.hostFile();
     host.world.coreState();
-    Deno.writeTextFileSync(`${hostFile}.tmp`, JSON.stringify(file) + "\n");
+    Deno.writeTextFileSync(`${hostFile}.tmp`, JSON.stringify(file) + "\n", { mode: 0o600 });
     Deno.renameSync(`${hostFile}.tmp`, hostFile);
-    return new ControlServer(host, listener, path);
+    return new ControlServer(host, listener, path, ino);
   }
 
   private async accept(): Promise<void> {
@@ -137,6 +165,7 @@ export class ControlServer {
     } catch { /* connection reset */ }
     caller.hasEnded = true;
     this.conns.delete(conn);
+    if (this.conns.size === 0) { for (const w of this.idleWaiters.splice(0)) w(); }
     if (!greeted) {
       await out.close();
       try {
@@ -180,13 +209,48 @@ export class ControlServer {
   }
 
   /**
-   * Stops listening, closes connections (after what was sent to them is
-   * written, for up to a second) and removes the host file.
+   * Stops taking connections (the socket file goes: a command started now
+   * waits for the world's lock instead); those already open go on.
    */
-  async close(): Promise<void> {
+  stopListening(): void {
+    if (!this.listening) return;
+    this.listening = false;
     try {
       this.listener.close();
     } catch { /* closed */ }
+    this.removeOwnFiles();
+  }
+
+  /** Resolves once no connection is open (at once when none is). */
+  idle(): Promise<void> {
+    if (this.conns.size === 0) return Promise.resolve();
+    return new Promise((r) => this.idleWaiters.push(r));
+  }
+
+  /** Removes the socket and the host file while they are still this server's. */
+  private removeOwnFiles(): void {
+    try {
+      if (this.ino === null || Deno.lstatSync(this.path).ino === this.ino) {
+        Deno.removeSync(this.path);
+      }
+    } catch { /* gone */ }
+    try {
+      const file = JSON.parse(Deno.readTextFileSync(this.host.world.hostFile())) as HostFile;
+      if (file.pid === Deno.pid) Deno.removeSync(this.host.world.hostFile());
+    } catch { /* gone */ }
+  }
+
+  /**
+   * Stops listening, closes connections (after what was sent to them is
+   * written, for up to a second) and removes the host file. `Host.shutdown`
+   * calls it before the world's lock goes; calling it again does nothing.
+   */
+  close(): Promise<void> {
+    return this.closed ??= this.closeNow();
+  }
+
+  private async closeNow(): Promise<void> {
+    this.stopListening();
     const drained = Promise.all([...this.conns.values()].map((out) => out.close()));
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([drained, new Promise((r) => (timer = setTimeout(r, 1000)))]);
@@ -196,11 +260,5 @@ export class ControlServer {
         c.close();
       } catch { /* closed */ }
     }
-    try {
-      Deno.removeSync(this.path);
-    } catch { /* gone */ }
-    try {
-      Deno.removeSync(this.host.world.hostFile());
-    } catch { /* gone */ }
   }
 }

@@ -9,6 +9,7 @@
 
 import type { Request } from "../rpc/message.ts";
 import type { Caller } from "./process.ts";
+import { WorldCacheView } from "./world_cache_view.ts";
 import { ComponentCache } from "./component_cache.ts";
 import { coreMethods } from "./core_api.ts";
 import { Journal } from "./journal.ts";
@@ -17,7 +18,7 @@ import { cacheDir } from "./paths.ts";
 import { ProcessTable } from "./process_table.ts";
 import { Router } from "./router.ts";
 import { SandboxPool } from "./sandbox_pool.ts";
-import { type Limits, readLimits } from "./limits.ts";
+import { type Limits, readLimitsChecked } from "./limits.ts";
 import { STOP_GRACE_MS, Supervisor } from "./supervisor.ts";
 import { World } from "./world.ts";
 import { MemMount } from "../vfs/mem_mount.ts";
@@ -36,6 +37,7 @@ import { makeBootCalls } from "./boot.ts";
 import { callAsCore, discoverAsCore } from "./call_as_core.ts";
 import type { HostOptions } from "./host_options.ts";
 import { SdkCopy } from "./sdk_copy.ts";
+import { defaultCommand, HostLock } from "./host_lock.ts";
 
 /** A running world. */
 export class Host {
@@ -69,99 +71,153 @@ export class Host {
   private finish!: (code: number) => void;
   private closed = false;
   private readonly sdkCopy: SdkCopy;
+  /** The world's lock (`host_lock.ts`): held from the first step to the last. */
+  private readonly lock: HostLock;
+  /** What serves the control socket, closed at shutdown before the lock goes. */
+  private control: { close(): Promise<void> } | null = null;
 
-  /** Opens a world (throws a one-line error when it is missing). */
+  /**
+   * Opens a world (throws a one-line error when it is missing) after taking
+   * its lock (throws `WorldLockedError`, saying who holds it, when another
+   * host runs it).
+   */
   constructor(path: string, private opts: HostOptions = {}) {
     this.world = new World(path);
-    this.worldMount = new DiskMount(this.world.root);
-    this.limits = readLimits(this.world.root);
-    this.journal = new Journal(
-      opts.journalPath ?? this.world.journalPath(),
-      opts.report,
-      {
-        maxBytes: this.limits.journal_mib * 2 ** 20,
-        maxAgeMs: this.limits.journal_days * 86_400_000,
-      },
-    );
-    const sdkDir = opts.sdkDir === undefined ? DEFAULT_SDK_DIR : opts.sdkDir;
-    this.sdkCopy = new SdkCopy(
-      this.world.root,
-      sdkDir,
-      this.journal,
-      // A host without an SDK to copy (a test runner's) leaves the world untouched.
-      sdkDir === null ? undefined : `${this.world.coreState()}/sdk-copy.json`,
-    );
-    const cache = opts.cacheDir ?? cacheDir();
-    const hashes = new FileHashes();
-    const components = new ComponentCache(cache, hashes, !opts.noPreemption);
-    this.pool = opts.pool ?? new SandboxPool(
-      {
-        world: this.world.root,
+    this.lock = opts.lock ?? HostLock.take(this.world, {
+      command: opts.command ?? defaultCommand(),
+      transient: opts.transient ?? false,
+    });
+    try {
+      this.worldMount = new DiskMount(this.world.root);
+      const { limits, problems } = readLimitsChecked(this.world.root);
+      this.limits = limits;
+      this.journal = new Journal(
+        opts.journalPath ?? this.world.journalPath(),
+        opts.report,
+        {
+          maxBytes: this.limits.journal_mib * 2 ** 20,
+          maxAgeMs: this.limits.journal_days * 86_400_000,
+          maxEntryBytes: this.limits.journal_entry_kib * 1024,
+        },
+      );
+      // A bad limits file never stops the host: each problem is said once, and journaled.
+      for (const problem of problems) {
+        (opts.report ?? ((l: string) => console.error(l)))(`sausage: ${problem}`);
+        this.journal.coreEvent("limits-problem", { problem });
+      }
+      const sdkDir = opts.sdkDir === undefined ? DEFAULT_SDK_DIR : opts.sdkDir;
+      this.sdkCopy = new SdkCopy(
+        this.world.root,
+        sdkDir,
+        this.journal,
+        // A host without an SDK to copy (a test runner's) leaves the world untouched.
+        sdkDir === null ? undefined : `${this.world.coreState()}/sdk-copy.json`,
+      );
+      const cache = opts.cacheDir ?? cacheDir();
+      const hashes = new FileHashes();
+      // Sandboxes read only the cache entries this world loads (`world_cache_view.ts`).
+      const components = new WorldCacheView(
         cache,
-        stallMs: this.limits.stall_ms,
-        maxLine: this.limits.line_mib * 2 ** 20,
-        memoryPool: this.limits.memory_pool_mib * 2 ** 20,
-      },
-      opts.sandboxes ?? this.limits.sandboxes,
-    );
-    this.docs = new PluginDocs(
-      this.world,
-      (plugin) => discoverAsCore(this.supervisor, this.journal, plugin),
-      hashes,
-    );
-    this.graph = new GraphKeeper(this.world, this.docs, this.journal);
-    const clients = new ClientSource(
-      this.docs,
-      (wasm, params) => callAsCore(this.supervisor, "codegen", "client", params, wasm),
-    );
-    const view = this.view = new ProcView({
-      world: this.world,
-      table: this.table,
-      locks: this.locks,
-      docs: this.docs,
-      graph: () => this.graph.files(),
-      client: (plugin) => clients.client(plugin),
-    });
-    this.proc = new ProcMount(view);
-    this.fs = new HostFs({
-      "/": this.worldMount,
-      "/proc": this.proc,
-      "/run": this.runMount,
-    });
-    this.supervisor = new Supervisor(this.world, this.journal, this.table, this.pool, components, {
-      proc: this.proc,
-      run: this.runMount,
-      source: view,
-      world: this.worldMount,
-    }, this.limits);
-    if (opts.noPlugins) this.supervisor.noPlugins = opts.noPlugins;
-    this.router = new Router(this.supervisor);
-    this.done = new Promise((r) => (this.finish = r));
-    for (
-      const [name, m] of coreMethods({
-        supervisor: this.supervisor,
-        table: this.table,
-        journal: this.journal,
-        exit: (code) => this.finish(code),
-      })
-    ) this.router.core.set(name, m);
-    for (const [name, m] of lockMethods(this.locks)) this.router.core.set(name, m);
-    this.activator = new Activator(
-      this.world,
-      this.graph,
-      this.journal,
-      (plugin, wasm) => discoverAsCore(this.supervisor, this.journal, plugin, wasm),
-    );
-    for (const [name, m] of this.activator.methods()) this.router.core.set(name, m);
-    this.supervisor.onEnd.push((p) => this.locks.releaseAll(p.pid));
-    this.supervisor.natives.set(
-      "cargo.build",
-      cargoBuildMethod({
+        this.world.root,
+        new ComponentCache(cache, hashes, !opts.noPreemption),
+      );
+      const sandboxes = opts.sandboxes ?? this.limits.sandboxes;
+      this.pool = opts.pool ?? new SandboxPool(
+        {
+          world: this.world.root,
+          cache: components.folder,
+          stallMs: this.limits.stall_ms,
+          maxLine: this.limits.line_mib * 2 ** 20,
+          memoryPool: this.limits.memory_pool_mib * 2 ** 20,
+          diskBytes: this.limits.disk_mib * 2 ** 20,
+          // Each sandbox bounds its own processes' grows: no message per grow (PROTOCOL 4.9).
+          memoryShare: Math.floor(this.limits.world_memory_mib * 2 ** 20 / sandboxes),
+        },
+        sandboxes,
+        (event, fields) => this.journal.coreEvent(event, fields),
+      );
+      this.docs = new PluginDocs(
+        this.world,
+        (plugin) => discoverAsCore(this.supervisor, this.journal, plugin),
+        hashes,
+      );
+      this.graph = new GraphKeeper(this.world, this.docs, this.journal);
+      const clients = new ClientSource(
+        this.docs,
+        (wasm, params) => callAsCore(this.supervisor, "codegen", "client", params, wasm),
+      );
+      const view = this.view = new ProcView({
         world: this.world,
-        sdk: () => this.sdkCopy.folder(),
-        breaks: (plugin, file) => this.activator.breaks(plugin, file),
-      }),
-    );
+        table: this.table,
+        locks: this.locks,
+        docs: this.docs,
+        graph: () => this.graph.files(),
+        client: (plugin) => clients.client(plugin),
+        journal: () => this.journal.health.view(),
+        failing: () => this.supervisor.failing.snapshot(),
+      });
+      this.proc = new ProcMount(view);
+      this.fs = new HostFs({
+        "/": this.worldMount,
+        "/proc": this.proc,
+        "/run": this.runMount,
+      });
+      this.supervisor = new Supervisor(
+        this.world,
+        this.journal,
+        this.table,
+        this.pool,
+        components,
+        {
+          proc: this.proc,
+          run: this.runMount,
+          source: view,
+          world: this.worldMount,
+        },
+        this.limits,
+      );
+      if (opts.noPlugins) this.supervisor.noPlugins = opts.noPlugins;
+      this.router = new Router(this.supervisor);
+      this.done = new Promise((r) => (this.finish = r));
+      for (
+        const [name, m] of coreMethods({
+          supervisor: this.supervisor,
+          table: this.table,
+          journal: this.journal,
+          exit: (code) => this.finish(code),
+        })
+      ) this.router.core.set(name, m);
+      for (const [name, m] of lockMethods(this.locks)) this.router.core.set(name, m);
+      this.activator = new Activator(
+        this.world,
+        this.graph,
+        this.journal,
+        (plugin, wasm) => discoverAsCore(this.supervisor, this.journal, plugin, wasm),
+      );
+      for (const [name, m] of this.activator.methods()) this.router.core.set(name, m);
+      this.supervisor.onEnd.push((p) => this.locks.releaseAll(p.pid));
+      this.supervisor.natives.set(
+        "cargo.build",
+        cargoBuildMethod({
+          world: this.world,
+          sdk: () => this.sdkCopy.folder(),
+          breaks: (plugin, file) => this.activator.breaks(plugin, file),
+        }),
+      );
+    } catch (e) {
+      this.lock.release();
+      throw e;
+    }
+  }
+
+  /** Whether this host ends by itself once its command is done (`HostOptions.transient`). */
+  get transient(): boolean {
+    return this.opts.transient ?? false;
+  }
+
+  /** Records the control socket's server, so that `shutdown` closes it before the lock goes. */
+  serving(control: { close(): Promise<void> }): void {
+    this.control = control;
   }
 
   /**
@@ -200,7 +256,9 @@ export class Host {
     this.journal.coreEvent("shutdown", { processes: this.table.size });
     this.graph.close();
     await this.supervisor.stopAll(graceMs);
+    await this.control?.close();
     if (!this.opts.pool) this.pool.close();
     this.journal.close();
+    this.lock.release();
   }
 }

@@ -6,6 +6,7 @@
  */
 
 import type { SandboxPool } from "./sandbox_pool.ts";
+import type { HostLock } from "./host_lock.ts";
 
 /** Options of a host. */
 export interface HostOptions {
@@ -42,4 +43,13 @@ export interface HostOptions {
    * Default this repository's `sdk/`; null: no copy (a test's empty world).
    */
   sdkDir?: string | null;
+  /**
+   * The world's lock, when the command took it already (`sausage run` takes
+   * it before building); by default the host takes it first thing.
+   */
+  lock?: HostLock;
+  /** What the lock file says holds the world (default the CLI's subcommand). */
+  command?: string;
+  /** A host that ends once its command is done (`LockHolder.transient`); default false. */
+  transient?: boolean;
 }

@@ -299,7 +299,7 @@ supervisorTest("past the processes limit a call is refused with -32004 and a lim
   );
   assert.equal(table.size, 1);
   assert.deepEqual(events("core"), [
-    { event: "limit", limit: "processes", method: "notes.add", caller: "console" },
+    { event: "limit", limit: "processes", method: "notes.add", caller: "console", count: 1 },
   ]);
 });
 

@@ -17,6 +17,7 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 // @ts-types="@modelcontextprotocol/sdk/server/index"
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { authorized } from "./http_token.ts";
+import { guardArguments } from "./argument_guard.ts";
 
 /** The path the server answers on. */
 export const MCP_HTTP_PATH = "/mcp";
@@ -82,6 +83,7 @@ export function serveHttp(opts: HttpOptions): Promise<HttpServer> {
       if (t.sessionId) sessions.delete(t.sessionId);
     };
     await opts.newServer().connect(t);
+    guardArguments(t);
     return await t.handleRequest(req, { parsedBody: body });
   };
   return new Promise((resolve) => {

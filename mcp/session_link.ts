@@ -1,7 +1,9 @@
 /**
  * The world's host for one run of `sausage mcp`: the running host when there
  * is one (`SocketLink`), else a host started here for the session
- * (`HostLink`, with the control socket and the boot calls, never building).
+ * (`HostLink`, with the control socket and the boot calls, never building),
+ * found the one way every command finds it (`cli/reach_host.ts`: under the
+ * world's lock, waiting for a host that is starting).
  * When the running host goes away mid-session (`sausage run` stopped), the
  * next call or read starts a host here and goes on; a call that was already
  * sent is not repeated (it fails with the host's closing error).
@@ -9,8 +11,9 @@
  * @module
  */
 
-import { ControlServer } from "../core/control_server.ts";
-import { Host } from "../core/host.ts";
+import type { ControlServer } from "../core/control_server.ts";
+import type { Host } from "../core/host.ts";
+import { reachHost } from "../cli/reach_host.ts";
 import type { World } from "../core/world.ts";
 import type { Response } from "../rpc/message.ts";
 import { HostLink } from "./host_link.ts";
@@ -42,29 +45,45 @@ export class SessionLink implements WorldLink {
 
   /** Picks the host: the running one, or one started now. */
   async start(): Promise<void> {
-    if (!(await SocketLink.available(this.world))) await this.ownHost();
+    await this.reach();
   }
 
-  private ownHost(): Promise<OwnHost> {
-    this.own ??= (async () => {
-      const host = new Host(this.world.root, { report: this.report });
-      const control = await ControlServer.start(host);
-      await host.start();
-      host.done.then((code) => this.endSession(code));
-      this.report(`sausage mcp: started a host for ${this.world.root}; it ends with the session`);
-      return { link: new HostLink(host), host, control };
-    })();
-    return this.own;
+  /** The running host (null: use the socket), or the one this session now holds. */
+  private async reach(): Promise<OwnHost | null> {
+    if (this.own) return await this.own;
+    const reached = await reachHost(this.world, {
+      command: "sausage mcp",
+      transient: false,
+      host: { report: this.report },
+      report: this.report,
+    });
+    if (reached.client) {
+      reached.client.close();
+      return null;
+    }
+    this.own ??= this.ownHost(reached.host, reached.control);
+    return await this.own;
+  }
+
+  private async ownHost(host: Host, control: ControlServer): Promise<OwnHost> {
+    await host.start();
+    host.done.then((code) => this.endSession(code));
+    this.report(`sausage mcp: started a host for ${this.world.root}; it ends with the session`);
+    return { link: new HostLink(host), host, control };
   }
 
   /** Runs `f` on the host this session uses, starting one when the running host is gone. */
   private async use<T>(f: (link: WorldLink) => Promise<T>): Promise<T> {
-    if (this.own) return f((await this.own).link);
-    try {
-      return await f(this.socket);
-    } catch (e) {
-      if (!(e instanceof NoHostError)) throw e;
-      return f((await this.ownHost()).link);
+    for (;;) {
+      if (this.own) return f((await this.own).link);
+      try {
+        return await f(this.socket);
+      } catch (e) {
+        if (!(e instanceof NoHostError)) throw e;
+      }
+      // The running host is gone: another one (or this session) holds the world next.
+      const own = await this.reach();
+      if (own) return f(own.link);
     }
   }
 

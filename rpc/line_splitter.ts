@@ -20,6 +20,25 @@ export interface LineHandlers {
   line(text: string): void;
   /** A line passed `max` bytes; `seen` is how many had arrived when it did. */
   tooLong?(seen: number): void;
+  /**
+   * A line that passed `max` ended: its first and last {@link EDGE_BYTES}
+   * bytes and its whole length (to answer it: the id of a JSON-RPC message
+   * is at one end or the other).
+   */
+  skipped?(line: SkippedLine): void;
+}
+
+/** How many bytes of each end of an over-long line `LineHandlers.skipped` gets. */
+export const EDGE_BYTES = 1024;
+
+/** What is kept of a line that passed the limit. */
+export interface SkippedLine {
+  /** Its first bytes, as text. */
+  head: string;
+  /** Its last bytes, as text. */
+  tail: string;
+  /** Its length in bytes. */
+  bytes: number;
 }
 
 /** Splits a byte stream into lines (see the module doc). */
@@ -28,6 +47,10 @@ export class LineSplitter {
   private size = 0;
   private skipping = false;
   private decoder = new TextDecoder();
+  /** Of the line being skipped: its head, its tail so far, its length so far. */
+  private head = new Uint8Array(0);
+  private tail = new Uint8Array(0);
+  private skippedBytes = 0;
 
   /**
    * @param max the longest line kept, in bytes
@@ -42,8 +65,9 @@ export class LineSplitter {
       const nl = bytes.indexOf(NEWLINE, start);
       const end = nl < 0 ? bytes.length : nl;
       if (!this.skipping && end > start) this.keep(bytes.subarray(start, end), nl < 0);
+      else if (this.skipping && this.on.skipped) this.skip(bytes.subarray(start, end));
       if (nl < 0) return;
-      if (this.skipping) this.skipping = false;
+      if (this.skipping) this.endSkipped();
       else this.emit();
       start = nl + 1;
     }
@@ -52,6 +76,7 @@ export class LineSplitter {
   /** Ends the stream: a last line without a newline is handed on. */
   end(): void {
     if (!this.skipping && this.size > 0) this.emit();
+    if (this.skipping) this.endSkipped();
     this.parts = [];
     this.size = 0;
     this.skipping = false;
@@ -60,6 +85,13 @@ export class LineSplitter {
   private keep(piece: Uint8Array, copy: boolean): void {
     const seen = this.size + piece.length;
     if (seen > this.max) {
+      if (this.on.skipped) {
+        this.parts.push(piece);
+        const all = this.joined();
+        this.head = all.slice(0, EDGE_BYTES);
+        this.tail = all.slice(Math.max(0, all.length - EDGE_BYTES));
+        this.skippedBytes = all.length;
+      }
       this.parts = [];
       this.size = 0;
       this.skipping = true;
@@ -69,6 +101,42 @@ export class LineSplitter {
     // A piece that ends a line is used before push returns; one that does not is kept: copy it.
     this.parts.push(copy ? piece.slice() : piece);
     this.size = seen;
+  }
+
+  /** The kept parts as one array (once per over-long line). */
+  private joined(): Uint8Array {
+    const all = new Uint8Array(this.parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const p of this.parts) (all.set(p, at), at += p.length);
+    return all;
+  }
+
+  /** Counts skipped bytes and keeps the last of them (the tail). */
+  private skip(piece: Uint8Array): void {
+    this.skippedBytes += piece.length;
+    if (piece.length >= EDGE_BYTES) {
+      this.tail = piece.slice(piece.length - EDGE_BYTES);
+      return;
+    }
+    const tail = new Uint8Array(Math.min(EDGE_BYTES, this.tail.length + piece.length));
+    const fromOld = tail.length - piece.length;
+    tail.set(this.tail.subarray(this.tail.length - fromOld), 0);
+    tail.set(piece, fromOld);
+    this.tail = tail;
+  }
+
+  private endSkipped(): void {
+    this.skipping = false;
+    if (!this.on.skipped) return;
+    const text = (b: Uint8Array) => new TextDecoder().decode(b);
+    const line = {
+      head: text(this.head),
+      tail: text(this.tail).replace(/\r$/, ""),
+      bytes: this.skippedBytes,
+    };
+    this.head = this.tail = new Uint8Array(0);
+    this.skippedBytes = 0;
+    this.on.skipped(line);
   }
 
   private emit(): void {

@@ -1,5 +1,5 @@
 import { strict as assert } from "node:assert";
-import { LineSplitter, streamLines } from "./line_splitter.ts";
+import { EDGE_BYTES, LineSplitter, type SkippedLine, streamLines } from "./line_splitter.ts";
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 
@@ -64,4 +64,21 @@ Deno.test("64 MiB without a newline in 4 KiB writes is dropped as it comes, then
   for await (const l of streamLines(stream, 2 ** 20, (n) => reports.push(n))) out.push(l);
   assert.deepEqual(out, ["after"]);
   assert.deepEqual(reports, [2 ** 20 + 4096]);
+});
+
+Deno.test("an over-long line's head, tail and length reach skipped, and splitting goes on", () => {
+  const lines: string[] = [];
+  const skipped: SkippedLine[] = [];
+  const s = new LineSplitter(100, { line: (l) => lines.push(l), skipped: (k) => skipped.push(k) });
+  const long = `{"id":1,"x":"${"a".repeat(5000)}","id2":"end"}`;
+  const bytes = new TextEncoder().encode(`short\n${long}\nafter\n`);
+  for (let i = 0; i < bytes.length; i += 7) s.push(bytes.subarray(i, i + 7));
+  s.end();
+  assert.deepEqual(lines, ["short", "after"]);
+  assert.equal(skipped.length, 1);
+  assert.equal(skipped[0].bytes, long.length);
+  // The head is what had arrived when the line passed the limit (at most EDGE_BYTES).
+  assert.ok(skipped[0].head.length > 100 && skipped[0].head.length <= EDGE_BYTES);
+  assert.equal(skipped[0].head, long.slice(0, skipped[0].head.length));
+  assert.equal(skipped[0].tail, long.slice(-EDGE_BYTES));
 });

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { cliInterfaces, GuestExit } from "./wasi/cli.ts";
+import { cliInterfaces, ExitCode, GuestExit } from "./wasi/cli.ts";
 import { clockInterfaces } from "./wasi/clocks.ts";
 import { filesystemInterfaces, OpenFiles } from "./wasi/filesystem.ts";
 import type { ByteQueue } from "./wasi/pipes.ts";
@@ -18,7 +18,7 @@ import { networkInterfaces } from "./wasi/network.ts";
 import { ProcessResources } from "./wasi/resources.ts";
 import type { FsChannel } from "./remote_mount.ts";
 import type { ExtraPreopen } from "./protocol.ts";
-import type { GuestControl } from "./guest_control.ts";
+import { type GuestControl, GuestKilled } from "./guest_control.ts";
 import { processPreopens } from "./preopens.ts";
 import { trapMessage } from "./trap_message.ts";
 import { isPreview1Entry, runPreview1 } from "./preview1/run.ts";
@@ -74,6 +74,8 @@ async function load(dir: string): Promise<Loaded> {
   }
   return { glue, modules, needs };
 }
+
+export { setWorldDiskBound } from "./preopens.ts";
 
 /** The stdio and exit of a running process, as the sandbox sees them. */
 export interface ProcessIo {
@@ -158,11 +160,13 @@ async function runJco(
   let ended: Ended;
   /** The memories this process took from the pool: they go back once `run` has settled. */
   const taken: [WebAssembly.Memory, MemoryLimits][] = [];
+  const exitCode = new ExitCode();
   const instantiateCore = (
     m: WebAssembly.Module,
     imports: Record<string, Record<string, unknown>> = {},
   ) => {
     const need = needs.get(m);
+    imports = exitCode.wrapImports(imports);
     if (need?.memory) {
       const memory = io.memories.take(need.memory);
       taken.push([memory, need.memory]);
@@ -172,19 +176,27 @@ async function runJco(
   };
   try {
     const control = io.control;
-    const instance = await control.instantiate(() =>
-      glue.instantiate(
-        (name) => modules.get(name)!,
-        imports,
-        instantiateCore,
-      )
-    );
+    // Fair starts: a flood of processes from one asker waits its turn (guest_control.ts).
+    await control.admit();
+    let instance;
+    try {
+      if (control.killed) throw new GuestKilled();
+      instance = await control.instantiate(() =>
+        glue.instantiate(
+          (name) => modules.get(name)!,
+          imports,
+          instantiateCore,
+        )
+      );
+    } finally {
+      control.admitted();
+    }
     control.started();
     await instance.run.run();
     ended = { status: 0 };
   } catch (e) {
     if (io.control.killed) ended = { status: 1, error: io.control.killReason ?? "killed" };
-    else if (e instanceof GuestExit) ended = { status: e.status };
+    else if (e instanceof GuestExit) ended = { status: exitCode.statusOf(e) };
     else if (isRunError(e)) ended = { status: 1 };
     else ended = { status: 1, error: trapMessage(e, io.control) };
   } finally {

@@ -18,6 +18,7 @@ import { HELLO } from "../core/control_path.ts";
 import { LocalCaller } from "../core/local_caller.ts";
 import { HostClient } from "../cli/client.ts";
 import { World } from "../core/world.ts";
+import { REPLACE_INTERVAL_MS } from "../core/sandbox_pool.ts";
 import type { Response } from "../rpc/message.ts";
 
 const probe = await builtTestPlugin("probe");
@@ -315,8 +316,8 @@ Deno.test({
         /^probe was asked to panic \(.* panicked at /,
         "probe was asked to panic",
       ],
-      // wasi:cli/exit carries only ok or err: every failure status reads as 1.
-      ["probe.exit", { code: 3 }, /exited with status 1/, "exiting with 3"],
+      // The code the guest gave to proc_exit, carried past the adapter's ok/err.
+      ["probe.exit", { code: 3 }, /exited with status 3/, "exiting with 3"],
       ["probe.exit", { code: 0 }, /exited with status 0/, "exiting with 0"],
       ["probe.hog", { mb: 200 }, /memory limit/, ""],
       [
@@ -564,5 +565,109 @@ Deno.test({
   } finally {
     await h.close();
     await Deno.remove(outside, { recursive: true });
+  }
+});
+
+/** The OS processes that are sandboxes of this process's hosts (children running `sandbox/main.ts`). */
+function sandboxChildren(): number {
+  let n = 0;
+  for (const e of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(e.name)) continue;
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${e.name}/stat`);
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid !== Deno.pid) continue;
+      if (Deno.readTextFileSync(`/proc/${e.name}/cmdline`).includes("sandbox")) n++;
+    } catch { /* gone */ }
+  }
+  return n;
+}
+
+Deno.test({
+  name: "fault suite: sandboxes killed under load: never more than the pool's bound, no lost call",
+  ...opts,
+}, async () => {
+  const { Host } = await import("../core/host.ts");
+  const root = await makeWorld({ plugins: { probe } });
+  const host = new Host(root, { sandboxes: 3, watch: false, sdkDir: null });
+  try {
+    await host.start();
+    const bound = host.pool.bound;
+    assert.equal(bound, 4, "3 sandboxes and the spare");
+    let stop = false, maxPool = 0, maxOs = 0, samples = 0;
+    const sampler = (async () => {
+      while (!stop) {
+        maxPool = Math.max(maxPool, host.pool.count);
+        maxOs = Math.max(maxOs, sandboxChildren());
+        samples++;
+        await new Promise((r) => setTimeout(r, 15));
+      }
+    })();
+    let answered = 0, lostSandbox = 0, sent = 0;
+    const callers = Array.from({ length: 30 }, async (_, i) => {
+      const caller = new LocalCaller(`c${i}`, () => {});
+      while (!stop) {
+        sent++;
+        const r = await caller.call(host.router, "probe.echo", { i }) as Response;
+        if (r.error) {
+          assert.equal(r.error.code, -32002, JSON.stringify(r.error));
+          lostSandbox++;
+        }
+        answered++;
+      }
+    });
+    // Rounds of killing every live sandbox at once: losses faster than replacements may come.
+    let kills = 0;
+    const killsBegan = Date.now();
+    for (let round = 0; round < 5 * SCALE; round++) {
+      await eventually(
+        () => host.pool.sandboxes.filter((s) => !s.hasEnded).length === 3,
+        "the pool at its size",
+        60_000,
+      );
+      const victims = host.pool.sandboxes.filter((s) => !s.hasEnded);
+      for (const sb of victims) {
+        try {
+          Deno.kill(sb.osPid, "SIGKILL");
+          kills++;
+        } catch { /* it exited meanwhile */ }
+      }
+      await Promise.all(victims.map((sb) => sb.ended));
+    }
+    await eventually(
+      () => host.pool.sandboxes.filter((s) => !s.hasEnded).length === 3,
+      "the pool back to its size",
+      60_000,
+    );
+    stop = true;
+    await Promise.all(callers);
+    await sampler;
+    assert.equal(answered, sent, "every call answered");
+    assert.ok(maxPool <= bound, `at most ${bound} sandboxes in the pool, saw ${maxPool}`);
+    assert.ok(maxOs <= bound, `at most ${bound} sandbox subprocesses, saw ${maxOs}`);
+    const replaced = host.journal.query({ grep: "sandbox-replaced", limit: 1000 })
+      .map((e) => JSON.parse(e.line) as { reason: string; waited_ms: number });
+    assert.ok(replaced.length >= 1, "replacements are journaled");
+    assert.ok(replaced.every((r) => /a sandbox was lost: it was killed by SIGKILL/.test(r.reason)));
+    // Rate-limited: a burst of `bound`, then one per REPLACE_INTERVAL_MS.
+    const allowed = bound + Math.ceil((Date.now() - killsBegan) / REPLACE_INTERVAL_MS);
+    assert.ok(replaced.length <= allowed, `${replaced.length} replacements, at most ${allowed}`);
+    const after = await new LocalCaller("after").call(host.router, "probe.echo", { a: 1 });
+    assert.deepEqual((after as Response).result, { a: 1 }, "the pool serves after the kills");
+    report({
+      case: "pool bound",
+      kills,
+      calls: answered,
+      sandbox_lost_answers: lostSandbox,
+      max_sandboxes: maxOs,
+      bound,
+      replacements: replaced.length,
+      rate_limited: replaced.filter((r) => r.waited_ms > 0).length,
+      lost: 0,
+      samples,
+    });
+  } finally {
+    await host.shutdown(200);
+    await Deno.remove(root, { recursive: true }).catch(() => {});
   }
 });

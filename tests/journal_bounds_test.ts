@@ -95,3 +95,50 @@ Deno.test(
     }
   },
 );
+
+test(
+  "19 calls with 5 MB params leave a small journal: params and lines kept as a prefix with their length",
+  async (h) => {
+    const big = "x".repeat(5 * 2 ** 20);
+    for (let i = 0; i < 19; i++) {
+      const r = await h.call("probe.echo", { i, big });
+      assert.equal((r.result as { big: string }).big.length, big.length, "the call is whole");
+    }
+    await h.result("probe.spew", { n: 1, len: 200_000 });
+    h.host.journal.flush();
+    const db = new DatabaseSync(`${h.root}/state/core/journal.sqlite`, { readOnly: true });
+    let stats: { longest: number; total: number };
+    try {
+      stats = db.prepare(
+        "SELECT max(length(line)) AS longest, sum(length(line)) AS total FROM journal",
+      )
+        .get() as typeof stats;
+    } finally {
+      db.close();
+    }
+    assert.ok(stats.longest <= 8 * 1024, `every entry within journal_entry_kib: ${stats.longest}`);
+    assert.ok(stats.total < 19 * 8 * 1024 + 100_000, `the lines total ${stats.total} bytes`);
+    const starts = h.host.journal.query({ grep: '"method":"echo"', limit: 100 })
+      .map((e) => JSON.parse(e.line));
+    assert.equal(starts.length, 19);
+    for (const s of starts) {
+      assert.equal(s.event, "start", "still a start event, with its fields");
+      assert.equal(s.params.truncated, true);
+      assert.ok(s.params.bytes > 5 * 2 ** 20, `the full length: ${s.params.bytes}`);
+      assert.ok(s.params.prefix.startsWith('{"i":'), s.params.prefix.slice(0, 20));
+    }
+    const line = h.host.journal.query({ grep: "spew 0 ", limit: 1 })[0].line;
+    assert.match(
+      line,
+      /^spew 0 s+… \[truncated: 200007 bytes in all\]$/,
+      "the line and its length",
+    );
+    const file = (await Deno.stat(`${h.root}/state/core/journal.sqlite`)).size;
+    const wal = await Deno.stat(`${h.root}/state/core/journal.sqlite-wal`).then(
+      (s) => s.size,
+      () => 0,
+    );
+    assert.ok(file + wal < 8 * 2 ** 20, `the journal's files: ${file + wal} bytes, not 100 MB`);
+  },
+  limits({ journal_entry_kib: 8 }),
+);

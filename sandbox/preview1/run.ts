@@ -16,6 +16,7 @@ import type { CommandOptions, Ended, ProcessIo } from "../instance.ts";
 import { processPreopens } from "../preopens.ts";
 import { outputSinks } from "../output_sinks.ts";
 import { trapMessage } from "../trap_message.ts";
+import { GuestKilled } from "../guest_control.ts";
 import { MEMORY_IMPORT, memoryImportOf, type MemoryLimits } from "../../wasm/import_memory.ts";
 import { listImports } from "../../wasm/import_list.ts";
 import { PREEMPT_MODULE } from "../../wasm/preempt.ts";
@@ -118,18 +119,26 @@ export async function runPreview1(
   let ended: Ended;
   try {
     const control = io.control;
-    const instance = control.instantiate(() => {
-      const imports: Record<string, Record<string, unknown>> = {
-        [PREVIEW1_MODULE]: preview1Imports(ctx, { args: command.args ?? [], env }, main.names),
-      };
-      if (main.memory) {
-        const memory = io.memories.take(main.memory);
-        taken = [memory, main.memory];
-        mem.memory = memory;
-        imports[MEMORY_IMPORT.module] = { [MEMORY_IMPORT.name]: memory };
-      }
-      return control.instantiateCore(main.module, imports, main.preemptible);
-    });
+    // Fair starts: a flood of processes from one asker waits its turn (guest_control.ts).
+    await control.admit();
+    let instance;
+    try {
+      if (control.killed) throw new GuestKilled();
+      instance = control.instantiate(() => {
+        const imports: Record<string, Record<string, unknown>> = {
+          [PREVIEW1_MODULE]: preview1Imports(ctx, { args: command.args ?? [], env }, main.names),
+        };
+        if (main.memory) {
+          const memory = io.memories.take(main.memory);
+          taken = [memory, main.memory];
+          mem.memory = memory;
+          imports[MEMORY_IMPORT.module] = { [MEMORY_IMPORT.name]: memory };
+        }
+        return control.instantiateCore(main.module, imports, main.preemptible);
+      });
+    } finally {
+      control.admitted();
+    }
     if (!mem.memory) mem.memory = instance.exports.memory as WebAssembly.Memory;
     const start = instance.exports._start;
     if (typeof start !== "function") {

@@ -1,0 +1,121 @@
+/**
+ * MCP over stdio (an MCP `Transport`): one JSON-RPC message per line on
+ * stdin and stdout, read with the host's line splitter (linear time, memory
+ * bounded by `max`). A line over `max` is not read: it is answered at once
+ * with -32600 and its size (its id taken from either end of the line, where
+ * JSON-RPC clients put it), and the session goes on. A line that is not JSON
+ * gets -32700, one that is not a JSON-RPC message -32600, each with a
+ * one-line reason. stdin's end closes the transport.
+ *
+ * The SDK's own stdio transport copies its whole buffer on every chunk and
+ * searches it again for a newline: a 20 MB line took minutes and then closed
+ * the session without an answer.
+ *
+ * @module
+ */
+
+// @ts-types="@modelcontextprotocol/sdk/shared/transport"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { LineSplitter, type RawReader, readLines, type SkippedLine } from "../rpc/line_splitter.ts";
+
+/** A JSON-RPC id at the start (`{"jsonrpc":"2.0","id":7,`) or at the end (`,"id":7}`) of a line. */
+const ID = String.raw`(-?\d+|"(?:[^"\\]|\\.)*")`;
+const HEAD_ID = new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${ID}`);
+const TAIL_ID = new RegExp(String.raw`"id"\s*:\s*${ID}\s*\}\s*$`);
+
+/** The id of an over-long message, from its ends; null when neither end shows it. */
+export function edgeId({ head, tail }: Pick<SkippedLine, "head" | "tail">): string | number | null {
+  const m = HEAD_ID.exec(head) ?? TAIL_ID.exec(tail);
+  return m ? JSON.parse(m[1]) : null;
+}
+
+/** Something written to directly, like `Deno.stdout`. */
+export interface RawWriter {
+  /** Writes some of `p`; resolves with how many bytes. */
+  write(p: Uint8Array): Promise<number>;
+}
+
+/** MCP over a process's stdin and stdout. */
+export class StdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: Transport["onmessage"];
+  private closed = false;
+  private writing: Promise<void> = Promise.resolve();
+  private encoder = new TextEncoder();
+
+  /**
+   * @param max the longest line read, in bytes (`line_mib` of the world)
+   * @param input stdin
+   * @param output stdout
+   */
+  constructor(
+    private max: number,
+    private input: RawReader = Deno.stdin,
+    private output: RawWriter = Deno.stdout,
+  ) {}
+
+  start(): Promise<void> {
+    const splitter = new LineSplitter(this.max, {
+      line: (text) => this.line(text),
+      skipped: (s) => this.tooLong(s),
+    });
+    readLines(this.input, splitter)
+      .catch((e) => this.onerror?.(e instanceof Error ? e : new Error(String(e))))
+      .finally(() => this.close());
+    return Promise.resolve();
+  }
+
+  private fail(id: string | number | null, code: number, message: string): void {
+    this.send({ jsonrpc: "2.0", id, error: { code, message } } as unknown as JSONRPCMessage)
+      .catch(() => {});
+  }
+
+  private line(text: string): void {
+    if (text.trim() === "") return;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (e) {
+      return this.fail(null, -32700, `not JSON: ${e instanceof Error ? e.message : e}`);
+    }
+    const parsed = JSONRPCMessageSchema.safeParse(value);
+    if (!parsed.success) {
+      const id = (value as { id?: unknown })?.id;
+      const known = typeof id === "string" || typeof id === "number" ? id : null;
+      return this.fail(known, -32600, "not a JSON-RPC 2.0 request, notification or response");
+    }
+    this.onmessage?.(parsed.data);
+  }
+
+  private tooLong(s: SkippedLine): void {
+    this.fail(
+      edgeId(s),
+      -32600,
+      `a message of ${s.bytes} bytes was not read: the limit is ${this.max} bytes ` +
+        `("line_mib" in config/limits.json); pass large data as a file in the world`,
+    );
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    const bytes = this.encoder.encode(JSON.stringify(message) + "\n");
+    this.writing = this.writing.then(async () => {
+      for (let at = 0; at < bytes.length;) at += await this.output.write(bytes.subarray(at));
+    }).catch((e) => {
+      this.onerror?.(e instanceof Error ? e : new Error(String(e)));
+      this.close();
+    });
+    return this.writing;
+  }
+
+  close(): Promise<void> {
+    if (!this.closed) {
+      this.closed = true;
+      this.onclose?.();
+    }
+    return Promise.resolve();
+  }
+}
