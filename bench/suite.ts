@@ -14,6 +14,9 @@
  *    instance per call in this process; a Deno process per call with the
  *    pre-transpiled component and the shim; `jco run` per call. The jco
  *    ones are in `bench/alternatives/`.
+ * 5. The same component on our preview-1 binding and on jco's glue, side by
+ *    side: one process in this process, cold and warm, and a no-op call
+ *    through the core (`bench/engine.ts`).
  */
 
 import { Host } from "../core/host.ts";
@@ -25,6 +28,7 @@ import { cachedBuild } from "../core/cargo/cached_build.ts";
 import { cacheDir } from "../core/paths.ts";
 import { inProcess, subprocess } from "./alternatives/jco_shim.ts";
 import { ourInstance } from "./alternatives/our_instance.ts";
+import { type EngineRow, engineRows } from "./engine.ts";
 import { WASI } from "node:wasi";
 import * as fs from "node:fs";
 
@@ -322,6 +326,14 @@ const noop = new TextEncoder().encode(
   }
 }
 
+// 5: the two engines, side by side.
+let engines: EngineRow[] = [];
+try {
+  engines = await engineRows(quick);
+} catch (e) {
+  engines = [{ what: `not measured: ${e}`, p1: "", jco: "" }];
+}
+
 // Results.
 const date = new Date().toISOString().slice(0, 10);
 const load = Deno.loadavg().map((l) => l.toFixed(2)).join(" ");
@@ -337,11 +349,15 @@ const md = [
       (r.p50 / ours.p50).toFixed(2)
     }x |${r.note ? ` ${r.note}` : ""}`
   ),
+  "",
+  "| the same component, one no-op process | our preview-1 binding | jco's glue |",
+  "| --- | --- | --- |",
+  ...engines.map((r) => `| ${r.what} | ${r.p1} | ${r.jco} |`),
 ].join("\n");
 await Deno.mkdir(`${root}bench/results`, { recursive: true });
 await Deno.writeTextFile(
   `${root}bench/results/${date}.json`,
-  JSON.stringify({ date, load, rows }, null, 2),
+  JSON.stringify({ date, load, rows, engines }, null, 2),
 );
 await Deno.writeTextFile(`${root}bench/results/${date}.md`, md + "\n");
 console.log(md);

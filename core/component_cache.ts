@@ -1,8 +1,13 @@
 /**
- * Turns a component file into what a sandbox runs: jco's glue and core
- * modules, transpiled once per SHA-256 of the file, the core modules made
- * preemptible (`wasm/preempt.ts`), and kept on disk under the cache folder,
- * so no call pays for a transpile. The key is the file's hash and the engine
+ * Turns a component file into what a sandbox runs, once per SHA-256 of the
+ * file, kept on disk under the cache folder so no call pays for it. Two
+ * engines: a component whose main core module imports only
+ * `wasi_snapshot_preview1` (or a plain preview-1 core module) runs on our own
+ * binding (`sandbox/preview1/`): the entry is that main module alone. Any
+ * other component runs on jco's glue: the entry is jco's transpiled glue and
+ * core modules. Either way the core modules are made preemptible
+ * (`wasm/preempt.ts`) and import their memory. `SAUSAGE_ENGINE=jco` forces
+ * jco's path for components. The key is the file's hash and the engine
  * identity (jco, Deno and V8 versions, our format), so an upgrade never
  * loads stale code; `cache_entries.ts` keeps entries whole and the cache
  * within its bound.
@@ -18,6 +23,64 @@ import { ASYNC_IMPORTS } from "../sandbox/wasi/async_imports.ts";
 import { instrumentModule, type PreemptStats } from "../wasm/preempt.ts";
 import { importMemory } from "../wasm/import_memory.ts";
 import { withoutNodeProbes } from "./glue_text.ts";
+import { mainModuleOf } from "../wasm/main_module.ts";
+import { listImports } from "../wasm/import_list.ts";
+import { PREVIEW1_FUNCTIONS, PREVIEW1_MAIN, PREVIEW1_MODULE } from "../sandbox/preview1/names.ts";
+
+/** Which engine runs a component: our preview-1 binding, or jco's glue. */
+export type Engine = "p1" | "jco";
+
+/** The version of the preview-1 entries' layout and binding; part of their cache key. */
+const PREVIEW1_VERSION = 1;
+
+/** The choice when `SAUSAGE_ENGINE` is unset: each component takes our binding when it can. */
+const DEFAULT_CHOICE: "auto" | "jco" = "auto";
+
+/**
+ * The engine `SAUSAGE_ENGINE` asks for: "jco" forces jco's glue for every
+ * component; "p1" lets each component take our binding when its main module
+ * can; unset, {@link DEFAULT_CHOICE}.
+ */
+export function engineChoice(): "auto" | "jco" {
+  let asked: string | undefined;
+  try {
+    asked = Deno.env.get("SAUSAGE_ENGINE");
+  } catch { /* no permission to read it */ }
+  return asked === "jco" ? "jco" : asked === "p1" ? "auto" : DEFAULT_CHOICE;
+}
+
+/**
+ * The main core module of a file when our preview-1 binding can run it: a
+ * plain core module, or a component whose main module imports nothing but
+ * preview-1 functions (and a memory); null when the file needs jco's glue.
+ * Throws for a core module that imports anything else (nothing can run it).
+ */
+export function preview1MainOf(bytes: Uint8Array): Uint8Array | null {
+  let main;
+  try {
+    main = mainModuleOf(bytes);
+  } catch {
+    return null;
+  }
+  let other;
+  try {
+    other = listImports(main.bytes).find((i) =>
+      i.kind !== "memory" &&
+      !(i.module === PREVIEW1_MODULE && i.kind === "function" && PREVIEW1_FUNCTIONS.has(i.name))
+    );
+  } catch {
+    return null; // unreadable: jco's path reports it
+  }
+  if (!other) return main.bytes;
+  if (main.kind === "module") {
+    throw new Error(
+      `a core module that imports ${other.module}.${other.name}, which Sausage does not ` +
+        `provide: a plugin.wasm that is a core module may import only ${PREVIEW1_MODULE} ` +
+        "(WASI preview 1); anything else must be a WASI command component",
+    );
+  }
+  return null;
+}
 
 /** The version of the instrumentation; part of the cache key. */
 const PREEMPT_VERSION = 7;
@@ -52,8 +115,10 @@ export function engineIdentity(preempt: boolean): string {
 export interface Compiled {
   /** SHA-256 of the component file, hex. */
   hash: string;
-  /** The folder with `plugin.js` and the core modules. */
+  /** The folder with `plugin.js` and the core modules, or (engine `p1`) the main module. */
   dir: string;
+  /** Which engine runs it. */
+  engine: Engine;
 }
 
 /**
@@ -72,7 +137,9 @@ export class ComponentCache {
   private byHash = new Map<string, Promise<Compiled>>();
 
   private root = "";
+  private p1Root = "";
   private engine: string;
+  private p1Engine: string;
   private ready: Promise<void>;
 
   /**
@@ -86,10 +153,21 @@ export class ComponentCache {
     private hashes = new FileHashes(),
     /** Make core modules preemptible (default); false only to measure what that costs. */
     private preempt = true,
+    /** "jco" forces jco's glue for every component (default: `SAUSAGE_ENGINE`). */
+    private choice: "auto" | "jco" = engineChoice(),
   ) {
     this.engine = engineIdentity(preempt);
-    this.ready = sha256(new TextEncoder().encode(this.engine)).then((h) => {
-      this.root = `${componentsRoot(cache)}/${h.slice(0, 16)}`;
+    this.p1Engine = [
+      `preview1 ${PREVIEW1_VERSION}`,
+      `deno ${Deno.version.deno}`,
+      `v8 ${Deno.version.v8}`,
+      preempt ? `preempt ${PREEMPT_VERSION}` : "plain",
+    ].join(", ");
+    const root = async (engine: string) =>
+      `${componentsRoot(cache)}/${(await sha256(new TextEncoder().encode(engine))).slice(0, 16)}`;
+    this.ready = Promise.all([root(this.engine), root(this.p1Engine)]).then(([jco, p1]) => {
+      this.root = jco;
+      this.p1Root = p1;
     });
   }
 
@@ -113,8 +191,15 @@ export class ComponentCache {
 
   private async prepare(hash: string, bytes: Uint8Array, path: string): Promise<Compiled> {
     await this.ready;
+    let main: Uint8Array | null = null;
+    try {
+      main = this.choice === "jco" ? null : preview1MainOf(bytes);
+    } catch (e) {
+      throw new Error(`${path} is ${e instanceof Error ? e.message : e}`);
+    }
+    if (main) return this.preparePreview1(hash, main);
     const dir = `${this.root}/${hash}`;
-    if (await verifyEntry(dir, this.engine)) return { hash, dir };
+    if (await verifyEntry(dir, this.engine)) return { hash, dir, engine: "jco" };
     let files: TranspiledFiles;
     // Loaded on first use: jco is large, and most runs find every component cached.
     const { transpile } = await import("@bytecodealliance/jco");
@@ -146,12 +231,32 @@ export class ComponentCache {
       out.push([file, content]);
     }
     out.push(["preempt.json", new TextEncoder().encode(JSON.stringify(preempt, null, 2))]);
+    await this.install(dir, this.engine, out);
+    return { hash, dir, engine: "jco" };
+  }
+
+  /** The preview-1 entry of a main module: the module made preemptible, importing its memory. */
+  private async preparePreview1(hash: string, main: Uint8Array): Promise<Compiled> {
+    const dir = `${this.p1Root}/${hash}`;
+    if (await verifyEntry(dir, this.p1Engine)) return { hash, dir, engine: "p1" };
+    let [content, stats]: [Uint8Array, PreemptStats | { error: string } | null] = [main, null];
+    if (this.preempt) [content, stats] = preemptible(main);
+    content = memoryImported(content);
+    await this.install(dir, this.p1Engine, [
+      [PREVIEW1_MAIN, content],
+      ["preempt.json", new TextEncoder().encode(JSON.stringify({ [PREVIEW1_MAIN]: stats }))],
+    ]);
+    return { hash, dir, engine: "p1" };
+  }
+
+  /** Writes an entry's files into a fresh folder and renames it into place at `dir`. */
+  private async install(dir: string, engine: string, out: [string, Uint8Array][]): Promise<void> {
     const tmp = `${dir}.tmp-${crypto.randomUUID()}`;
     await Deno.mkdir(tmp, { recursive: true });
-    await writeEntry(tmp, this.engine, out);
+    await writeEntry(tmp, engine, out);
     // A stale or damaged entry in the way is moved aside first; if another
     // host put a whole one there meanwhile, ours is dropped.
-    if (!await verifyEntry(dir, this.engine)) {
+    if (!await verifyEntry(dir, engine)) {
       const aside = `${dir}.tmp-stale-${crypto.randomUUID()}`;
       if (await Deno.rename(dir, aside).then(() => true, () => false)) {
         await Deno.remove(aside, { recursive: true }).catch(() => {});
@@ -163,7 +268,6 @@ export class ComponentCache {
       await Deno.remove(tmp, { recursive: true }); // another host won the race
     }
     evict(this.cache).catch(() => {}); // keeps the cache within its bound
-    return { hash, dir };
   }
 }
 

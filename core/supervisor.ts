@@ -10,7 +10,7 @@
 import { eventText, parseEvent } from "./log_event.ts";
 import { HostError, RpcError, toErrorObject } from "../rpc/errors.ts";
 import type { Id, JsonObject, Message } from "../rpc/message.ts";
-import type { Compiled, ComponentCache } from "./component_cache.ts";
+import type { Compiled, ComponentCache, Engine } from "./component_cache.ts";
 import type { Journal } from "./journal.ts";
 import { JournalBudget } from "./journal_budget.ts";
 import {
@@ -295,7 +295,7 @@ export class Supervisor {
         ...agentTokenEnv(this.world.root, req.plugin),
       ],
       request: JSON.stringify({ jsonrpc: "2.0", id: pid, method: req.method, params: req.params }),
-    });
+    }, compiled.engine);
     if (req.wasm === undefined) this.calls.add(p);
     // Only a call someone waits for has a time limit: a server answers, then lives on.
     if (req.callerId !== undefined) this.limitTime(p, timeLimit);
@@ -333,7 +333,7 @@ export class Supervisor {
       args: req.args,
       cwd: req.cwd,
       preopens: req.preopens,
-    });
+    }, req.component.engine);
     return p;
   }
 
@@ -345,7 +345,7 @@ export class Supervisor {
   }
 
   /** Enters a process in the table and journal and starts it in its sandbox. */
-  private run(p: Process, sandbox: GuestSandbox, run: GuestRun): void {
+  private run(p: Process, sandbox: GuestSandbox, run: GuestRun, engine: Engine): void {
     const preopens = Object.fromEntries(
       (run.preopens ?? []).map((o) => [`preopen:${o.guestPath}`, new DiskMount(o.hostPath)]),
     );
@@ -356,7 +356,7 @@ export class Supervisor {
       world: this.mounts.world,
       ...preopens,
     }, (fault) => this.event(p, { event: "host-fault", error: fault.message }));
-    this.enter(p);
+    this.enter(p, engine);
     sandbox.start(
       {
         ...run,
@@ -370,8 +370,8 @@ export class Supervisor {
     );
   }
 
-  /** Enters a process in the table and the journal. */
-  private enter(p: Process): void {
+  /** Enters a process in the table and the journal (`engine`: which engine runs a guest). */
+  private enter(p: Process, engine?: Engine): void {
     this.table.add(p);
     this.event(p, {
       event: "start",
@@ -379,6 +379,7 @@ export class Supervisor {
       params: p.params,
       parent: p.parent,
       detached: p.detached,
+      ...(engine ? { engine } : {}),
     });
   }
 

@@ -73,7 +73,11 @@ function setup(limits: Partial<Limits> = {}, run = new MemMount()) {
     {
       load(path) {
         loaded.push(path);
-        return Promise.resolve({ hash: "h", dir: `/cache/${path.split("/")[2]}` });
+        return Promise.resolve({
+          hash: "h",
+          dir: `/cache/${path.split("/")[2]}`,
+          engine: "jco" as const,
+        });
       },
     },
     { proc: new MemMount(), run, source: noProc, world: new MemMount() },
@@ -143,7 +147,14 @@ supervisorTest("spawn starts a fresh instance of the plugin's component with its
   assert.equal(table.get(p.pid), p);
   assert.ok(c.children.has(p), "an attached child of its caller");
   assert.deepEqual(events(p.pid), [
-    { event: "start", method: "add", params: { n: 1 }, parent: "console", detached: false },
+    {
+      event: "start",
+      method: "add",
+      params: { n: 1 },
+      parent: "console",
+      detached: false,
+      engine: "jco",
+    },
   ]);
   p.deliver({ jsonrpc: "2.0", method: "x", params: {} });
   assert.deepEqual(sandbox.sent, [{
@@ -392,7 +403,7 @@ supervisorTest(
     const base = {
       name: "notes-test",
       label: "adds",
-      component: { hash: "h", dir: "/cache/t" },
+      component: { hash: "h", dir: "/cache/t", engine: "jco" as const },
       args: ["t.wasm", "--exact", "adds"],
       env: [["SAUSAGE_PID", "forged"], ["RUST_BACKTRACE", "1"]] as [string, string][],
       caller: c,

@@ -52,7 +52,7 @@ export class WorldCacheView {
       this.linked.set(compiled.hash, dir);
       dir.catch(() => this.linked.delete(compiled.hash));
     }
-    return { hash: compiled.hash, dir: await dir };
+    return { hash: compiled.hash, dir: await dir, engine: compiled.engine };
   }
 
   /** Links the files of an entry into the view (made aside, then renamed into place). */

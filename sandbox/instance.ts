@@ -6,23 +6,22 @@
  * @module
  */
 
-import { WORLD_MEMORY_TRAP } from "./memory_share.ts";
 import { cliInterfaces, ExitCode, GuestExit } from "./wasi/cli.ts";
 import { clockInterfaces } from "./wasi/clocks.ts";
 import { filesystemInterfaces, OpenFiles } from "./wasi/filesystem.ts";
-import { ByteQueue, LineSink } from "./wasi/pipes.ts";
+import type { ByteQueue } from "./wasi/pipes.ts";
+import { outputSinks } from "./output_sinks.ts";
 import { errorInterface, InputStream, OutputStream, streamsInterface } from "./wasi/streams.ts";
 import { pollInterface } from "./wasi/poll.ts";
 import { randomInterfaces } from "./wasi/random.ts";
 import { networkInterfaces } from "./wasi/network.ts";
 import { ProcessResources } from "./wasi/resources.ts";
-import { DiskBudget } from "../vfs/disk_budget.ts";
-import { DiskMount } from "../vfs/disk_mount.ts";
-import type { Mount } from "../vfs/mount.ts";
-import { type FsChannel, RemoteMount } from "./remote_mount.ts";
-import { CoreSymlinks } from "./core_symlinks.ts";
+import type { FsChannel } from "./remote_mount.ts";
 import type { ExtraPreopen } from "./protocol.ts";
 import { type GuestControl, GuestKilled } from "./guest_control.ts";
+import { processPreopens } from "./preopens.ts";
+import { trapMessage } from "./trap_message.ts";
+import { isPreview1Entry, runPreview1 } from "./preview1/run.ts";
 import { MEMORY_IMPORT, memoryImportOf, type MemoryLimits } from "../wasm/import_memory.ts";
 import { listImports } from "../wasm/import_list.ts";
 import { PREEMPT_MODULE } from "../wasm/preempt.ts";
@@ -76,36 +75,7 @@ async function load(dir: string): Promise<Loaded> {
   return { glue, modules, needs };
 }
 
-const worlds = new Map<string, Mount>();
-
-/** The world's disk bound in bytes (`disk_mib`; `--disk-bytes` of the sandbox), if any. */
-let worldDiskBytes: number | undefined;
-
-/**
- * Sets the disk bound of the world mounts made from now on
- * (`vfs/disk_budget.ts`); with the world's folder, makes its mount now and
- * counts the world in the background, so no call waits for the count.
- */
-export function setWorldDiskBound(bytes: number | undefined, world?: string): void {
-  worldDiskBytes = bytes;
-  if (bytes === undefined || !world) return;
-  const budget = new DiskBudget(world, bytes);
-  worlds.set(world, new DiskMount(world, { budget }));
-  budget.prime().catch(() => {});
-}
-
-/** The disk mount of a host folder, made once per sandbox; a world's counts against its bound. */
-function diskMount(hostPath: string, world = false): Mount {
-  let mount = worlds.get(hostPath);
-  if (!mount) {
-    const budget = world && worldDiskBytes !== undefined
-      ? new DiskBudget(hostPath, worldDiskBytes)
-      : undefined;
-    mount = new DiskMount(hostPath, { budget });
-    worlds.set(hostPath, mount);
-  }
-  return mount;
-}
+export { setWorldDiskBound } from "./preopens.ts";
 
 /** The stdio and exit of a running process, as the sandbox sees them. */
 export interface ProcessIo {
@@ -138,13 +108,28 @@ export interface Ended {
   error?: string;
 }
 
-/** Runs one process to its end. */
-export async function runProcess(
+/**
+ * Runs one process to its end: on our preview-1 binding when the cache made
+ * the entry for it (`preview1/run.ts`), else on jco's glue.
+ */
+export function runProcess(
   dir: string,
   world: string,
   env: [string, string][],
   io: ProcessIo,
   command: CommandOptions = {},
+): Promise<Ended> {
+  if (isPreview1Entry(dir)) return runPreview1(dir, world, env, io, command);
+  return runJco(dir, world, env, io, command);
+}
+
+/** Runs one process on jco's glue and its core instances. */
+async function runJco(
+  dir: string,
+  world: string,
+  env: [string, string][],
+  io: ProcessIo,
+  command: CommandOptions,
 ): Promise<Ended> {
   let entry = loaded.get(dir);
   if (!entry) {
@@ -152,18 +137,7 @@ export async function runProcess(
     loaded.set(dir, entry);
   }
   const { glue, modules, needs } = await entry;
-  const mount = new CoreSymlinks(diskMount(world, true), "world", io.fs);
-  const extra = (command.preopens ?? []).map((p) => ({
-    guestPath: p.guestPath,
-    mount: new CoreSymlinks(diskMount(p.hostPath), `preopen:${p.guestPath}`, io.fs),
-  }));
-  const tooLong = (stream: string) => () =>
-    io.control.kill(
-      `line limit: a line on ${stream} passed ${io.maxLine / 2 ** 20} MiB ` +
-        `("line_mib" in config/limits.json)`,
-    );
-  const stdout = new LineSink(io.onStdout, io.maxLine, tooLong("stdout"));
-  const stderr = new LineSink(io.onStderr, io.maxLine, tooLong("stderr"));
+  const { stdout, stderr } = outputSinks(io);
   const files = new OpenFiles();
   const resources = new ProcessResources();
   const imports = {
@@ -177,13 +151,7 @@ export async function runProcess(
     }),
     ...clockInterfaces(),
     ...randomInterfaces(),
-    ...filesystemInterfaces([
-      { guestPath: "/", mount },
-      ...extra,
-      { guestPath: "/proc", mount: new RemoteMount("proc", false, io.fs) },
-      { guestPath: "/self", mount: new RemoteMount("self", true, io.fs) },
-      { guestPath: "/run", mount: new RemoteMount("run", true, io.fs) },
-    ], files),
+    ...filesystemInterfaces(processPreopens(world, io.fs, command.preopens), files),
     "wasi:io/poll": pollInterface,
     "wasi:io/streams": streamsInterface,
     "wasi:io/error": errorInterface,
@@ -247,20 +215,4 @@ export async function runProcess(
 function isRunError(e: unknown): boolean {
   return typeof e === "object" && e !== null && "payload" in e &&
     (e as { payload: unknown }).payload === undefined;
-}
-
-function trapMessage(e: unknown, control: GuestControl): string {
-  if (control.worldMemoryHit) {
-    return `${WORLD_MEMORY_TRAP}: the world's processes use all the memory it allows (${
-      Math.round(control.share!.limit / 2 ** 20)
-    } MiB for this sandbox, "world_memory_mib" in config/limits.json)`;
-  }
-  if (control.memoryLimitHit) {
-    return `memory limit: the process tried to grow its memory past ${
-      control.memoryLimit / 2 ** 20
-    } MiB`;
-  }
-  if (e instanceof GuestKilled) return "killed";
-  if (e instanceof WebAssembly.RuntimeError) return `trap: ${e.message}`;
-  return e instanceof Error ? e.message : String(e);
 }

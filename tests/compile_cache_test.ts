@@ -50,8 +50,8 @@ cacheTest("a hit after a miss; another file or another engine is a miss", async 
 });
 
 cacheTest("a truncated, corrupted or foreign entry is a miss and is made again", async (cache) => {
-  const { dir } = await new ComponentCache(cache).load(probe);
-  const core = `${dir}/plugin.core.wasm`;
+  const { dir, engine } = await new ComponentCache(cache).load(probe);
+  const core = `${dir}/${engine === "p1" ? "main.wasm" : "plugin.core.wasm"}`;
   const size = (await Deno.stat(core)).size;
   // Truncated.
   await Deno.truncate(core, 100);

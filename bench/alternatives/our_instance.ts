@@ -21,6 +21,8 @@ export interface InstanceOptions {
   preempt?: boolean;
   /** The bytes of memories kept for the next instance (default 64 MiB; 0: a fresh one each time). */
   memoryPool?: number;
+  /** "jco" forces jco's glue; "auto" lets the component take our preview-1 binding (default: `SAUSAGE_ENGINE`). */
+  engine?: "auto" | "jco";
 }
 
 /**
@@ -34,7 +36,7 @@ export async function ourInstance(
   world: string,
   opts: InstanceOptions = {},
 ): Promise<(request: Uint8Array) => Promise<number>> {
-  const cache = new ComponentCache(undefined, undefined, opts.preempt ?? true);
+  const cache = new ComponentCache(undefined, undefined, opts.preempt ?? true, opts.engine);
   const { dir } = await cache.load(component);
   const memories = new MemoryPool(opts.memoryPool ?? 64 * 2 ** 20);
   return async (request) => {

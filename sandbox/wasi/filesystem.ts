@@ -7,7 +7,13 @@
  * @module
  */
 
-import { type FileHandle, FsError, type Mount, resolveGuestPath } from "../../vfs/mount.ts";
+import {
+  type FileHandle,
+  FsError,
+  type Mount,
+  resolveGuestPath,
+  type Stat,
+} from "../../vfs/mount.ts";
 import {
   type DescriptorFlags,
   descriptorStat,
@@ -215,17 +221,23 @@ export class Descriptor {
 
   /** Its stat. */
   stat(): Promise<ReturnType<typeof descriptorStat>> {
-    return guard(async () =>
-      descriptorStat(this.file ? await this.file.stat() : await this.mount.stat(this.path, true))
-    );
+    return guard(async () => descriptorStat(await this.mountStat()));
+  }
+
+  /** Its stat as the mount gives it (with the inode: preview 1's `filestat`). */
+  async mountStat(): Promise<Stat> {
+    return this.file ? await this.file.stat() : await this.mount.stat(this.path, true);
   }
 
   /** The stat of a path under this directory. */
   statAt(flags: PathFlags, path: string): Promise<ReturnType<typeof descriptorStat>> {
-    return guard(async () => {
-      const target = await this.folderAwareAt(path);
-      return descriptorStat(await this.mount.stat(target, !!flags.symlinkFollow));
-    });
+    return guard(async () => descriptorStat(await this.mountStatAt(flags, path)));
+  }
+
+  /** The stat of a path under this directory as the mount gives it (with the inode). */
+  async mountStatAt(flags: PathFlags, path: string): Promise<Stat> {
+    const target = await this.folderAwareAt(path);
+    return await this.mount.stat(target, !!flags.symlinkFollow);
   }
 
   /** Sets the times of a path under this directory. */

@@ -1,14 +1,18 @@
 /**
- * `deno task wasi-testsuite [filters…] [--adapter FILE] [--suite DIR] [--jobs N]`:
+ * `deno task wasi-testsuite [filters…] [--engine p1|jco] [--adapter FILE] [--suite DIR] [--jobs N]`:
  * runs WebAssembly/wasi-testsuite's `wasm32-wasip1` cases on Sausage and
  * prints a table (pass; fail with the first differing line; not applicable
  * with the reason). Fetches nothing: it reads the copy that
  * `tests/wasi_testsuite/prepare.sh` makes (`$SAUSAGE_WASI_TESTSUITE`, else
  * `<cache>/wasi-testsuite`).
  *
- * Each case is adapted into a command component with jco's `componentNew`
- * and a preview-1 command adapter (as a plugin build does), transpiled by
- * the host's component cache, and run as a command through a host of its
+ * On our preview-1 binding (`--engine p1`, or `SAUSAGE_ENGINE=p1`) each
+ * case's core module is run as it is, as a plugin.wasm that is a plain
+ * preview-1 module would be. On jco's path (`--engine jco`, the default
+ * while `SAUSAGE_ENGINE` is unset) each case is adapted into a command
+ * component with jco's `componentNew` and a preview-1 command adapter (as a
+ * plugin build does), transpiled by the host's component cache. Either way
+ * it is run as a command through a host of its
  * own (`Supervisor.spawnCommand`, the path of `sausage test`): its `root`
  * folder copied as the world, its arguments after the program name, and
  * exactly the environment its spec gives. The suite's `wasm32-wasip3`
@@ -17,7 +21,7 @@
  * @module
  */
 
-import { ComponentCache } from "../../core/component_cache.ts";
+import { ComponentCache, engineChoice } from "../../core/component_cache.ts";
 import { Host } from "../../core/host.ts";
 import { LocalCaller } from "../../core/local_caller.ts";
 import { defaultLimits } from "../../core/limits.ts";
@@ -50,8 +54,8 @@ interface Outcome {
   detail: string;
 }
 
-const USAGE = "usage: deno task wasi-testsuite [filters…] [--adapter FILE] [--suite DIR] " +
-  "[--jobs N]";
+const USAGE = "usage: deno task wasi-testsuite [filters…] [--engine p1|jco] [--adapter FILE] " +
+  "[--suite DIR] [--jobs N]";
 
 function parseArgs(argv: string[]) {
   const out = {
@@ -59,6 +63,7 @@ function parseArgs(argv: string[]) {
     adapter: null as string | null,
     suite: null as string | null,
     jobs: 2,
+    engine: (engineChoice() === "jco" ? "jco" : "p1") as "p1" | "jco",
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -68,7 +73,11 @@ function parseArgs(argv: string[]) {
       return v;
     };
     if (a === "--adapter") out.adapter = value();
-    else if (a === "--suite") out.suite = value();
+    else if (a === "--engine") {
+      const v = value();
+      if (v !== "p1" && v !== "jco") throw new Error(`--engine is p1 or jco, not ${v}\n${USAGE}`);
+      out.engine = v;
+    } else if (a === "--suite") out.suite = value();
     else if (a === "--jobs") out.jobs = Math.max(1, Number(value()) || 1);
     else if (a.startsWith("-")) throw new Error(`unknown option ${a}\n${USAGE}`);
     else out.filters.push(a);
@@ -146,8 +155,14 @@ class Runner {
     private tmp: string,
     private adapter: string,
     private work: string,
+    private engine: "p1" | "jco",
   ) {
-    this.components = new ComponentCache(`${work}/transpiled`);
+    this.components = new ComponentCache(
+      `${work}/transpiled`,
+      undefined,
+      true,
+      engine === "jco" ? "jco" : "auto",
+    );
   }
 
   async run(c: Case): Promise<Outcome> {
@@ -155,8 +170,13 @@ class Runner {
     const spec = c.spec;
     let component;
     try {
-      const file = await adaptModule(c.wasm, this.adapter, `${this.work}/components`);
+      const file = this.engine === "p1"
+        ? c.wasm
+        : await adaptModule(c.wasm, this.adapter, `${this.work}/components`);
       component = await this.components.load(file);
+      if (component.engine !== this.engine) {
+        throw new Error(`ran on ${component.engine}, not ${this.engine}`);
+      }
     } catch (e) {
       const lines = (e instanceof Error ? e.message : String(e)).split("\n").filter((l) =>
         l.trim()
@@ -280,7 +300,7 @@ async function main(argv: string[]): Promise<number> {
   const outcomes: Outcome[] = [];
   try {
     pool.warm();
-    const runner = new Runner(pool, tmp, adapter, work);
+    const runner = new Runner(pool, tmp, adapter, work, opts.engine);
     const queue = [...cases];
     const worker = async () => {
       for (let c = queue.shift(); c !== undefined; c = queue.shift()) {
@@ -301,7 +321,11 @@ async function main(argv: string[]): Promise<number> {
   } catch { /* a copy made by hand */ }
   console.log(table(outcomes));
   console.log(
-    `\nwasi-testsuite${commit ? ` ${commit}` : ""}, wasm32-wasip1, adapter ${adapter}: ` +
+    `\nwasi-testsuite${commit ? ` ${commit}` : ""}, wasm32-wasip1, ${
+      opts.engine === "p1"
+        ? "our preview-1 binding on the modules as they are"
+        : `adapter ${adapter}`
+    }: ` +
       `pass ${count("pass")} of ${outcomes.length}, fail ${count("fail")}, ` +
       `not applicable ${count("n/a")} (${((performance.now() - started) / 1000).toFixed(1)} s). ` +
       "The wasm32-wasip3 cases need WASI 0.3: not run.",

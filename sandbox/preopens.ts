@@ -1,0 +1,70 @@
+/**
+ * The preopened folders of a process, in the order both engines give them
+ * to the guest: `/` (the world), the extra ones of a command, `/proc`,
+ * `/self`, `/run`. Disk mounts are made once per host folder per sandbox;
+ * the world's counts against its disk bound (`disk_mib`).
+ *
+ * @module
+ */
+
+import { DiskBudget } from "../vfs/disk_budget.ts";
+import { DiskMount } from "../vfs/disk_mount.ts";
+import type { Mount } from "../vfs/mount.ts";
+import { type FsChannel, RemoteMount } from "./remote_mount.ts";
+import { CoreSymlinks } from "./core_symlinks.ts";
+import type { ExtraPreopen } from "./protocol.ts";
+
+/** A mount at a guest path. */
+export interface Preopen {
+  guestPath: string;
+  mount: Mount;
+}
+
+const disks = new Map<string, Mount>();
+
+/** The world's disk bound in bytes (`disk_mib`; `--disk-bytes` of the sandbox), if any. */
+let worldDiskBytes: number | undefined;
+
+/**
+ * Sets the disk bound of the world mounts made from now on
+ * (`vfs/disk_budget.ts`); with the world's folder, makes its mount now and
+ * counts the world in the background, so no call waits for the count.
+ */
+export function setWorldDiskBound(bytes: number | undefined, world?: string): void {
+  worldDiskBytes = bytes;
+  if (bytes === undefined || !world) return;
+  const budget = new DiskBudget(world, bytes);
+  disks.set(world, new DiskMount(world, { budget }));
+  budget.prime().catch(() => {});
+}
+
+/** The disk mount of a host folder, made once per sandbox; a world's counts against its bound. */
+function diskMount(hostPath: string, world = false): Mount {
+  let mount = disks.get(hostPath);
+  if (!mount) {
+    const budget = world && worldDiskBytes !== undefined
+      ? new DiskBudget(hostPath, worldDiskBytes)
+      : undefined;
+    mount = new DiskMount(hostPath, { budget });
+    disks.set(hostPath, mount);
+  }
+  return mount;
+}
+
+/** The preopens of one process, in order. */
+export function processPreopens(
+  world: string,
+  fs: FsChannel,
+  extra: ExtraPreopen[] = [],
+): Preopen[] {
+  return [
+    { guestPath: "/", mount: new CoreSymlinks(diskMount(world, true), "world", fs) },
+    ...extra.map((p) => ({
+      guestPath: p.guestPath,
+      mount: new CoreSymlinks(diskMount(p.hostPath), `preopen:${p.guestPath}`, fs),
+    })),
+    { guestPath: "/proc", mount: new RemoteMount("proc", false, fs) },
+    { guestPath: "/self", mount: new RemoteMount("self", true, fs) },
+    { guestPath: "/run", mount: new RemoteMount("run", true, fs) },
+  ];
+}

@@ -1,0 +1,305 @@
+/**
+ * The `fd_*` functions of preview 1: reads and writes (stdio, files at
+ * their position or appended), seeks, stats, flags, sync, readdir with
+ * cookies, renumber and the preopens' `fd_prestat_*`. stdin's reads wait
+ * (a promise, so the guest suspends) only when its queue is empty; stdout
+ * and stderr go to their line sinks at once.
+ *
+ * @module
+ */
+
+import type { Preview1Context, Preview1Fn } from "./context.ts";
+import { ERRNO, Errno } from "./errno.ts";
+import type { FileEntry, ListedEntry } from "./fd_table.ts";
+import { utf8 } from "./memory.ts";
+import {
+  FDFLAGS,
+  FILE_ONLY_RIGHTS,
+  FILETYPE,
+  filetypeOf,
+  READ_RIGHTS,
+  RIGHTS,
+  timesOf,
+  writeEmptyFilestat,
+  writeFdstat,
+  writeFilestat,
+} from "./values.ts";
+
+/** The most bytes one `fd_read` of a file asks its mount for (a shorter read is allowed). */
+const MAX_READ = 16 * 2 ** 20;
+
+/** The file handle of a file entry open for reading (EBADF otherwise). */
+function readable(e: FileEntry) {
+  if (e.kind !== "file" || !e.desc.file) {
+    throw new Errno(e.kind === "dir" ? ERRNO.isdir : ERRNO.badf);
+  }
+  if (!e.desc.flags.read) throw new Errno(ERRNO.badf);
+  return e.desc.file;
+}
+
+/** The file handle of a file entry open for writing (EBADF otherwise). */
+function writable(e: FileEntry) {
+  if (e.kind !== "file" || !e.desc.file) {
+    throw new Errno(e.kind === "dir" ? ERRNO.isdir : ERRNO.badf);
+  }
+  if (!e.desc.flags.write) throw new Errno(ERRNO.badf);
+  return e.desc.file;
+}
+
+/** The rights of a file or folder entry, as the adapter reports them: all but what its flags lack. */
+export function rightsOf(e: FileEntry): bigint {
+  let r = RIGHTS.all;
+  if (!e.desc.flags.read) r &= ~READ_RIGHTS;
+  if (!e.desc.flags.write) r &= ~RIGHTS.fdWrite;
+  return r;
+}
+
+/** The `fd_*` functions of one process. */
+export function fdOps(ctx: Preview1Context): Record<string, Preview1Fn> {
+  const { mem, fds } = ctx;
+
+  const readFile = async (e: FileEntry, iovs: number, n: number, at: number | null) => {
+    const file = readable(e);
+    const want = Math.min(mem.iovLength(iovs, n), MAX_READ);
+    const bytes = await file.read(want, at ?? e.pos);
+    if (at === null) e.pos += bytes.length;
+    return mem.scatter(iovs, n, bytes);
+  };
+
+  const writeFile = async (e: FileEntry, bytes: Uint8Array, at: number | null) => {
+    const file = writable(e);
+    const where = at ?? (e.append ? await file.size() : e.pos);
+    const n = await file.write(bytes, where);
+    if (at === null) e.pos = where + n;
+    return n;
+  };
+
+  return {
+    fd_read(fd: number, iovs: number, n: number, nread: number) {
+      const e = fds.get(fd);
+      if (e.kind === "stdio") {
+        if (!e.input) throw new Errno(ERRNO.badf);
+        const input = e.input;
+        const take = (): number => {
+          const bytes = input.read(mem.iovLength(iovs, n));
+          mem.u32(nread, bytes === null ? 0 : mem.scatter(iovs, n, bytes));
+          return 0;
+        };
+        const wait = input.whenReadable();
+        if (wait === undefined) return take();
+        return (async () => {
+          for (let w: Promise<void> | undefined = wait; w; w = input.whenReadable()) await w;
+          return take();
+        })();
+      }
+      return readFile(e, iovs, n, null).then((count) => (mem.u32(nread, count), 0));
+    },
+
+    fd_pread(fd: number, iovs: number, n: number, offset: bigint, nread: number) {
+      const e = fds.get(fd);
+      if (e.kind === "stdio") throw new Errno(ERRNO.spipe);
+      return readFile(e, iovs, n, Number(offset)).then((count) => (mem.u32(nread, count), 0));
+    },
+
+    fd_write(fd: number, iovs: number, n: number, nwritten: number) {
+      const e = fds.get(fd);
+      const bytes = mem.gather(iovs, n);
+      if (e.kind === "stdio") {
+        if (!e.output) throw new Errno(ERRNO.badf);
+        e.output.write(bytes);
+        mem.u32(nwritten, bytes.length);
+        return 0;
+      }
+      return writeFile(e, bytes, null).then((count) => (mem.u32(nwritten, count), 0));
+    },
+
+    fd_pwrite(fd: number, iovs: number, n: number, offset: bigint, nwritten: number) {
+      const e = fds.get(fd);
+      if (e.kind === "stdio") throw new Errno(ERRNO.spipe);
+      const bytes = mem.gather(iovs, n);
+      return writeFile(e, bytes, Number(offset)).then((count) => (mem.u32(nwritten, count), 0));
+    },
+
+    async fd_seek(fd: number, offset: bigint, whence: number, out: number) {
+      const e = fds.get(fd);
+      if (e.kind === "stdio") throw new Errno(ERRNO.spipe);
+      if (e.kind === "dir") throw new Errno(ERRNO.badf);
+      let base: number;
+      if (whence === 0) base = 0;
+      else if (whence === 1) base = e.pos;
+      else if (whence === 2) base = await e.desc.file!.size();
+      else throw new Errno(ERRNO.inval);
+      const pos = base + Number(offset);
+      if (pos < 0 || !Number.isSafeInteger(pos)) throw new Errno(ERRNO.inval);
+      e.pos = pos;
+      mem.u64(out, pos);
+      return 0;
+    },
+
+    fd_tell(fd: number, out: number) {
+      const e = fds.get(fd);
+      if (e.kind === "stdio") throw new Errno(ERRNO.spipe);
+      if (e.kind === "dir") throw new Errno(ERRNO.badf);
+      mem.u64(out, e.pos);
+      return 0;
+    },
+
+    fd_close(fd: number) {
+      fds.close(fd);
+      return 0;
+    },
+
+    fd_renumber(from: number, to: number) {
+      fds.renumber(from, to);
+      return 0;
+    },
+
+    async fd_sync(fd: number) {
+      await fds.file(fd).desc.file?.sync();
+      return 0;
+    },
+
+    async fd_datasync(fd: number) {
+      await fds.file(fd).desc.file?.sync();
+      return 0;
+    },
+
+    fd_advise(fd: number, _offset: bigint, _len: bigint, advice: number) {
+      const e = fds.file(fd);
+      if (e.kind === "dir") throw new Errno(ERRNO.badf);
+      if (advice > 5) throw new Errno(ERRNO.inval);
+      return 0;
+    },
+
+    fd_allocate(fd: number) {
+      if (fds.file(fd).kind === "dir") throw new Errno(ERRNO.badf);
+      return ERRNO.notsup;
+    },
+
+    fd_fdstat_get(fd: number, out: number) {
+      const e = fds.get(fd);
+      if (e.kind === "stdio") {
+        const rights = e.input ? RIGHTS.fdRead : RIGHTS.fdWrite;
+        writeFdstat(mem, out, FILETYPE.unknown, 0, rights, rights);
+        return 0;
+      }
+      const flags = e.fdflags | (e.append ? FDFLAGS.append : 0);
+      if (e.kind === "dir") {
+        writeFdstat(
+          mem,
+          out,
+          FILETYPE.directory,
+          flags,
+          RIGHTS.all & ~FILE_ONLY_RIGHTS,
+          RIGHTS.all,
+        );
+      } else {
+        const rights = rightsOf(e);
+        writeFdstat(mem, out, FILETYPE.regularFile, flags, rights, rights);
+      }
+      return 0;
+    },
+
+    fd_fdstat_set_flags(fd: number, flags: number) {
+      const e = fds.get(fd);
+      if (flags & ~(FDFLAGS.append | FDFLAGS.nonblock)) throw new Errno(ERRNO.inval);
+      if (e.kind === "stdio") return 0;
+      e.append = !!(flags & FDFLAGS.append);
+      e.fdflags = (e.fdflags & ~FDFLAGS.nonblock) | (flags & FDFLAGS.nonblock);
+      return 0;
+    },
+
+    fd_fdstat_set_rights(fd: number) {
+      fds.get(fd);
+      return ERRNO.notsup;
+    },
+
+    async fd_filestat_get(fd: number, out: number) {
+      const e = fds.get(fd);
+      if (e.kind === "stdio") {
+        writeEmptyFilestat(mem, out, FILETYPE.unknown);
+        return 0;
+      }
+      writeFilestat(mem, out, await e.desc.mountStat(), ctx.devOf(e.desc.mount));
+      return 0;
+    },
+
+    async fd_filestat_set_size(fd: number, size: bigint) {
+      const e = fds.file(fd);
+      if (e.kind === "dir") throw new Errno(ERRNO.badf);
+      await e.desc.setSize(size);
+      return 0;
+    },
+
+    async fd_filestat_set_times(fd: number, atim: bigint, mtim: bigint, fst: number) {
+      const e = fds.file(fd);
+      const [a, m] = timesOf(atim, mtim, fst);
+      await e.desc.setTimes(a, m);
+      return 0;
+    },
+
+    fd_prestat_get(fd: number, out: number) {
+      const e = fds.get(fd);
+      if (e.kind === "stdio" || !e.preopen) throw new Errno(ERRNO.badf);
+      mem.u32(out, 0);
+      mem.u32(out + 4, e.preopen.length);
+      return 0;
+    },
+
+    fd_prestat_dir_name(fd: number, ptr: number, len: number) {
+      const e = fds.get(fd);
+      if (e.kind === "stdio" || !e.preopen) throw new Errno(ERRNO.badf);
+      if (len < e.preopen.length) throw new Errno(ERRNO.nametoolong);
+      mem.bytes().set(e.preopen, ptr);
+      return 0;
+    },
+
+    async fd_readdir(fd: number, buf: number, len: number, cookie: bigint, used: number) {
+      const e = fds.file(fd);
+      if (e.kind !== "dir") throw new Errno(ERRNO.notdir);
+      if (cookie === 0n || !e.listing) e.listing = await listing(e);
+      const list = e.listing;
+      const out = new Uint8Array(len);
+      let at = 0;
+      for (let i = Number(cookie); i < list.length && at < len; i++) {
+        const entry = list[i];
+        const rec = new Uint8Array(24 + entry.name.length);
+        const v = new DataView(rec.buffer);
+        v.setBigUint64(0, BigInt(i + 1), true);
+        v.setBigUint64(8, entry.ino, true);
+        v.setUint32(16, entry.name.length, true);
+        v.setUint8(20, entry.type);
+        rec.set(entry.name, 24);
+        const n = Math.min(rec.length, len - at);
+        out.set(rec.subarray(0, n), at);
+        at += n;
+      }
+      mem.bytes().set(out.subarray(0, at), buf);
+      mem.u32(used, at);
+      return 0;
+    },
+  };
+}
+
+/** The listing of a folder for `fd_readdir`: `.`, `..`, then its entries with their inodes. */
+async function listing(e: FileEntry): Promise<ListedEntry[]> {
+  const { desc } = e;
+  const self = await desc.mountStat();
+  const entries = await desc.mount.readDir(desc.path);
+  const parent = desc.path === "" ? self : await Promise.resolve()
+    .then(() => desc.mount.stat(desc.path.split("/").slice(0, -1).join("/"), true))
+    .catch(() => self);
+  const out: ListedEntry[] = [
+    { name: utf8("."), type: FILETYPE.directory, ino: BigInt.asUintN(64, self.ino) },
+    { name: utf8(".."), type: FILETYPE.directory, ino: BigInt.asUintN(64, parent.ino) },
+  ];
+  for (const entry of entries) {
+    const path = desc.path === "" ? entry.name : `${desc.path}/${entry.name}`;
+    let ino = 0n;
+    try {
+      ino = BigInt.asUintN(64, (await desc.mount.stat(path, false)).ino);
+    } catch { /* gone meanwhile: listed without an inode */ }
+    out.push({ name: utf8(entry.name), type: filetypeOf(entry.type), ino });
+  }
+  return out;
+}

@@ -1,0 +1,164 @@
+/**
+ * A process on our own preview-1 binding: the component's main core module
+ * (made preemptible and importing its memory by the component cache), a
+ * fresh instance per process with a pooled memory, its `_start` run through
+ * JSPI. No jco glue, no adapter, shim or fixup instance: one core instance
+ * per process. Preemption, kills, the memory limit, the pool and the
+ * preopens are the same objects the jco path uses.
+ *
+ * @module
+ */
+
+import { GuestExit } from "../wasi/cli.ts";
+import { Descriptor, OpenFiles } from "../wasi/filesystem.ts";
+import type { DescriptorFlags } from "../wasi/filesystem_values.ts";
+import type { CommandOptions, Ended, ProcessIo } from "../instance.ts";
+import { processPreopens } from "../preopens.ts";
+import { outputSinks } from "../output_sinks.ts";
+import { trapMessage } from "../trap_message.ts";
+import { GuestKilled } from "../guest_control.ts";
+import { MEMORY_IMPORT, memoryImportOf, type MemoryLimits } from "../../wasm/import_memory.ts";
+import { listImports } from "../../wasm/import_list.ts";
+import { PREEMPT_MODULE } from "../../wasm/preempt.ts";
+import type { Mount } from "../../vfs/mount.ts";
+import { FdTable } from "./fd_table.ts";
+import { GuestMemory, utf8 } from "./memory.ts";
+import { preview1Imports } from "./binding.ts";
+import { PREVIEW1_MAIN, PREVIEW1_MODULE } from "./names.ts";
+import type { Preview1Context } from "./context.ts";
+
+/** A main module loaded into this sandbox. */
+interface Loaded {
+  module: WebAssembly.Module;
+  /** The limits of its imported memory (`wasm/import_memory.ts`), if it imports one. */
+  memory?: MemoryLimits;
+  preemptible: boolean;
+  /** The preview-1 functions it imports. */
+  names: string[];
+}
+
+const loaded = new Map<string, Promise<Loaded>>();
+const kinds = new Map<string, boolean>();
+
+/** True when the cache entry at `dir` is for this engine (it holds {@link PREVIEW1_MAIN}). */
+export function isPreview1Entry(dir: string): boolean {
+  let known = kinds.get(dir);
+  if (known === undefined) {
+    try {
+      Deno.statSync(`${dir}/${PREVIEW1_MAIN}`);
+      known = true;
+    } catch {
+      known = false;
+    }
+    kinds.set(dir, known);
+  }
+  return known;
+}
+
+async function load(dir: string): Promise<Loaded> {
+  const bytes = await Deno.readFile(`${dir}/${PREVIEW1_MAIN}`);
+  const module = await WebAssembly.compile(bytes);
+  const imports = listImports(bytes);
+  return {
+    module,
+    memory: memoryImportOf(imports),
+    preemptible: imports.some((i) => i.module === PREEMPT_MODULE),
+    names: imports.filter((i) => i.module === PREVIEW1_MODULE && i.kind === "function")
+      .map((i) => i.name),
+  };
+}
+
+/** JSPI's export wrapper (not yet in TypeScript's lib). */
+const promising = (WebAssembly as unknown as {
+  promising: (f: unknown) => () => Promise<unknown>;
+}).promising;
+
+const DIR_FLAGS: DescriptorFlags = { read: true, write: true, mutateDirectory: true };
+
+/**
+ * Runs one process of the entry at `dir` on the preview-1 binding, to its
+ * end. `command.cwd` has no counterpart in preview 1 (wasi-libc starts in
+ * `/`, as it does behind jco's adapter).
+ */
+export async function runPreview1(
+  dir: string,
+  world: string,
+  env: [string, string][],
+  io: ProcessIo,
+  command: CommandOptions = {},
+): Promise<Ended> {
+  let entry = loaded.get(dir);
+  if (!entry) {
+    entry = load(dir);
+    loaded.set(dir, entry);
+    entry.catch(() => loaded.delete(dir));
+  }
+  const main = await entry;
+  const { stdout, stderr } = outputSinks(io);
+  const files = new OpenFiles();
+  const fds = new FdTable();
+  const mem = new GuestMemory();
+  fds.add({ kind: "stdio", input: io.stdin });
+  fds.add({ kind: "stdio", output: stdout });
+  fds.add({ kind: "stdio", output: stderr });
+  const devs = new Map<Mount, number>();
+  for (const p of processPreopens(world, io.fs, command.preopens)) {
+    devs.set(p.mount, devs.size + 1);
+    const flags = p.mount.writable ? DIR_FLAGS : { read: true };
+    fds.add({
+      kind: "dir",
+      desc: new Descriptor(p.mount, "", null, flags, files),
+      pos: 0,
+      append: false,
+      fdflags: 0,
+      preopen: utf8(p.guestPath),
+    });
+  }
+  const ctx: Preview1Context = { mem, fds, devOf: (m) => devs.get(m) ?? 0 };
+  let taken: [WebAssembly.Memory, MemoryLimits] | null = null;
+  let ended: Ended;
+  try {
+    const control = io.control;
+    // Fair starts: a flood of processes from one asker waits its turn (guest_control.ts).
+    await control.admit();
+    let instance;
+    try {
+      if (control.killed) throw new GuestKilled();
+      instance = control.instantiate(() => {
+        const imports: Record<string, Record<string, unknown>> = {
+          [PREVIEW1_MODULE]: preview1Imports(ctx, { args: command.args ?? [], env }, main.names),
+        };
+        if (main.memory) {
+          const memory = io.memories.take(main.memory);
+          taken = [memory, main.memory];
+          mem.memory = memory;
+          imports[MEMORY_IMPORT.module] = { [MEMORY_IMPORT.name]: memory };
+        }
+        return control.instantiateCore(main.module, imports, main.preemptible);
+      });
+    } finally {
+      control.admitted();
+    }
+    if (!mem.memory) mem.memory = instance.exports.memory as WebAssembly.Memory;
+    const start = instance.exports._start;
+    if (typeof start !== "function") {
+      throw new Error("the plugin's main module has no _start export: not a WASI command");
+    }
+    control.started();
+    await promising(start)();
+    ended = { status: 0 };
+  } catch (e) {
+    if (io.control.killed) ended = { status: 1, error: io.control.killReason ?? "killed" };
+    else if (e instanceof GuestExit) ended = { status: e.status };
+    else ended = { status: 1, error: trapMessage(e, io.control) };
+  } finally {
+    io.fs.abort();
+    fds.closeAll();
+    files.closeAll();
+    // The instance can never run again: its `_start` settled (or it never started).
+    if (taken) io.memories.give(...(taken as [WebAssembly.Memory, MemoryLimits]));
+  }
+  stdout.finish();
+  stderr.finish();
+  return ended;
+}

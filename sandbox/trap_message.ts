@@ -1,0 +1,26 @@
+/**
+ * What a process's exit says about a trap: the world's memory, the memory limit, a kill, or the
+ * trap's own message (the same words on both engines).
+ *
+ * @module
+ */
+
+import { type GuestControl, GuestKilled } from "./guest_control.ts";
+import { WORLD_MEMORY_TRAP } from "./memory_share.ts";
+
+/** The `error` of a process that ended with `e` thrown out of its run. */
+export function trapMessage(e: unknown, control: GuestControl): string {
+  if (control.worldMemoryHit) {
+    return `${WORLD_MEMORY_TRAP}: the world's processes use all the memory it allows (${
+      Math.round(control.share!.limit / 2 ** 20)
+    } MiB for this sandbox, "world_memory_mib" in config/limits.json)`;
+  }
+  if (control.memoryLimitHit) {
+    return `memory limit: the process tried to grow its memory past ${
+      control.memoryLimit / 2 ** 20
+    } MiB`;
+  }
+  if (e instanceof GuestKilled) return "killed";
+  if (e instanceof WebAssembly.RuntimeError) return `trap: ${e.message}`;
+  return e instanceof Error ? e.message : String(e);
+}
