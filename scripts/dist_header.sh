@@ -74,6 +74,6 @@ elif [ -n "${SAUSAGE_DIST_VERIFY:-}" ] && ! verified "$DIR"; then
   unpack check
 fi
 # The stable path of this file: the world's cargo runner (`sausage test`).
-export SAUSAGE_DIST_FILE="$SELF"
+export SAUSAGE_DIST_FILE="$SELF" SAUSAGE_DIST_HASH="$HASH"
 exec "$DIR/sausage" "$@"
 exit 127
