@@ -9,7 +9,7 @@ set -euo pipefail
 HASH=@HASH@
 OFFSET=@OFFSET@
 SELF="$0"
-case "$SELF" in /*) ;; *) SELF="$PWD/$SELF" ;; esac
+case "$SELF" in /*) ;; *) SELF="$PWD/${SELF#./}" ;; esac
 if [ -n "${SAUSAGE_CACHE_DIR:-}" ]; then BASE="$SAUSAGE_CACHE_DIR/dist"
 elif [ -n "${XDG_CACHE_HOME:-}" ]; then BASE="$XDG_CACHE_HOME/sausage/dist"
 else BASE="${HOME:-/tmp}/.cache/sausage/dist"; fi
