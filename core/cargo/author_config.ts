@@ -21,7 +21,7 @@
 
 import { cacheDir } from "../paths.ts";
 import { cargoEnv, DEFAULT_SDK_DIR, lines } from "./cargo_build.ts";
-import { runnerCommand } from "./test_run.ts";
+import { worldRunnerCommand } from "./test_run.ts";
 import { detectToolchain, type OfflineToolchain, type Toolchain } from "./toolchain.ts";
 import { BuildError } from "./toolchain.ts";
 
@@ -128,7 +128,7 @@ export async function writeCargoConfig(
   const text = cargoConfigText(tc, {
     targetDir: `${cacheDir()}/target/worlds/${await sha16(root)}`,
     sdkDir: DEFAULT_SDK_DIR,
-    runner: runnerCommand(),
+    runner: worldRunnerCommand(),
     sysroot,
   });
   const path = `${root}/${WORLD_CARGO_CONFIG}`;
