@@ -75,5 +75,7 @@ elif [ -n "${SAUSAGE_DIST_VERIFY:-}" ] && ! verified "$DIR"; then
 fi
 # The stable path of this file: the world's cargo runner (`sausage test`).
 export SAUSAGE_DIST_FILE="$SELF" SAUSAGE_DIST_HASH="$HASH"
-exec "$DIR/sausage" "$@"
+# The unpacked launcher, read into this shell (one bash fewer): it finds its
+# folder from BASH_SOURCE and ends by exec'ing the unpacked Deno.
+. "$DIR/sausage" "$@"
 exit 127
