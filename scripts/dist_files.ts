@@ -40,17 +40,38 @@ const UNUSED = new Set([
   "binaryen",
 ]);
 
-/** The program's files (relative to `root`): tracked by git, tests and test data left out. */
+/** True for a file of the program that the file does not carry. */
+function leftOut(f: string): boolean {
+  return f.endsWith("_test.ts") || f.includes("/testdata/") || f.startsWith("sdk/tests/");
+}
+
+/**
+ * The program's files (relative to `root`): those git tracks, or, outside a
+ * git checkout, those on disk without build output; tests and test data left out.
+ */
 export async function programFiles(root: string): Promise<string[]> {
   const out = await new Deno.Command("git", {
     args: ["ls-files", "-z", "--", ...PROGRAM],
     cwd: root,
     stdout: "piped",
-  }).output();
-  if (!out.success) throw new Error(`git ls-files failed in ${root}`);
-  return new TextDecoder().decode(out.stdout).split("\0").filter((f) =>
-    f && !f.endsWith("_test.ts") && !f.includes("/testdata/") && !f.startsWith("sdk/tests/")
-  );
+    stderr: "null",
+  }).output().catch(() => undefined);
+  if (out?.success) {
+    return new TextDecoder().decode(out.stdout).split("\0").filter((f) => f && !leftOut(f));
+  }
+  const files: string[] = [];
+  const walk = async (rel: string): Promise<void> => {
+    const info = await Deno.lstat(`${root}/${rel}`);
+    if (info.isFile) {
+      if (!leftOut(rel) && !rel.endsWith(".wasm") && !rel.endsWith("/Cargo.lock")) files.push(rel);
+      return;
+    }
+    if (!info.isDirectory || /(^|\/)(target|node_modules|\.cargo)$/.test(rel)) return;
+    if (/^examples\/world\/(state\/(?!www)|plugins\/cargo)/.test(rel)) return;
+    for await (const e of Deno.readDir(`${root}/${rel}`)) await walk(`${rel}/${e.name}`);
+  };
+  for (const p of PROGRAM) await walk(p.replace(/\/$/, ""));
+  return files.sort();
 }
 
 interface LockPackage {
