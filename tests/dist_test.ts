@@ -47,6 +47,8 @@ function buildDist(): Promise<string> {
 /** A new user's machine: the file alone in an empty folder, empty home and cache, a bare PATH. */
 interface Machine {
   tmp: string;
+  /** The PATH's one folder (under /opt): removed with the machine. */
+  bin: string;
   /** The copy of `dist/sausage`. */
   exe: string;
   home: string;
@@ -58,13 +60,14 @@ interface Machine {
 
 async function machine(): Promise<Machine> {
   const tmp = await Deno.realPath(await Deno.makeTempDir({ prefix: "sausage-dist-test-" }));
-  const [app, home, cache, work, bin] = ["app", "home", "cache", "work", "bin"].map((d) =>
-    `${tmp}/${d}`
-  );
-  for (const d of [app, home, cache, work, bin]) await Deno.mkdir(d);
+  const [app, home, cache, work] = ["app", "home", "cache", "work"].map((d) => `${tmp}/${d}`);
+  for (const d of [app, home, cache, work]) await Deno.mkdir(d);
   await Deno.copyFile(await buildDist(), `${app}/sausage`);
   await Deno.chmod(`${app}/sausage`, 0o755);
-  // The system's programs, without node, npm and deno (they are in /usr/bin here).
+  // The system's programs, without node, npm and deno (they are in /usr/bin
+  // here), in a folder under /opt: the build sandbox shows the system's
+  // folders (/usr, /opt, ...) but not /tmp, and cargo there runs `cc` from PATH.
+  const bin = await Deno.makeTempDir({ dir: "/opt", prefix: "sausage-dist-test-bin-" });
   for (const dir of ["/usr/bin", "/usr/sbin"]) {
     for await (const e of Deno.readDir(dir)) {
       if (NOT_ON_PATH.has(e.name)) continue;
@@ -72,7 +75,7 @@ async function machine(): Promise<Machine> {
     }
   }
   const env = { HOME: home, XDG_CACHE_HOME: cache, PATH: bin, LANG: "C.UTF-8" };
-  return { tmp, exe: `${app}/sausage`, home, cache, work, env };
+  return { tmp, bin, exe: `${app}/sausage`, home, cache, work, env };
 }
 
 interface Ran {
@@ -315,6 +318,7 @@ Deno.test({
   } finally {
     console.log(`  dist timings (this machine): ${timings.join("; ")}`);
     await Deno.remove(m.tmp, { recursive: true }).catch(() => {});
+    await Deno.remove(m.bin, { recursive: true }).catch(() => {});
   }
 });
 
@@ -432,5 +436,6 @@ Deno.test({
     assert.deepEqual(left.map((e) => e.name), []);
   } finally {
     await Deno.remove(m.tmp, { recursive: true }).catch(() => {});
+    await Deno.remove(m.bin, { recursive: true }).catch(() => {});
   }
 });
