@@ -59,6 +59,7 @@ Usage:
       Make a world with a first plugin (hello), or add a plugin to a world:
       a cargo project in plugins/<plugin>/source/ where cargo test, check
       and doc work with no flags (the world's .cargo/config.toml).
+      --example: a copy of the example world (hello, notes, www, an agent...).
   ${BUILD_USAGE}
       Test, build and activate one plugin (cargo.build, then core.activate
       with its checks), with cargo's lines as they come. Uses the running
@@ -104,6 +105,8 @@ Usage:
       recently used first, within SAUSAGE_CACHE_MIB (default 2048).
   sausage help
       This text.
+  sausage --version
+      The versions of Sausage, of the Deno that runs it and of jco.
 
 Every command takes --cache-dir <folder> (default $XDG_CACHE_HOME/sausage or
 ~/.cache/sausage; also SAUSAGE_CACHE_DIR).
@@ -136,6 +139,10 @@ export async function main(args: string[]): Promise<number> {
   if (command === undefined || command === "help" || command === "--help" || command === "-h") {
     console.log(await help());
     return command === undefined ? 2 : 0;
+  }
+  if (command === "--version" || command === "-V" || command === "version") {
+    console.log((await import("./version.ts")).versionText());
+    return 0;
   }
   const load = COMMANDS[command];
   if (!load) {

@@ -1,10 +1,11 @@
 /**
- * `sausage new <world> [plugin]`: makes a world (`config/boot.json`, and a
+ * `sausage new <world> [plugin | --example]`: makes a world (`config/boot.json`, and a
  * first plugin, `hello`), or adds a plugin to a world
  * (`plugins/<plugin>/source/`, a cargo project that builds as it is). Either
  * way it writes the world's `.cargo/config.toml`, so that `cargo test` works
  * in the plugin's folder at once. It never overwrites: an existing plugin, or
- * a non-empty folder that is not a world, is refused.
+ * a non-empty folder that is not a world, is refused. `--example` makes a
+ * copy of the example world instead (`example_world.ts`).
  *
  * @module
  */
@@ -12,11 +13,12 @@
 import { writeCargoConfig } from "../core/cargo/author_config.ts";
 import { pluginNameProblem } from "../core/world.ts";
 import { parseArgs, UsageError } from "./args.ts";
+import { copyExampleWorld } from "./example_world.ts";
 import { pluginFiles, worldFiles } from "./scaffold.ts";
 import { isWorld } from "./world_arg.ts";
 
 /** Usage of `new`. */
-export const NEW_USAGE = "sausage new <world> [plugin]";
+export const NEW_USAGE = "sausage new <world> [plugin | --example]";
 
 /** The first plugin of a new world. */
 const FIRST_PLUGIN = "hello";
@@ -38,11 +40,32 @@ async function entries(path: string): Promise<number | undefined> {
   }
 }
 
+/** `sausage new <world> --example`: a copy of the example world, ready for cargo. */
+async function newExample(world: string): Promise<number> {
+  const count = await entries(world);
+  if (count !== undefined && count > 0) {
+    throw new Error(`${world} is a folder that is not empty: choose a new folder for the example`);
+  }
+  const files = await copyExampleWorld(world);
+  await writeCargoConfig(world, { onProgress: (line) => console.error(line) });
+  const plugins = [...new Set(files.flatMap((f) => f.match(/^plugins\/([^/]+)\//)?.[1] ?? []))];
+  console.log(
+    `made the example world ${world} (plugins ${plugins.join(", ")}; ${world}/README.md). Next:
+  sausage run ${world}               # builds its plugins, then runs it
+  sausage call ${world} hello.greet '{"name": "Ada"}'`,
+  );
+  return 0;
+}
+
 /** Runs the subcommand; resolves with the exit code. */
 export async function newCommand(args: string[]): Promise<number> {
-  const { positional } = parseArgs(args, [], []);
+  const { positional, flags } = parseArgs(args, ["--example"], []);
   if (positional.length < 1 || positional.length > 2) throw new UsageError(`usage: ${NEW_USAGE}`);
   const [world, plugin] = positional;
+  if (flags.has("--example")) {
+    if (plugin !== undefined) throw new UsageError(`usage: ${NEW_USAGE}`);
+    return await newExample(world);
+  }
   const name = plugin ?? FIRST_PLUGIN;
   const problem = pluginNameProblem(name);
   if (problem) throw new UsageError(problem);

@@ -23,7 +23,7 @@
 
 import { cacheDir } from "../paths.ts";
 import { DEFAULT_SDK_DIR } from "./cargo_build.ts";
-import { runnerCommand } from "./test_run.ts";
+import { worldRunnerCommand } from "./test_run.ts";
 import { detectToolchain, type Toolchain } from "./toolchain.ts";
 import { prepareSysroot } from "./sysroot.ts";
 import { readWorldText, writeWorldFile } from "../world_files.ts";
@@ -125,7 +125,7 @@ export async function writeCargoConfig(
   const text = cargoConfigText(tc, {
     targetDir: `${cacheDir()}/target/worlds/${await sha16(root)}`,
     sdkDir: DEFAULT_SDK_DIR,
-    runner: runnerCommand(),
+    runner: worldRunnerCommand(),
     sysroot,
   });
   const path = `${root}/${WORLD_CARGO_CONFIG}`;

@@ -86,14 +86,26 @@ export interface CargoTestResult {
 const LAUNCHER = decodeURIComponent(new URL("../../sausage", import.meta.url).pathname);
 
 /**
- * The runner command for cargo: this checkout's `sausage test`, or, in a
- * compiled `sausage` binary, the binary itself.
+ * The runner command for cargo: this checkout's `sausage test` (in the
+ * one-file form, the unpacked launcher, which the build sandbox can see), or,
+ * in a compiled `sausage` binary, the binary itself.
  */
 export function runnerCommand(): string {
   try {
     if (Deno.statSync(LAUNCHER).isFile) return `${LAUNCHER} test`;
   } catch { /* a compiled binary */ }
   return `${Deno.execPath()} test`;
+}
+
+/**
+ * The runner that `<world>/.cargo/config.toml` names, for cargo run by hand:
+ * `sausage test` of the one file that started this program
+ * (`SAUSAGE_DIST_FILE`, set by its header: its path stays when a newer
+ * version replaces the file), else {@link runnerCommand}.
+ */
+export function worldRunnerCommand(): string {
+  const dist = Deno.env.get("SAUSAGE_DIST_FILE");
+  return dist ? `${dist} test` : runnerCommand();
 }
 
 /** The environment variables that make `sausage test` cargo's runner for WASI targets. */
