@@ -5,7 +5,7 @@
  */
 
 import { strict as assert } from "node:assert";
-import { eventually, hostTests, TestHost } from "../tests/helpers/host.ts";
+import { hostTests, TestHost } from "../tests/helpers/host.ts";
 import { cachedBuild } from "../core/cargo/cached_build.ts";
 import { builtCrate } from "../tests/helpers/plugins.ts";
 import { freePort } from "../tests/helpers/net.ts";
