@@ -1,5 +1,5 @@
 /**
- * `sausage call <world> <method> [params-json] [--json]`: one call. Prints the
+ * `sausage call <world> <method> [params-json] [--json] [--timeout-ms <ms>]`: one call. Prints the
  * result as JSON on stdout (exit 0), or the error on stderr (exit 1): as text
  * on a terminal (a compiler's output, a refusal), else (or with `--json`) as
  * the error object. Uses the
@@ -8,7 +8,8 @@
  * transient host never builds: a plugin without `plugin.wasm` answers -32001
  * with how to build it (building runs the plugin's build scripts, which is
  * `sausage run`'s or `cargo.build`'s job, in the build sandbox).
- * Notifications of the call go to stderr.
+ * Notifications of the call go to stderr. `--timeout-ms` sets the call's time
+ * limit (PROTOCOL 4.9): the call goes as `core.call` with `timeout_ms`.
  *
  * @module
  */
@@ -18,17 +19,19 @@ import { isObject, type Message, type Response } from "../rpc/message.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { reachHost, release } from "./reach_host.ts";
 import { formatJson } from "./output.ts";
+import { parseExact } from "../rpc/exact_json.ts";
 import { errorText, noteText } from "./error_text.ts";
 
 /** Usage of `call`. */
-export const CALL_USAGE = "sausage call <world> <method> [params-json] [--json]";
+export const CALL_USAGE =
+  "sausage call <world> <method> [params-json] [--json] [--timeout-ms <ms>]";
 
 /** Parses the params argument: a JSON object, `{}` when missing. */
 export function parseParams(text: string | undefined): Record<string, unknown> {
   if (text === undefined) return {};
   let v: unknown;
   try {
-    v = JSON.parse(text);
+    v = parseExact(text); // integers beyond 2^53 kept exactly
   } catch (e) {
     throw new UsageError(`params are not valid JSON: ${(e as Error).message}`);
   }
@@ -46,10 +49,19 @@ function notified(msg: Message): void {
 
 /** Runs the subcommand; resolves with the exit code. */
 export async function call(args: string[]): Promise<number> {
-  const { positional, flags } = parseArgs(args, ["--json"], []);
+  const { positional, flags } = parseArgs(args, ["--json"], ["--timeout-ms"]);
   if (positional.length < 2 || positional.length > 3) throw new UsageError(`usage: ${CALL_USAGE}`);
-  const [path, method, paramsText] = positional;
-  const params = parseParams(paramsText);
+  const [path, target, paramsText] = positional;
+  let method = target;
+  let params = parseParams(paramsText);
+  const timeout = flags.get("--timeout-ms");
+  if (typeof timeout === "string") {
+    const ms = Number(timeout);
+    if (!Number.isSafeInteger(ms) || ms < 1) {
+      throw new UsageError(`--timeout-ms must be a whole number of milliseconds, not ${timeout}`);
+    }
+    [method, params] = ["core.call", { method: target, params, timeout_ms: ms }];
+  }
   const world = openWorld(path);
   let response: Response;
   const reached = await reachHost(world, {

@@ -10,6 +10,7 @@
  * @module
  */
 
+import { writeWorldFile } from "../core/world_files.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { checkPluginSource, printProgress } from "./build.ts";
 import { errorText } from "./error_text.ts";
@@ -29,8 +30,8 @@ export async function importCommand(args: string[]): Promise<number> {
   checkPluginSource(world, consumer);
   const problem = pluginNameProblem(provider);
   if (problem) throw new UsageError(problem);
-  const dir = `${world.pluginDir(consumer)}/source/imports`;
-  const file = `${dir}/${provider}.json`;
+  // Written confined to the world: a link a guest left on the way is refused or replaced.
+  const file = `plugins/${consumer}/source/imports/${provider}.json`;
   const doc = await withWorld(world, "import", printProgress, async (send) => {
     const response = await send(`${provider}.rpc.discover`, {});
     if (response.error) {
@@ -38,8 +39,7 @@ export async function importCommand(args: string[]): Promise<number> {
       throw new Error(`${provider}'s document could not be read: build it first (sausage build)`);
     }
     const doc = response.result as { methods?: { name: string }[] };
-    await Deno.mkdir(dir, { recursive: true });
-    await Deno.writeTextFile(file, JSON.stringify(doc, null, 2) + "\n");
+    writeWorldFile(world.root, file, JSON.stringify(doc, null, 2) + "\n");
     if (!flags.has("--prune")) return doc;
     const built = await send("cargo.build", { plugin: consumer });
     if (built.error) {
@@ -53,7 +53,7 @@ export async function importCommand(args: string[]): Promise<number> {
       }),
     );
     doc.methods = (doc.methods ?? []).filter((m) => !unused.has(m.name));
-    await Deno.writeTextFile(file, JSON.stringify(doc, null, 2) + "\n");
+    writeWorldFile(world.root, file, JSON.stringify(doc, null, 2) + "\n");
     console.error(
       unused.size
         ? `sausage: dropped ${[...unused].join(", ")} (not used by ${consumer})`

@@ -1,7 +1,9 @@
 /**
- * `sausage log <world> [plugin-or-pid] [-n N] [-f] [--json]`: the journal,
- * newest last; `-f` then follows it (new entries as they come, until
- * Ctrl-C), as the console's `log -f` does. The core's own `rpc.discover`
+ * `sausage log <world> [plugin-or-pid] [-n N] [-f] [--level L] [--field k=v]… [--json]`:
+ * the journal, newest last; `-f` then follows it (new entries as they come,
+ * until Ctrl-C), as the console's `log -f` does. `--level` and `--field`
+ * keep the structured events (PROTOCOL 8) at that level or above, or whose
+ * field holds that value (a JSON value, else a string). The core's own `rpc.discover`
  * calls are left out unless `--all`. Reads the journal file, so it works
  * with or without a running host.
  *
@@ -13,24 +15,71 @@ import { openWorld } from "./world_arg.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { JournalFollower } from "./console/journal_follower.ts";
 import { DiscoveryFilter } from "./discovery_filter.ts";
+import { entryText, isLevel, LEVELS } from "../core/log_event.ts";
 
 /** Usage of `log`. */
-export const LOG_USAGE = "sausage log <world> [plugin-or-pid] [-n N] [-f] [--all] [--json]";
+export const LOG_USAGE =
+  "sausage log <world> [plugin-or-pid] [-n N] [-f] [--level L] [--field key=value]... [--all] [--json]";
 
 const PID = /-[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** One entry as a line of text. */
-function formatEntry(e: Entry): string {
+/** One entry as a line of text (a structured event with its level, span and fields). */
+export function formatEntry(e: Entry): string {
   const time = new Date(e.time).toISOString().replace("T", " ").slice(0, 23);
-  return `${time} ${e.pid} ${e.stream.padEnd(6)} ${e.line}`;
+  return `${time} ${e.pid} ${e.stream.padEnd(6)} ${entryText(e)}`;
+}
+
+/**
+ * Takes every `--field key=value` (or `--field=key=value`) out of `args`
+ * into `fields`: the value is JSON when it parses (`7`, `true`, `"7"`), else
+ * the string as written.
+ */
+export function takeFieldFlags(args: string[], fields: Record<string, unknown>): string[] {
+  const rest: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === "--") {
+      rest.push(...args.slice(i));
+      break;
+    }
+    if (a !== "--field" && !a.startsWith("--field=")) {
+      rest.push(a);
+      continue;
+    }
+    const pair = a === "--field" ? args[++i] : a.slice("--field=".length);
+    const eq = pair?.indexOf("=") ?? -1;
+    if (pair === undefined || eq < 1) {
+      throw new UsageError(`--field needs key=value (e.g. --field user=7), not "${pair ?? ""}"`);
+    }
+    const text = pair.slice(eq + 1);
+    let value: unknown = text;
+    try {
+      value = JSON.parse(text);
+    } catch { /* a plain string */ }
+    fields[pair.slice(0, eq)] = value;
+  }
+  return rest;
 }
 
 /** Runs the subcommand; resolves with the exit code. */
 export async function log(args: string[]): Promise<number> {
-  const { positional, flags } = parseArgs(args, ["--json", "-f", "--all"], ["-n"]);
+  const fields: Record<string, unknown> = {};
+  const { positional, flags } = parseArgs(
+    takeFieldFlags(args, fields),
+    ["--json", "-f", "--all"],
+    ["-n", "--level"],
+  );
   if (positional.length < 1 || positional.length > 2) throw new UsageError(`usage: ${LOG_USAGE}`);
   const world = openWorld(positional[0]);
   const filter: LogFilter = { limit: 50 };
+  if (Object.keys(fields).length) filter.fields = fields;
+  const level = flags.get("--level");
+  if (level !== undefined) {
+    if (!isLevel(level)) {
+      throw new UsageError(`--level needs one of ${LEVELS.join(", ")}, not "${level}"`);
+    }
+    filter.level = level;
+  }
   const n = flags.get("-n");
   if (n !== undefined) {
     const v = Number(n);

@@ -79,7 +79,8 @@ Usage:
       takes; quit or Ctrl-D leave); --headless runs without it.
   ${CALL_USAGE}
       Make one call; the result is printed as JSON. Uses the running host of
-      the world, or starts one for this call.
+      the world, or starts one for this call. --timeout-ms sets its time
+      limit (default 60 s, "call_timeout_ms" in config/limits.json).
   ${PS_USAGE}
       The running processes.
   ${LOG_USAGE}

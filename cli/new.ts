@@ -57,6 +57,8 @@ export async function newCommand(args: string[]): Promise<number> {
           : `${world} is a folder that is not empty: choose a new folder for the world`,
       );
     }
+    // Owner-only: the world's state (the journal: every call's params) is nobody else's.
+    if (count === undefined) await Deno.mkdir(world, { recursive: true, mode: 0o700 });
     await writeFiles(world, worldFiles());
   } else if (!isWorld(world)) {
     throw new Error(

@@ -8,6 +8,8 @@
  * @module
  */
 
+import { readConfigFile } from "./config_file.ts";
+
 /** The plugin whose processes may get the token. */
 const AGENT_PLUGIN = "agent";
 
@@ -29,7 +31,7 @@ export function agentTokenEnv(
   if (plugin !== AGENT_PLUGIN) return [];
   let name: unknown;
   try {
-    name = JSON.parse(Deno.readTextFileSync(`${root}/config/agent.json`))?.token_env;
+    name = (readConfigFile(root, "config/agent.json") as { token_env?: unknown })?.token_env;
   } catch {
     return [];
   }

@@ -13,7 +13,9 @@ import type { World } from "./world.ts";
 /**
  * Makes the world's boot calls (detached, as `core`) without waiting for
  * them: each is journaled (`boot`), and so is its outcome (`boot-result`),
- * which also goes to `report` as a line.
+ * which also goes to `report` as a line. A `config/boot.json` that cannot be
+ * used (bad JSONC, not a list of calls) makes no calls: its error is
+ * journaled (`config-error`) and reported, and the host goes on.
  */
 export function makeBootCalls(
   world: World,
@@ -22,7 +24,17 @@ export function makeBootCalls(
   report?: (line: string) => void,
 ): void {
   const boot = new LocalCaller("core");
-  for (const call of world.bootCalls()) {
+  let calls: ReturnType<World["bootCalls"]>;
+  try {
+    calls = world.bootCalls();
+  } catch (e) {
+    // A bad file does not stop the host: it boots nothing, and says why.
+    const error = `${(e as Error).message}; no boot calls were made`;
+    journal.coreEvent("config-error", { file: "config/boot.json", error });
+    report?.(`boot: ${error}`);
+    return;
+  }
+  for (const call of calls) {
     journal.coreEvent("boot", { ...call });
     boot.call(router, "core.call", {
       method: call.method,

@@ -9,11 +9,12 @@
  * {@link CARGO_BUILD_FAILED} with a one-line message; its `data` has the
  * step and the compiler's or the tests' output.
  *
- * Limit: every build shares one cargo target folder (std is built once),
- * and cargo names test binaries by package name and version, not by folder.
- * Two crates with the same package name whose tests run at the same moment
- * (two worlds building their `notes` at once) can run each other's test
- * binary; the release components are kept apart by `buildPlugin`'s lock.
+ * Each world's builds have a target folder of their own
+ * (`cargo/build_folders.ts`; std comes from the toolchain's sysroot), so no
+ * world's build reads what another world's build wrote. The build folder
+ * (`state/cargo/builds/<n>/`), the source and the SDK copy are reached
+ * through real folders of the world only (`world_files.ts`): a link a guest
+ * left on the way is refused, never followed.
  *
  * @module
  */
@@ -22,11 +23,12 @@ import { ErrorCode, HostError } from "../rpc/errors.ts";
 import { stringParam } from "../rpc/params.ts";
 import { BuildError, buildPlugin } from "./cargo/cargo_build.ts";
 import { cargoTest, type CargoTestResult } from "./cargo/test_run.ts";
-import { detectToolchain } from "./cargo/toolchain.ts";
+import { BuildRefused, detectToolchain } from "./cargo/toolchain.ts";
 import { importWarnings } from "./cargo/unused_imports.ts";
 import { isCcFailure, NO_WASI_CC } from "./cargo/wasi_cc.ts";
 import type { NativeContext, NativeMethod } from "./native_process.ts";
 import { pluginNameProblem, type World } from "./world.ts";
+import { inWorldFolder, removeWorldEntry } from "./world_files.ts";
 
 /** The error code of a failed `cargo.build` (JSON-RPC's range for server errors). */
 export const CARGO_BUILD_FAILED = ErrorCode.BuildFailed;
@@ -52,27 +54,28 @@ export interface CargoBuildResult {
   warnings: string[];
 }
 
-/** The builds folder of a world. */
-function buildsDir(world: World): string {
-  return `${world.root}/state/cargo/builds`;
-}
+/** The builds folder of a world, relative to it. */
+const BUILDS = "state/cargo/builds";
 
-/** Makes the next numbered build folder (`state/cargo/builds/<n>/`); resolves with `n`. */
-async function newBuild(world: World): Promise<number> {
-  const dir = buildsDir(world);
-  await Deno.mkdir(dir, { recursive: true });
-  let n = 0;
-  for await (const e of Deno.readDir(dir)) {
-    if (/^\d+$/.test(e.name)) n = Math.max(n, Number(e.name));
-  }
-  for (;;) {
-    try {
-      await Deno.mkdir(`${dir}/${++n}`);
-      return n;
-    } catch (e) {
-      if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+/**
+ * Makes the next numbered build folder (`state/cargo/builds/<n>/`) inside
+ * the world (no link followed on the way); returns `n`.
+ */
+function newBuild(world: World): number {
+  return inWorldFolder(world.root, BUILDS, () => {
+    let n = 0;
+    for (const e of Deno.readDirSync(".")) {
+      if (/^\d+$/.test(e.name)) n = Math.max(n, Number(e.name));
     }
-  }
+    for (;;) {
+      try {
+        Deno.mkdirSync(String(++n));
+        return n;
+      } catch (e) {
+        if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+      }
+    }
+  });
 }
 
 /** What libtest needs on the offline toolchain and a crate without the SDK lacks. */
@@ -106,13 +109,31 @@ export function cargoBuildMethod(deps: CargoBuildDeps): NativeMethod {
     const problem = pluginNameProblem(plugin);
     if (problem) throw new HostError("invalid-params", problem);
     const source = `${deps.world.pluginDir(plugin)}/source`;
+    if ((await Deno.lstat(source).catch(() => undefined))?.isSymlink) {
+      throw new HostError(
+        "invalid-params",
+        `/plugins/${plugin}/source is a link: cargo.build builds a real folder only ` +
+          `(a link could lead elsewhere in the world or out of it); make it a folder`,
+      );
+    }
     if (!(await Deno.stat(`${source}/Cargo.toml`).catch(() => undefined))?.isFile) {
       throw new HostError(
         "invalid-params",
         `${plugin} has no source: cargo.build builds /plugins/${plugin}/source/ (no Cargo.toml there)`,
       );
     }
-    const sdkDir = await deps.sdk();
+    let sdkDir: string;
+    try {
+      sdkDir = await deps.sdk();
+    } catch (e) {
+      throw new HostError(
+        "build-failed",
+        `${plugin} was not built: the SDK could not be copied to /plugins/cargo/sdk: ${
+          e instanceof Error ? e.message : e
+        }`,
+        { step: "prepare", output: "" },
+      );
+    }
     const progress = (line: string) => {
       ctx.log(line);
       ctx.notify("progress", { line });
@@ -121,9 +142,17 @@ export function cargoBuildMethod(deps: CargoBuildDeps): NativeMethod {
 
     let tests: CargoTestResult;
     try {
-      tests = await cargoTest(source, { sdkDir, onProgress: progress, signal: ctx.signal });
+      tests = await cargoTest(source, {
+        sdkDir,
+        onProgress: progress,
+        signal: ctx.signal,
+        world: deps.world.root,
+      });
     } catch (e) {
       if (!(e instanceof BuildError) || ctx.signal.aborted) throw e;
+      if (e instanceof BuildRefused) {
+        throw await failure(`${plugin} was not built: ${e.message}`, { step: "prepare" }, e.output);
+      }
       throw await failure(
         `${plugin} was not built: its tests do not compile`,
         { step: "test" },
@@ -139,7 +168,7 @@ export function cargoBuildMethod(deps: CargoBuildDeps): NativeMethod {
     }
     ctx.log(`tests: ${tests.passed} passed, ${tests.failed} failed, ${tests.ignored} ignored`);
 
-    const n = await newBuild(deps.world);
+    const n = newBuild(deps.world);
     const wasm = `/state/cargo/builds/${n}/${plugin}.wasm`;
     let warnings: string[];
     try {
@@ -147,6 +176,7 @@ export function cargoBuildMethod(deps: CargoBuildDeps): NativeMethod {
         sdkDir,
         onProgress: progress,
         signal: ctx.signal,
+        world: deps.world.root,
       });
       warnings = await importWarnings(built.diagnostics, source);
       // The consumers this build would break, before anyone activates it.
@@ -156,7 +186,9 @@ export function cargoBuildMethod(deps: CargoBuildDeps): NativeMethod {
         warnings.unshift(`activating this build would be refused: ${why}`);
       }
     } catch (e) {
-      await Deno.remove(`${buildsDir(deps.world)}/${n}`, { recursive: true }).catch(() => {});
+      try {
+        removeWorldEntry(deps.world.root, `${BUILDS}/${n}`);
+      } catch { /* left behind */ }
       if (!(e instanceof BuildError) || ctx.signal.aborted) throw e;
       throw await failure(
         `${plugin} was not built: cargo build failed`,

@@ -20,7 +20,7 @@ import { importMemory } from "../wasm/import_memory.ts";
 import { withoutNodeProbes } from "./glue_text.ts";
 
 /** The version of the instrumentation; part of the cache key. */
-const PREEMPT_VERSION = 5;
+const PREEMPT_VERSION = 6;
 
 /** The jco version the glue comes from; part of the cache key. */
 const JCO_VERSION = "1.12.0";

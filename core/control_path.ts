@@ -8,7 +8,8 @@
  *
  * The folder is `$XDG_RUNTIME_DIR/sausage` when that variable is set (a
  * per-user tmpfs on systemd machines), otherwise `/tmp/sausage-<uid>`;
- * `SAUSAGE_RUNTIME_DIR` overrides both.
+ * when another user made that one first (a squatter), `~/.sausage/run`,
+ * with a message (`runtimeDir`); `SAUSAGE_RUNTIME_DIR` overrides them all.
  *
  * @module
  */
@@ -50,13 +51,60 @@ export function userId(): number | null {
 
 let uid: number | null | undefined;
 
-/** The private folder of this user's control sockets (not created). */
+/** What {@link runtimeDir} passed over because another user owns it (for the message). */
+let squatted: { dir: string; uid: number } | null = null;
+
+/**
+ * Whether `dir` can be this user's private folder: missing (it will be
+ * made), or a real folder that this user owns. A folder another user made
+ * first (a squatter on `/tmp/sausage-<uid>`), or a link, cannot.
+ */
+function usable(dir: string): boolean {
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.lstatSync(dir);
+  } catch (e) {
+    return e instanceof Deno.errors.NotFound;
+  }
+  const uid = userId();
+  if (info.isDirectory && (uid === null || info.uid === uid)) return true;
+  if (info.uid !== null && info.uid !== uid) squatted ??= { dir, uid: info.uid };
+  return false;
+}
+
+/**
+ * The private folder of this user's control sockets (not created): the
+ * first usable of `$XDG_RUNTIME_DIR/sausage`, `$TMPDIR/sausage-<uid>` (TMPDIR
+ * defaults to `/tmp`) and `~/.sausage/run`, so that a folder another user
+ * made first is passed over, the same way by the host and its clients.
+ * `SAUSAGE_RUNTIME_DIR` overrides them all.
+ */
 export function runtimeDir(): string {
   const explicit = Deno.env.get("SAUSAGE_RUNTIME_DIR");
   if (explicit) return explicit;
+  const candidates: string[] = [];
   const xdg = Deno.env.get("XDG_RUNTIME_DIR");
-  if (xdg) return `${xdg}/sausage`;
-  return `/tmp/sausage-${userId() ?? "user"}`;
+  if (xdg) candidates.push(`${xdg}/sausage`);
+  const tmp = (Deno.env.get("TMPDIR") || "/tmp").replace(/\/+$/, "") || "/tmp";
+  candidates.push(`${tmp}/sausage-${userId() ?? "user"}`);
+  const home = Deno.env.get("HOME");
+  if (home) candidates.push(`${home}/.sausage/run`);
+  const found = candidates.find(usable);
+  if (found) return found;
+  throw new Error(
+    `no private folder for control sockets: ${candidates.join(", ")} belong to another user ` +
+      `or are not folders; set SAUSAGE_RUNTIME_DIR to a folder of yours`,
+  );
+}
+
+/** Says once (to `report`) which folder was passed over because another user made it. */
+export function reportSquatter(using: string, report: (line: string) => void): void {
+  if (!squatted) return;
+  report(
+    `sausage: ${squatted.dir} belongs to another user (uid ${squatted.uid}), who made it first; ` +
+      `control sockets are in ${using} instead (remove ${squatted.dir} as root to use it again)`,
+  );
+  squatted = null;
 }
 
 /**

@@ -29,7 +29,13 @@ import type { Caller, Process } from "./process.ts";
 import { toBase64 } from "../rpc/base64.ts";
 import { statToWire } from "../vfs/wire.ts";
 import { FsError } from "../vfs/mount.ts";
-import { controlSocketPath, ensurePrivateDir, HELLO, runtimeDir } from "./control_path.ts";
+import {
+  controlSocketPath,
+  ensurePrivateDir,
+  HELLO,
+  reportSquatter,
+  runtimeDir,
+} from "./control_path.ts";
 
 /** What `state/core/host.json` holds: that a host runs, not how to reach it. */
 export interface HostFile {
@@ -78,7 +84,9 @@ export class ControlServer {
    * and this throws.
    */
   static async start(host: Host): Promise<ControlServer> {
-    ensurePrivateDir(runtimeDir());
+    const dir = runtimeDir();
+    reportSquatter(dir, (l) => console.error(l));
+    ensurePrivateDir(dir);
     const path = await controlSocketPath(host.world.root);
     let live = false;
     try {
@@ -104,7 +112,7 @@ export class ControlServer {
     };
     const hostFile = host.world.hostFile();
     host.world.coreState();
-    Deno.writeTextFileSync(`${hostFile}.tmp`, JSON.stringify(file) + "\n");
+    Deno.writeTextFileSync(`${hostFile}.tmp`, JSON.stringify(file) + "\n", { mode: 0o600 });
     Deno.renameSync(`${hostFile}.tmp`, hostFile);
     return new ControlServer(host, listener, path, ino);
   }

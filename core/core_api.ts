@@ -1,12 +1,13 @@
 /**
  * The core API (section 9) that this host implements: `core.call`,
- * `core.stop`, `core.kill`, `core.log` and `core.exit` (`core.notify` is
+ * `core.stop`, `core.kill`, `core.cancel`, `core.log` and `core.exit` (`core.notify` is
  * routed by the router). Locks and activation register their methods in
  * their own modules.
  *
  * @module
  */
 
+import { isLevel, LEVELS } from "./log_event.ts";
 import { HostError, RpcError } from "../rpc/errors.ts";
 import { isObject, type JsonObject } from "../rpc/message.ts";
 import { optionalParam, stringParam } from "../rpc/params.ts";
@@ -47,6 +48,8 @@ export function coreMethods(deps: CoreApiDeps): Map<string, CoreMethod> {
     const inner = params.params ?? {};
     if (!isObject(inner)) throw new HostError("invalid-params", `"params" must be an object`);
     const detach = optionalParam(params, "detach", "boolean") ?? false;
+    // The call's time limit (PROTOCOL 4.9), checked against the owner's bound before it starts.
+    const timeoutMs = deps.supervisor.timeLimit(optionalParam(params, "timeout_ms", "number"));
     const { target, name } = splitMethod(method);
     if (target === "core") {
       throw new HostError(
@@ -89,6 +92,7 @@ export function coreMethods(deps: CoreApiDeps): Map<string, CoreMethod> {
           caller: relay,
           callerId: id,
           detached: detach,
+          timeoutMs,
         })
         .catch(reject);
     });
@@ -97,6 +101,20 @@ export function coreMethods(deps: CoreApiDeps): Map<string, CoreMethod> {
   methods.set("stop", async (_caller, params) => {
     await deps.supervisor.stop(process(params));
     return {};
+  });
+
+  // A caller cancels a call it made (by the id of its request): the callee is
+  // stopped as by core.stop, with its attached processes; the call is answered -32005.
+  methods.set("cancel", async (caller, params) => {
+    const id = params.id;
+    if (typeof id !== "string" && typeof id !== "number") {
+      throw new HostError("invalid-params", `"id" must be the id of a call you made`);
+    }
+    const callee = await deps.supervisor.callee(caller, id);
+    if (!callee?.cancel()) return { cancelled: false };
+    deps.supervisor.log(callee, "core", JSON.stringify({ event: "cancel", by: caller.name }));
+    await deps.supervisor.stop(callee);
+    return { cancelled: true, pid: callee.pid };
   });
 
   methods.set("kill", (_caller, params) => {
@@ -111,6 +129,26 @@ export function coreMethods(deps: CoreApiDeps): Map<string, CoreMethod> {
       grep: optionalParam(params, "grep", "string"),
       limit: optionalParam(params, "limit", "number"),
     };
+    const level = params.level;
+    if (level !== undefined && level !== null) {
+      if (!isLevel(level)) {
+        throw new HostError(
+          "invalid-params",
+          `"level" must be one of ${LEVELS.join(", ")} (events at that level or above)`,
+        );
+      }
+      f.level = level;
+    }
+    const fields = params.fields;
+    if (fields !== undefined && fields !== null) {
+      if (typeof fields !== "object" || Array.isArray(fields)) {
+        throw new HostError(
+          "invalid-params",
+          `"fields" must be an object of field values, e.g. {"user": 7}`,
+        );
+      }
+      f.fields = fields as Record<string, unknown>;
+    }
     if (
       f.limit !== undefined &&
       (!Number.isInteger(f.limit) || f.limit < 1 || f.limit > LOG_LIMIT.max)

@@ -8,6 +8,7 @@
  * @module
  */
 
+import { approximate } from "../rpc/exact_json.ts";
 import { type OpenRpcDocument, validateOpenRpc } from "../rpc/openrpc.ts";
 
 /** How many problems a message names before it says how many more there are. */
@@ -31,7 +32,10 @@ export class InvalidDocument extends Error {
 }
 
 /** The answer of `plugin` to `rpc.discover`, checked; throws {@linkcode InvalidDocument}. */
-export function checkedDocument(plugin: string, answer: unknown): OpenRpcDocument {
+export function checkedDocument(plugin: string, raw: unknown): OpenRpcDocument {
+  // Schemas are data for the core's checks: a bound beyond 2^53 (`u64::MAX`) as a plain number,
+  // rounded down as values are (`exact_json.ts`), so the 64-bit ranges compare right.
+  const answer = approximate(raw);
   const problems = validateOpenRpc(answer);
   if (problems.length > 0) throw new InvalidDocument(plugin, problems);
   return answer as OpenRpcDocument;

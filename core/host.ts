@@ -9,6 +9,7 @@
 
 import type { Request } from "../rpc/message.ts";
 import type { Caller } from "./process.ts";
+import { WorldCacheView } from "./world_cache_view.ts";
 import { ComponentCache } from "./component_cache.ts";
 import { coreMethods } from "./core_api.ts";
 import { Journal } from "./journal.ts";
@@ -17,7 +18,7 @@ import { cacheDir } from "./paths.ts";
 import { ProcessTable } from "./process_table.ts";
 import { Router } from "./router.ts";
 import { SandboxPool } from "./sandbox_pool.ts";
-import { type Limits, readLimits } from "./limits.ts";
+import { type Limits, readLimitsChecked } from "./limits.ts";
 import { STOP_GRACE_MS, Supervisor } from "./supervisor.ts";
 import { World } from "./world.ts";
 import { MemMount } from "../vfs/mem_mount.ts";
@@ -88,7 +89,8 @@ export class Host {
     });
     try {
       this.worldMount = new DiskMount(this.world.root);
-      this.limits = readLimits(this.world.root);
+      const { limits, problems } = readLimitsChecked(this.world.root);
+      this.limits = limits;
       this.journal = new Journal(
         opts.journalPath ?? this.world.journalPath(),
         opts.report,
@@ -98,6 +100,11 @@ export class Host {
           maxEntryBytes: this.limits.journal_entry_kib * 1024,
         },
       );
+      // A bad limits file never stops the host: each problem is said once, and journaled.
+      for (const problem of problems) {
+        (opts.report ?? ((l: string) => console.error(l)))(`sausage: ${problem}`);
+        this.journal.coreEvent("limits-problem", { problem });
+      }
       const sdkDir = opts.sdkDir === undefined ? DEFAULT_SDK_DIR : opts.sdkDir;
       this.sdkCopy = new SdkCopy(
         this.world.root,
@@ -108,16 +115,25 @@ export class Host {
       );
       const cache = opts.cacheDir ?? cacheDir();
       const hashes = new FileHashes();
-      const components = new ComponentCache(cache, hashes, !opts.noPreemption);
+      // Sandboxes read only the cache entries this world loads (`world_cache_view.ts`).
+      const components = new WorldCacheView(
+        cache,
+        this.world.root,
+        new ComponentCache(cache, hashes, !opts.noPreemption),
+      );
+      const sandboxes = opts.sandboxes ?? this.limits.sandboxes;
       this.pool = opts.pool ?? new SandboxPool(
         {
           world: this.world.root,
-          cache,
+          cache: components.folder,
           stallMs: this.limits.stall_ms,
           maxLine: this.limits.line_mib * 2 ** 20,
           memoryPool: this.limits.memory_pool_mib * 2 ** 20,
+          diskBytes: this.limits.disk_mib * 2 ** 20,
+          // Each sandbox bounds its own processes' grows: no message per grow (PROTOCOL 4.9).
+          memoryShare: Math.floor(this.limits.world_memory_mib * 2 ** 20 / sandboxes),
         },
-        opts.sandboxes ?? this.limits.sandboxes,
+        sandboxes,
         (event, fields) => this.journal.coreEvent(event, fields),
       );
       this.docs = new PluginDocs(
@@ -137,6 +153,8 @@ export class Host {
         docs: this.docs,
         graph: () => this.graph.files(),
         client: (plugin) => clients.client(plugin),
+        journal: () => this.journal.health.view(),
+        failing: () => this.supervisor.failing.snapshot(),
       });
       this.proc = new ProcMount(view);
       this.fs = new HostFs({

@@ -11,7 +11,9 @@
 
 import { DatabaseSync, type SQLOutputValue, type StatementSync } from "node:sqlite";
 import { uuidFloor, uuidv7 } from "./uuid.ts";
+import { JournalHealth } from "./journal_health.ts";
 import { boundEntry } from "./journal_entry.ts";
+import { isLevel, type Level, levelsFrom, type LogEvent } from "./log_event.ts";
 
 /** The stream an entry came from. */
 export type Stream = "stdout" | "stderr" | "core";
@@ -25,7 +27,14 @@ export interface Entry {
   pid: string;
   plugin: string;
   stream: Stream;
+  /** The line; for a structured event (PROTOCOL 8), its message. */
   line: string;
+  /** A structured event's level (absent on plain lines). */
+  level?: Level;
+  /** A structured event's fields, with its spans' (absent when none). */
+  fields?: Record<string, unknown>;
+  /** A structured event's spans, outermost first, joined by `:` (absent when none). */
+  span?: string;
 }
 
 /** The filters of `core.log`. `since`/`until` are ISO times, epoch ms, or entry ids. */
@@ -35,6 +44,10 @@ export interface LogFilter {
   since?: string | number;
   until?: string | number;
   grep?: string;
+  /** Structured events at this level or above (plain lines have none and are left out). */
+  level?: Level;
+  /** Structured events whose fields hold each of these values (JSON equality). */
+  fields?: Record<string, unknown>;
   limit?: number;
 }
 
@@ -48,7 +61,10 @@ CREATE TABLE IF NOT EXISTS journal (
   pid TEXT NOT NULL,
   plugin TEXT NOT NULL,
   stream TEXT NOT NULL,
-  line TEXT NOT NULL
+  line TEXT NOT NULL,
+  level TEXT,
+  fields TEXT,
+  span TEXT
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS journal_pid ON journal (pid, id);
 CREATE INDEX IF NOT EXISTS journal_plugin ON journal (plugin, id);
@@ -63,8 +79,32 @@ function bound(v: string | number): string {
   return uuidFloor(ms);
 }
 
+/** The columns of structured events, added to a journal made before them. */
+const EVENT_COLUMNS = ["level", "fields", "span"];
+
+/** Adds the event columns to an older journal table (a host opened it for writing). */
+function addEventColumns(db: DatabaseSync): void {
+  const have = new Set(
+    db.prepare("PRAGMA table_info(journal)").all().map((r) => String(r.name)),
+  );
+  for (const c of EVENT_COLUMNS) {
+    if (!have.has(c)) db.exec(`ALTER TABLE journal ADD COLUMN ${c} TEXT`);
+  }
+}
+
+/** True when the journal table has the event columns (a read-only open of an older file). */
+function hasEventColumns(db: DatabaseSync): boolean {
+  const names = db.prepare("PRAGMA table_info(journal)").all().map((r) => String(r.name));
+  return EVENT_COLUMNS.every((c) => names.includes(c));
+}
+
+/** A `fields` key as a JSON path (`$."key"`). */
+function fieldPath(key: string): string {
+  return `$.${JSON.stringify(key)}`;
+}
+
 /** Queries the journal table of an open database. */
-function queryJournal(db: DatabaseSync, f: LogFilter): Entry[] {
+function queryJournal(db: DatabaseSync, f: LogFilter, events = true): Entry[] {
   const where: string[] = [];
   const args: (string | number)[] = [];
   if (f.plugin) (where.push("plugin = ?"), args.push(f.plugin));
@@ -72,21 +112,42 @@ function queryJournal(db: DatabaseSync, f: LogFilter): Entry[] {
   if (f.since !== undefined) (where.push("id >= ?"), args.push(bound(f.since)));
   if (f.until !== undefined) (where.push("id < ?"), args.push(bound(f.until)));
   if (f.grep) (where.push("instr(line, ?) > 0"), args.push(f.grep));
+  if (f.level !== undefined) {
+    if (!isLevel(f.level)) {
+      throw new Error(`not a level: ${f.level} (trace, debug, info, warn, error)`);
+    }
+    if (!events) return [];
+    const levels = levelsFrom(f.level);
+    where.push(`level IN (${levels.map(() => "?").join(", ")})`);
+    args.push(...levels);
+  }
+  for (const [key, value] of Object.entries(f.fields ?? {})) {
+    if (!events) return [];
+    where.push("json_extract(fields, ?) IS json_extract(?, '$')");
+    args.push(fieldPath(key), JSON.stringify(value));
+  }
   const limit = Math.min(Math.max(1, Math.floor(f.limit ?? LOG_LIMIT.default)), LOG_LIMIT.max);
-  const sql = `SELECT id, time, pid, plugin, stream, line FROM journal
+  const columns = events ? ", level, fields, span" : "";
+  const sql = `SELECT id, time, pid, plugin, stream, line${columns} FROM journal
     ${where.length ? "WHERE " + where.join(" AND ") : ""} ORDER BY id DESC LIMIT ${limit}`;
   return db.prepare(sql).all(...args).map(toEntry).reverse();
 }
 
 /** A row of the journal table as an entry; throws on a row of another shape (not our table). */
 function toEntry(row: Record<string, SQLOutputValue>): Entry {
-  const { id, time, pid, plugin, stream, line } = row;
+  const { id, time, pid, plugin, stream, line, level, fields, span } = row;
   if (
     typeof id === "string" && typeof time === "number" && typeof pid === "string" &&
     typeof plugin === "string" &&
     (stream === "stdout" || stream === "stderr" || stream === "core") &&
     typeof line === "string"
-  ) return { id, time, pid, plugin, stream, line };
+  ) {
+    const entry: Entry = { id, time, pid, plugin, stream, line };
+    if (isLevel(level)) entry.level = level;
+    if (typeof fields === "string") entry.fields = JSON.parse(fields);
+    if (typeof span === "string") entry.span = span;
+    return entry;
+  }
   throw new Error(`the journal has a row of an unknown shape: ${JSON.stringify(row)}`);
 }
 
@@ -99,7 +160,7 @@ export function readJournal(path: string, f: LogFilter): Entry[] {
     return [];
   }
   try {
-    return queryJournal(db, f);
+    return queryJournal(db, f, hasEventColumns(db));
   } catch (e) {
     if (String(e).includes("no such table")) return [];
     if (isDamaged(e)) {
@@ -123,14 +184,32 @@ export interface JournalRecovery {
   error: string;
 }
 
+/**
+ * Makes the journal file owner-only (0600) before SQLite opens it: made so
+ * when missing, tightened when looser (SQLite gives its -wal and -shm files
+ * the mode of the database file).
+ */
+function ownerOnly(path: string): void {
+  if (path === ":memory:") return;
+  try {
+    Deno.openSync(path, { write: true, createNew: true, mode: 0o600 }).close();
+  } catch (e) {
+    if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+    const mode = Deno.statSync(path).mode ?? 0;
+    if ((mode & 0o077) !== 0) Deno.chmodSync(path, mode & 0o700);
+  }
+}
+
 /** Opens a journal database and checks that it can be read and written. */
 function openDatabase(path: string): DatabaseSync {
+  ownerOnly(path);
   const db = new DatabaseSync(path);
   try {
     db.exec(
       "PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;",
     );
     db.exec(SCHEMA);
+    addEventColumns(db);
     db.prepare("SELECT id FROM journal ORDER BY id DESC LIMIT 1").get();
     return db;
   } catch (e) {
@@ -204,6 +283,10 @@ export class Journal {
   private lastAgeCheck = 0;
   /** Set when the file could not be used and was replaced by a new one. */
   recovered: JournalRecovery | null = null;
+  /** How writes go: a full disk pauses them, counted, instead of a loop of retries. */
+  readonly health: JournalHealth;
+  /** The file was moved aside but no new one could be made: made at the next try. */
+  private reopen = false;
   private readonly maxEntryBytes: number;
   /** The open windows of coalesced events, by key. */
   private windows = new Map<string, Window>();
@@ -220,6 +303,7 @@ export class Journal {
     private report: (line: string) => void = (l) => console.error(l),
     private bounds: JournalBounds = UNBOUNDED,
   ) {
+    this.health = new JournalHealth(report);
     this.maxEntryBytes = bounds.maxEntryBytes ?? DEFAULT_ENTRY_BYTES;
     try {
       this.use(openDatabase(path));
@@ -286,7 +370,8 @@ export class Journal {
   private use(db: DatabaseSync): void {
     this.db = db;
     this.insert = db.prepare(
-      "INSERT INTO journal (id, time, pid, plugin, stream, line) VALUES (?, ?, ?, ?, ?, ?)",
+      "INSERT INTO journal (id, time, pid, plugin, stream, line, level, fields, span) " +
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     );
   }
 
@@ -360,45 +445,77 @@ export class Journal {
   }
 
   /**
-   * Appends an entry (a line over `maxEntryBytes` kept as a prefix with its
-   * length: `journal_entry.ts`); it reaches the file within a few milliseconds.
+   * Appends an entry (a structured event when `event` is given: its message
+   * is the line; a line over `maxEntryBytes` kept as a prefix with its length:
+   * `journal_entry.ts`); it reaches the file within a few milliseconds.
    */
-  append(pid: string, plugin: string, stream: Stream, line: string): Entry {
-    const entry = this.entry(pid, plugin, stream, boundEntry(stream, line, this.maxEntryBytes));
+  append(pid: string, plugin: string, stream: Stream, line: string, event?: LogEvent): Entry {
+    const entry = this.entry(
+      pid,
+      plugin,
+      stream,
+      boundEntry(stream, event ? event.message : line, this.maxEntryBytes),
+    );
+    if (event) {
+      entry.level = event.level;
+      if (event.fields) entry.fields = event.fields;
+      if (event.span) entry.span = event.span;
+    }
     this.pending.push(entry);
-    if (this.pending.length >= 1000) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), 5);
+    if (this.pending.length >= 1000 && this.health.due()) this.flush();
+    else if (this.pending.length > 1000) this.pending = this.health.bound(this.pending);
+    this.timer ??= setTimeout(() => this.flush(), Math.max(5, this.health.wait()));
     return entry;
   }
 
   /**
    * Writes every pending entry in one transaction. When the file turns out
    * to be damaged, it is replaced (see the constructor) and the entries go
-   * to the new one; other errors are reported and the entries kept for the
-   * next flush.
+   * to the new one; other errors (a full disk) are counted (`health`) and the
+   * entries kept for the next try, which waits a growing pause.
    */
-  flush(): void {
+  flush(force = false): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.pending.length === 0) return;
+    if (!force && !this.health.due()) {
+      this.timer = setTimeout(() => this.flush(), this.health.wait());
+      return;
+    }
     const batch = this.pending;
     this.pending = [];
     for (let attempt = 0;; attempt++) {
       try {
+        if (this.reopen) {
+          this.use(openDatabase(this.path));
+          this.reopen = false;
+        }
         this.write(batch);
+        const streak = this.health.succeeded();
+        if (streak) this.coreEvent("journal-writes-resumed", { ...streak });
         this.pruneWhenDue();
         return;
-      } catch (e) {
+      } catch (first) {
+        let e = first;
         if (attempt === 0 && this.path !== ":memory:" && isDamaged(e)) {
           try {
             this.db.close();
           } catch { /* already unusable */ }
-          this.replace(e);
-          batch.unshift(...this.pending.splice(0));
-          continue;
+          try {
+            this.replace(e);
+          } catch (again) {
+            // No room for a new file either: opened again at the next try.
+            this.reopen = true;
+            e = again;
+          }
+          if (!this.reopen) {
+            batch.unshift(...this.pending.splice(0));
+            continue;
+          }
         }
-        this.pending.unshift(...batch);
-        this.report(`sausage: journal write failed: ${e instanceof Error ? e.message : e}`);
+        this.pending = this.health.bound([...batch, ...this.pending]);
+        this.health.failed(e);
+        this.timer = setTimeout(() => this.flush(), this.health.wait());
         return;
       }
     }
@@ -408,8 +525,20 @@ export class Journal {
     this.db.exec("BEGIN");
     try {
       for (const e of batch) {
-        this.insert.run(e.id, e.time, e.pid, e.plugin, e.stream, e.line);
-        this.sinceCheck += (e.line.length + e.pid.length + 80) * BYTES_PER_LINE_BYTE;
+        const fields = e.fields ? JSON.stringify(e.fields) : null;
+        this.insert.run(
+          e.id,
+          e.time,
+          e.pid,
+          e.plugin,
+          e.stream,
+          e.line,
+          e.level ?? null,
+          fields,
+          e.span ?? null,
+        );
+        this.sinceCheck += (e.line.length + (fields?.length ?? 0) + e.pid.length + 80) *
+          BYTES_PER_LINE_BYTE;
       }
       this.db.exec("COMMIT");
     } catch (e) {
@@ -434,8 +563,11 @@ export class Journal {
     }
   }
 
-  /** Flushes and closes the file. */
+  /** Flushes (one last try, even while writes fail) and closes the file. */
   close(): void {
+    this.flush(true);
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
     this.closeWindows();
     this.flush();
     this.db.close();

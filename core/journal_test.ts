@@ -61,7 +61,9 @@ Deno.test("a journal bounded by age drops older entries when it opens and prunes
     new Journal(path).close(); // makes the table
     const db = new DatabaseSync(path);
     const old = Date.now() - 120_000;
-    db.prepare("INSERT INTO journal VALUES (?, ?, 'p1', 'notes', 'stdout', 'old')")
+    db.prepare(
+      "INSERT INTO journal (id, time, pid, plugin, stream, line) VALUES (?, ?, 'p1', 'notes', 'stdout', 'old')",
+    )
       .run(uuidFloor(old), old);
     db.close();
     const j = new Journal(path, () => {}, { maxBytes: Infinity, maxAgeMs: 60_000 });
@@ -79,4 +81,64 @@ Deno.test("a journal bounded by age drops older entries when it opens and prunes
 
 Deno.test("readJournal of a file that does not exist is empty", () => {
   assert.deepEqual(readJournal("/nonexistent/journal.sqlite", {}), []);
+});
+
+Deno.test("structured events keep level, fields and span; level and fields filter them", () => {
+  const j = new Journal(":memory:");
+  try {
+    j.append("p1", "notes", "stderr", "a plain line");
+    j.append("p1", "notes", "stderr", "", { level: "debug", message: "d", fields: { user: 7 } });
+    j.append("p1", "notes", "stderr", "", {
+      level: "warn",
+      message: "slow",
+      fields: { user: 7, table: "notes", ok: true },
+      span: "request:db",
+    });
+    j.append("p1", "notes", "stderr", "", { level: "error", message: "e", fields: { user: "7" } });
+    const warn = j.query({ level: "warn" });
+    assert.deepEqual(warn.map((e) => e.line), ["slow", "e"]);
+    const { id: _, time: __, ...slow } = warn[0];
+    assert.deepEqual(slow, {
+      pid: "p1",
+      plugin: "notes",
+      stream: "stderr",
+      line: "slow",
+      level: "warn",
+      fields: { user: 7, table: "notes", ok: true },
+      span: "request:db",
+    });
+    assert.deepEqual(j.query({ fields: { user: 7 } }).map((e) => e.line), ["d", "slow"]);
+    assert.deepEqual(j.query({ fields: { user: "7" } }).map((e) => e.line), ["e"]);
+    assert.deepEqual(j.query({ fields: { ok: true, table: "notes" } }).map((e) => e.line), [
+      "slow",
+    ]);
+    assert.deepEqual(j.query({ level: "trace" }).length, 3, "plain lines have no level");
+    assert.equal(j.query({}).length, 4);
+    assert.equal(j.query({ grep: "plain" })[0].level, undefined);
+    assert.throws(() => j.query({ level: "loud" as "warn" }), /not a level/);
+  } finally {
+    j.close();
+  }
+});
+
+Deno.test("a journal made before structured events gets their columns; readers of it still work", () => {
+  const dir = Deno.makeTempDirSync();
+  const path = `${dir}/journal.sqlite`;
+  try {
+    const old = new DatabaseSync(path);
+    old.exec(`CREATE TABLE journal (id TEXT PRIMARY KEY, time INTEGER NOT NULL, pid TEXT NOT NULL,
+      plugin TEXT NOT NULL, stream TEXT NOT NULL, line TEXT NOT NULL) WITHOUT ROWID`);
+    old.prepare("INSERT INTO journal VALUES (?, ?, ?, ?, ?, ?)")
+      .run(uuidFloor(Date.now()), Date.now(), "p", "x", "stderr", "old line");
+    old.close();
+    assert.deepEqual(readJournal(path, {}).map((e) => e.line), ["old line"]);
+    assert.deepEqual(readJournal(path, { level: "info" }), []);
+    const j = new Journal(path);
+    j.append("p", "x", "stderr", "", { level: "info", message: "new" });
+    j.close();
+    assert.deepEqual(readJournal(path, { level: "info" }).map((e) => e.line), ["new"]);
+    assert.equal(readJournal(path, {}).length, 2);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
 });

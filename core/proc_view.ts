@@ -25,6 +25,10 @@ export interface ProcViewDeps {
   graph(): Promise<{ json: unknown; dot: string }>;
   /** `client.rs` of a plugin. */
   client(plugin: string): Promise<string>;
+  /** `journal.json`: how the journal's writes go (failures on a full disk). */
+  journal?(): unknown;
+  /** `failing.json`: the plugins whose calls all end without an answer (`failing_plugins.ts`). */
+  failing(): unknown;
 }
 
 /** The `ProcSource` of a host. */
@@ -49,6 +53,10 @@ export class ProcView implements ProcSource {
       "graph.json": async () => JSON.stringify((await this.deps.graph()).json, null, 2) + "\n",
       "graph.dot": async () => (await this.deps.graph()).dot,
       "locks.json": () => JSON.stringify(this.deps.locks.snapshot(), null, 2) + "\n",
+      ...this.deps.journal
+        ? { "journal.json": () => JSON.stringify(this.deps.journal!(), null, 2) + "\n" }
+        : {},
+      "failing.json": () => JSON.stringify(this.deps.failing(), null, 2) + "\n",
     };
   }
   plugins(): string[] {

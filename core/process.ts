@@ -59,6 +59,10 @@ export interface ExitInfo {
   status: number | "killed";
   /** The trap message when the guest trapped (a panic, an unreachable). */
   trap?: string;
+  /** The limit of `config/limits.json` that ended it (`call_timeout_ms`, `world_memory_mib`), if one did. */
+  limit?: string;
+  /** That limit's value. */
+  value?: number;
 }
 
 /** What `ps` and `/proc/<pid>/info.json` show of a process. */
@@ -87,8 +91,10 @@ export class Process implements Caller {
   readonly lines: string[] = [];
   /** The current state; only the process changes it. */
   private current: ProcessState = "running";
-  /** Set once the process has answered its call. */
+  /** Set once the process has answered its call (or its caller cancelled it). */
   private answered = false;
+  /** Set when its caller cancelled the call (`core.cancel`). */
+  private cancelled = false;
   /** The start time, ms since the epoch. */
   readonly startTime = Date.now();
   /** Resolves with its exit when it has ended. */
@@ -155,6 +161,11 @@ export class Process implements Caller {
     return this.exit !== null;
   }
 
+  /** True once it has answered its call (or its caller was told it will not). */
+  get hasAnswered(): boolean {
+    return this.answered;
+  }
+
   /** True while its caller still waits for the answer (notifications are forwarded). */
   get callerWaits(): boolean {
     return !this.answered && this.callerId !== undefined && !this.caller.hasEnded;
@@ -172,6 +183,7 @@ export class Process implements Caller {
    */
   respond(msg: Response): string | null {
     if (msg.id !== this.pid) return "a response to an unknown id was dropped";
+    if (this.cancelled) return "an answer after its caller cancelled the call was dropped";
     if (this.answered) return "a second answer was dropped";
     this.answered = true;
     if (this.current === "running") this.current = "answered";
@@ -182,6 +194,27 @@ export class Process implements Caller {
         : { jsonrpc: "2.0", id: this.callerId, result: msg.result },
     );
     return null;
+  }
+
+  /**
+   * Its caller cancelled the call (`core.cancel`): the caller gets -32005 at
+   * once, and a later answer of the process is dropped. False when the caller
+   * no longer waits (answered, or nobody waits).
+   */
+  cancel(): boolean {
+    if (!this.callerWaits) return false;
+    this.answered = true;
+    this.cancelled = true;
+    this.caller.deliver({
+      jsonrpc: "2.0",
+      id: this.callerId!,
+      error: {
+        code: ErrorCode.Cancelled,
+        message: `the call was cancelled by its caller: ${this.pid} is being stopped`,
+        data: { pid: this.pid },
+      },
+    });
+    return true;
   }
 
   /** `core.notify` from the process: forwarded to its caller while the call runs, else dropped. */
@@ -211,7 +244,7 @@ export class Process implements Caller {
     if (!this.callerWaits) return;
     this.answered = true;
     const how = exit.status === "killed"
-      ? "was killed"
+      ? exit.trap ? `was killed (${exit.trap})` : "was killed"
       : exit.trap
       ? `trapped (${exit.trap})`
       : `exited with status ${exit.status}`;
@@ -221,7 +254,8 @@ export class Process implements Caller {
       jsonrpc: "2.0",
       id: this.callerId!,
       error: {
-        code: ErrorCode.NoAnswer,
+        // The world's memory bound refused it (PROTOCOL 4.9): a limit, as a refused start is.
+        code: exit.limit === "world_memory_mib" ? ErrorCode.LimitReached : ErrorCode.NoAnswer,
         message: panic
           ? `${panic.message} (${this.pid} panicked at ${panic.at}, and ended without an answer)`
           : `${this.pid} ended without an answer: it ${how}`,

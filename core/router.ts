@@ -11,6 +11,7 @@ import { type Id, type JsonObject, parseLine, type Request } from "../rpc/messag
 import type { CoreMethod } from "./core_method.ts";
 import type { Caller, Process } from "./process.ts";
 import type { Supervisor } from "./supervisor.ts";
+import { CallQueue } from "./call_queue.ts";
 
 /** Splits a method name at the first dot. */
 export function splitMethod(method: string): { target: string; name: string } {
@@ -29,8 +30,13 @@ export class Router {
   /** The core's methods by name (without `core.`). */
   readonly core = new Map<string, CoreMethod>();
 
+  /** Fair starts: a few calls in flight per caller, the rest wait in order. */
+  private calls: CallQueue;
+
   constructor(private supervisor: Supervisor) {
     supervisor.onStdout = (p, line) => this.fromProcess(p, line);
+    const { calls_in_flight, processes } = supervisor.limits;
+    this.calls = new CallQueue(calls_in_flight, processes);
   }
 
   /** Answers a request of `caller`; nothing when it was a notification. */
@@ -58,16 +64,25 @@ export class Router {
       return this.answer(caller, req.id, { error: e });
     }
     if (target === "core") return this.callCore(caller, name, req);
-    this.supervisor
-      .spawn({
-        plugin: target,
-        method: name,
-        params: req.params,
-        caller,
-        callerId: req.id,
-        detached: false,
-      })
-      .catch((e) => this.answer(caller, req.id, { error: e }));
+    const start = () =>
+      this.supervisor
+        .spawn({
+          plugin: target,
+          method: name,
+          params: req.params,
+          caller,
+          callerId: req.id,
+          detached: false,
+        })
+        .then((p) => this.calls.started(caller, p), (e) => {
+          this.calls.failed(caller);
+          this.answer(caller, req.id, { error: e });
+        });
+    try {
+      this.calls.enter(caller, start);
+    } catch (e) {
+      this.answer(caller, req.id, { error: e });
+    }
   }
 
   private callCore(caller: Caller, name: string, req: Request): void {
@@ -113,6 +128,7 @@ export class Router {
         return;
       case "response": {
         const dropped = p.respond(parsed.msg);
+        this.calls.finished(p);
         if (dropped) {
           this.supervisor.log(p, "stdout", line);
           this.supervisor.log(p, "core", dropped);

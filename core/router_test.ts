@@ -4,6 +4,7 @@ import type { Message } from "../rpc/message.ts";
 import type { Process } from "./process.ts";
 import { Router, splitMethod } from "./router.ts";
 import type { SpawnRequest, Supervisor } from "./supervisor.ts";
+import { defaultLimits } from "./limits.ts";
 import { recordingCaller as caller } from "./_test_utils.ts";
 
 /** A supervisor that records spawns and journal lines, and fails spawns of `missing`. */
@@ -11,6 +12,7 @@ function fakeSupervisor() {
   const spawned: SpawnRequest[] = [];
   const logged: [string, string][] = [];
   const sup = {
+    limits: defaultLimits(),
     onStdout: (_p: Process, _line: string) => {},
     spawn(req: SpawnRequest): Promise<Process> {
       spawned.push(req);

@@ -18,7 +18,10 @@ import { carrierLineLimit, streamLines } from "../rpc/line_splitter.ts";
 export interface SandboxOptions {
   /** The world folder: the only folder a sandbox may write. */
   world: string;
-  /** The cache folder with transpiled components (read-only for sandboxes). */
+  /**
+   * The folder of transpiled components the sandbox may read (read-only): a
+   * host's is its world's view of the cache (`world_cache_view.ts`).
+   */
   cache: string;
   /**
    * More host folders that sandboxes may read and write: the ones a command
@@ -34,6 +37,10 @@ export interface SandboxOptions {
    * ones (`memory_pool_mib`; default that field's default).
    */
   memoryPool?: number;
+  /** The world's disk bound (`disk_mib`), in bytes: guests' writes past it fail. None: unbounded. */
+  diskBytes?: number;
+  /** The bytes this sandbox's processes may grow by together: its share of `world_memory_mib` (default: no bound). */
+  memoryShare?: number;
 }
 
 /** True inside a binary made by `deno compile`: its modules live in a virtual folder. */
@@ -73,6 +80,10 @@ function sandboxCommand(opts: SandboxOptions): [string, string[]] {
   ];
   args.push(`--max-line=${opts.maxLine}`);
   if (opts.memoryPool !== undefined) args.push(`--memory-pool=${opts.memoryPool}`);
+  if (opts.diskBytes !== undefined) {
+    args.push(`--disk-bytes=${opts.diskBytes}`, `--world=${opts.world}`);
+  }
+  if (opts.memoryShare !== undefined) args.push(`--memory-share=${opts.memoryShare}`);
   return SETPRIV
     ? [SETPRIV, ["--pdeathsig", "KILL", "--", Deno.execPath(), ...args]]
     : [Deno.execPath(), args];

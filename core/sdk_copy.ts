@@ -35,12 +35,18 @@ export class SdkCopy {
     const to = worldSdkDir(this.root);
     const from = this.from;
     if (from === null) return Promise.resolve(to);
-    this.copy ??= syncSdk(from, to, this.stamp).then((did) => {
-      if (did === "copied") {
-        this.journal.coreEvent("sdk-copied", { from, to: "/plugins/cargo/sdk" });
-      }
-      return to;
-    });
+    if (!this.copy) {
+      const copy = syncSdk(from, this.root, this.stamp).then((did) => {
+        if (did === "copied") {
+          this.journal.coreEvent("sdk-copied", { from, to: "/plugins/cargo/sdk" });
+        }
+        return to;
+      });
+      this.copy = copy;
+      copy.catch(() => {
+        if (this.copy === copy) this.copy = null; // the next use tries again
+      });
+    }
     return this.copy;
   }
 

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { eventText, parseEvent } from "./log_event.ts";
 import { HostError, RpcError, toErrorObject } from "../rpc/errors.ts";
 import type { Id, JsonObject, Message } from "../rpc/message.ts";
 import type { Compiled, ComponentCache } from "./component_cache.ts";
@@ -26,6 +27,8 @@ import { agentTokenEnv } from "./agent_token.ts";
 import type { World } from "./world.ts";
 import type { ExtraPreopen, ProcessMessage, RunMessage } from "../sandbox/protocol.ts";
 import { defaultLimits, type Limits } from "./limits.ts";
+import { FailingPlugins } from "./failing_plugins.ts";
+import { WORLD_MEMORY_TRAP } from "../sandbox/memory_share.ts";
 import { type NativeMethod, NativeRunner } from "./native_process.ts";
 import { FsServer } from "./fs_server.ts";
 import type { Mount } from "../vfs/mount.ts";
@@ -73,6 +76,8 @@ export interface SpawnRequest {
   detached: boolean;
   /** Run this component file instead of the plugin's current `plugin.wasm` (activation checks). */
   wasm?: string;
+  /** The caller's time limit for the answer, in ms (`timeout_ms` of `core.call`); default `call_timeout_ms`. */
+  timeoutMs?: number;
 }
 
 /**
@@ -126,12 +131,21 @@ export class Supervisor {
   /** Native methods by `<plugin>.<method>` (`cargo.build`): they run in the host, as processes. */
   readonly natives = new Map<string, NativeMethod>();
   /**
+   * Calls being started (loading, placing), by request id, per caller (keyed
+   * by its `children`, which `core.call`'s relay shares): `core.cancel` waits.
+   */
+  private starting = new Map<Set<Process>, Map<Id, Promise<Process>>>();
+  /**
    * When set, no call may start a plugin (a test has no other plugins): a
    * call fails with -32001 and this message for `<plugin>.<method>`.
    */
   noPlugins: ((method: string) => string) | null = null;
   /** What each process may still add to the journal. */
   private budgets = new WeakMap<Process, JournalBudget>();
+  /** Plugins whose calls all end without an answer (`failing_calls`). */
+  readonly failing: FailingPlugins;
+  /** The processes of calls to plugins: how they end counts for `failing`. */
+  private calls = new WeakSet<Process>();
 
   constructor(
     // The parts of each collaborator it uses: the host passes the real
@@ -143,8 +157,50 @@ export class Supervisor {
     private cache: Pick<ComponentCache, "load">,
     private mounts: SharedMounts,
     /** The world's limits: live processes and memory per process. */
-    private limits: Limits = defaultLimits(),
-  ) {}
+    readonly limits: Limits = defaultLimits(),
+  ) {
+    this.failing = new FailingPlugins(
+      limits.failing_calls,
+      limits.failing_hold_ms,
+      (event, fields) => this.journal.coreEvent(event, fields),
+    );
+  }
+
+  /**
+   * The time limit of a call (PROTOCOL 4.9): `timeout_ms` of `core.call`, or
+   * `call_timeout_ms`; throws -32602 past `call_timeout_max_ms`.
+   */
+  timeLimit(asked: number | undefined): number {
+    if (asked === undefined) {
+      return Math.min(this.limits.call_timeout_ms, this.limits.call_timeout_max_ms);
+    }
+    const max = this.limits.call_timeout_max_ms;
+    if (!Number.isInteger(asked) || asked < 1 || asked > max) {
+      throw new HostError(
+        "invalid-params",
+        `"timeout_ms" must be an integer from 1 to ${max} ("call_timeout_max_ms" in config/limits.json)`,
+      );
+    }
+    return asked;
+  }
+
+  /** Ends `p` when it has not answered its call within `ms`: its caller gets -32002 saying so. */
+  private limitTime(p: Process, ms: number): void {
+    const timer = setTimeout(() => {
+      if (p.hasEnded || p.hasAnswered) return;
+      this.journal.coreEvent("limit", { limit: "call_timeout_ms", value: ms, pid: p.pid });
+      this.event(p, { event: "kill" });
+      p.runner.kill();
+      this.ended(p, {
+        status: "killed",
+        trap: `time limit: no answer within ${ms} ms ("call_timeout_ms" in config/limits.json, ` +
+          `or "timeout_ms" of core.call)`,
+        limit: "call_timeout_ms",
+        value: ms,
+      });
+    }, ms);
+    p.ended.then(() => clearTimeout(timer));
+  }
 
   /** Refuses a new process when the world has as many as its limit allows. */
   private checkProcessLimit(method: string, caller: Caller): void {
@@ -160,12 +216,53 @@ export class Supervisor {
     });
   }
 
+  /** Refuses a call of a plugin held back for failing every call (`failing_hold_ms`). */
+  private checkFailing(req: SpawnRequest): void {
+    try {
+      this.failing.check(req.plugin, `${req.plugin}.${req.method}`);
+    } catch (e) {
+      this.journal.coreEvent("limit", {
+        limit: "failing_calls",
+        method: `${req.plugin}.${req.method}`,
+        caller: req.caller.name,
+      });
+      throw e;
+    }
+  }
+
   /**
    * Starts a process for a call: a native method of the host, or a fresh
    * instance of the plugin's component. Throws a `HostError` (-32001) when the
    * plugin does not exist, -32601 when a native plugin has no such method.
    */
-  async spawn(req: SpawnRequest): Promise<Process> {
+  spawn(req: SpawnRequest): Promise<Process> {
+    const id = req.callerId;
+    if (id === undefined) return this.spawnNow(req);
+    const started = this.spawnNow(req);
+    const key = req.caller.children;
+    let calls = this.starting.get(key);
+    if (!calls) this.starting.set(key, calls = new Map());
+    calls.set(id, started);
+    const done = () => {
+      calls.delete(id);
+      if (calls.size === 0) this.starting.delete(key);
+    };
+    started.then(done, done);
+    return started;
+  }
+
+  /**
+   * The process of `caller`'s call `id` (the id of its request), once it has
+   * started and while it runs; undefined when there is none (answered, ended,
+   * never started, or a core method).
+   */
+  async callee(caller: Caller, id: Id): Promise<Process | undefined> {
+    const starting = this.starting.get(caller.children)?.get(id);
+    if (starting) await starting.catch(() => undefined);
+    return [...caller.children].find((c) => c.callerId === id && !c.hasEnded);
+  }
+
+  private async spawnNow(req: SpawnRequest): Promise<Process> {
     if (req.wasm === undefined) {
       const method = `${req.plugin}.${req.method}`;
       if (this.noPlugins) throw new HostError("no-such-plugin", this.noPlugins(method));
@@ -180,6 +277,8 @@ export class Supervisor {
       }
     }
     this.checkProcessLimit(`${req.plugin}.${req.method}`, req.caller);
+    if (req.wasm === undefined) this.checkFailing(req);
+    const timeLimit = this.timeLimit(req.timeoutMs);
     const wasm = req.wasm ?? this.world.pluginWasm(req.plugin);
     const compiled = await this.cache.load(wasm);
     const sandbox = await this.pool.place();
@@ -197,6 +296,9 @@ export class Supervisor {
       ],
       request: JSON.stringify({ jsonrpc: "2.0", id: pid, method: req.method, params: req.params }),
     });
+    if (req.wasm === undefined) this.calls.add(p);
+    // Only a call someone waits for has a time limit: a server answers, then lives on.
+    if (req.callerId !== undefined) this.limitTime(p, timeLimit);
     return p;
   }
 
@@ -351,7 +453,17 @@ export class Supervisor {
         this.log(p, "stderr", msg.line);
         break;
       case "exit":
-        this.ended(p, msg.error ? { status: msg.status, trap: msg.error } : { status: msg.status });
+        if (msg.error?.startsWith(WORLD_MEMORY_TRAP)) {
+          // A grow refused for the world's memory bound: the call gets -32004 (PROTOCOL 4.9).
+          const value = this.limits.world_memory_mib;
+          this.journal.coreEvent("limit", { limit: "world_memory_mib", value, pid: p.pid });
+          this.ended(p, { status: msg.status, trap: msg.error, limit: "world_memory_mib", value });
+        } else {
+          this.ended(
+            p,
+            msg.error ? { status: msg.status, trap: msg.error } : { status: msg.status },
+          );
+        }
         break;
       case "fs":
         p.fs!.handle(msg).then((reply) => {
@@ -366,9 +478,12 @@ export class Supervisor {
    * `journal_budget.ts`) and to its in-memory log (and to its output handler).
    */
   log(p: Process, stream: "stdout" | "stderr" | "core", line: string): void {
+    // A structured event (core/log_event.ts): journaled as columns, shown as text.
+    const event = stream === "stderr" ? parseEvent(line) : null;
+    if (event) line = eventText(event);
     if (stream === "core" || this.budget(p).take()) {
       if (stream !== "core") this.reportDropped(p, false);
-      this.journal.append(p.pid, p.plugin, stream, line);
+      this.journal.append(p.pid, p.plugin, stream, line, event ?? undefined);
     }
     p.remember(stream === "core" ? `[core] ${line}` : line);
     if (stream !== "core") p.onOutput?.(stream, line);
@@ -420,6 +535,9 @@ export class Supervisor {
     p.fs?.close();
     this.reportDropped(p, true);
     this.event(p, { event: "exit", ...exit });
+    if (this.calls.has(p)) {
+      this.failing.ended(p.plugin, p.hasAnswered, exitText(exit));
+    }
     if (!p.detached) p.caller.children.delete(p);
     p.finish(exit);
     for (const child of [...p.children]) this.stop(child);
@@ -435,4 +553,12 @@ export class Supervisor {
   stopAll(graceMs = STOP_GRACE_MS): Promise<unknown> {
     return Promise.all(this.table.all().map((p) => this.stop(p, graceMs)));
   }
+}
+
+/** How a process ended, in a few words (for the `failing` event). */
+function exitText(exit: ExitInfo): string {
+  if (exit.trap) {
+    return exit.status === "killed" ? `killed (${exit.trap})` : `trapped (${exit.trap})`;
+  }
+  return exit.status === "killed" ? "killed" : `exit status ${exit.status}`;
 }

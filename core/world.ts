@@ -5,6 +5,8 @@
  * @module
  */
 
+import { readConfigFile } from "./config_file.ts";
+import { readWorldText } from "./world_files.ts";
 import { HostError } from "../rpc/errors.ts";
 
 const NAME = /^[a-z0-9_-]{1,64}$/;
@@ -42,16 +44,20 @@ export class World {
   }
 
   /**
-   * `state/core/`, created on demand. It and `state/` must be real folders of
-   * the world: a link there would send the core's writes elsewhere.
+   * `state/core/`, created on demand, owner-only (0700, like `state/`). It and
+   * `state/` must be real folders of the world: a link there would send the
+   * core's writes elsewhere.
    */
   coreState(): string {
     const dir = `${this.root}/state/core`;
-    Deno.mkdirSync(dir, { recursive: true });
+    Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
     for (const d of [`${this.root}/state`, dir]) {
-      if (!Deno.lstatSync(d).isDirectory) {
+      const info = Deno.lstatSync(d);
+      if (!info.isDirectory) {
         throw new Error(`${d} must be a folder of the world, not a link: move it away`);
       }
+      // Owner-only: the journal holds every call's params (an older world's folders are tightened).
+      if (((info.mode ?? 0) & 0o077) !== 0) Deno.chmodSync(d, (info.mode ?? 0o700) & 0o700);
     }
     return dir;
   }
@@ -86,7 +92,7 @@ export class World {
       } catch { /* no source either */ }
       let failure = "";
       try {
-        failure = Deno.readTextFileSync(`${this.root}/state/core/build-failures/${name}.txt`);
+        failure = readWorldText(this.root, `state/core/build-failures/${name}.txt`) ?? "";
       } catch { /* it never failed at start */ }
       if (source && failure) {
         throw new HostError(
@@ -124,20 +130,14 @@ export class World {
     }
   }
 
-  /** The calls of `config/boot.json` (an empty list without the file). */
+  /**
+   * The calls of `config/boot.json` (JSONC; an empty list without the file).
+   * Throws a one-line error that names the file and the problem (a syntax
+   * error: its line and column).
+   */
   bootCalls(): { method: string; params: Record<string, unknown> }[] {
-    let text: string;
-    try {
-      text = Deno.readTextFileSync(`${this.root}/config/boot.json`);
-    } catch {
-      return [];
-    }
-    let calls: unknown;
-    try {
-      calls = JSON.parse(text);
-    } catch (e) {
-      throw new Error(`config/boot.json is not valid JSON: ${(e as Error).message}`);
-    }
+    const calls = readConfigFile(this.root, "config/boot.json");
+    if (calls === undefined) return [];
     if (!Array.isArray(calls)) {
       throw new Error("config/boot.json must be a list of {method, params}");
     }

@@ -12,12 +12,15 @@
  * - `include` (default: every method): when given, only matching methods
  *   (that no `exclude` pattern matches) are tools.
  *
- * A file that is missing means the defaults; a file that is not valid makes
+ * The file is JSONC (comments and trailing commas). A file that is missing
+ * means the defaults; a file that is not valid makes
  * every tool list call fail with a message that names the problem, so a
  * typo never exposes what it meant to hide.
  *
  * @module
  */
+
+import { parseConfig } from "../core/config_file.ts";
 
 /** Where the file lives in the world. */
 export const MCP_CONFIG_PATH = "/config/mcp.json";
@@ -49,11 +52,8 @@ function patterns(value: unknown, key: string): RegExp[] | undefined {
 export function parseToolFilter(text: string | undefined): ToolFilter {
   let config: unknown = {};
   if (text !== undefined) {
-    try {
-      config = JSON.parse(text);
-    } catch (e) {
-      throw new Error(`${MCP_CONFIG_PATH} is not valid JSON: ${(e as Error).message}`);
-    }
+    // JSONC (core/config_file.ts): a syntax error names the line and column.
+    config = parseConfig(text, MCP_CONFIG_PATH.slice(1));
   }
   if (typeof config !== "object" || config === null || Array.isArray(config)) {
     throw new Error(`${MCP_CONFIG_PATH} must be a JSON object like {"exclude": ["secrets.*"]}`);

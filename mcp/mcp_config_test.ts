@@ -20,7 +20,13 @@ Deno.test("exclude replaces the default; include keeps only what it names", () =
 });
 
 Deno.test("a config that is not valid is an error that names the problem", () => {
-  assert.throws(() => parseToolFilter("{"), /config\/mcp.json is not valid JSON/);
+  assert.throws(
+    () => parseToolFilter("{"),
+    /config\/mcp.json:1:2: a closing } was expected: fix the file/,
+  );
+  const commented = parseToolFilter('{\n  // hide\n  "exclude": ["secrets.*",],\n}');
+  assert.equal(commented.allows("secrets.get"), false);
+  assert.equal(commented.allows("notes.add"), true);
   assert.throws(() => parseToolFilter('{"exclude": "secrets.*"}'), /"exclude" must be a list/);
   assert.throws(() => parseToolFilter('{"exlude": []}'), /unknown key "exlude"/);
   assert.throws(() => parseToolFilter("[]"), /must be a JSON object/);

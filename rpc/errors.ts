@@ -27,6 +27,8 @@ export const ErrorCode = {
   ActivationRejected: -32003,
   /** A limit of the world was reached (`config/limits.json`): the call was not started. */
   LimitReached: -32004,
+  /** The caller cancelled the call (`core.cancel`): the callee is being stopped. */
+  Cancelled: -32005,
   /** A step of `cargo.build` failed (the JSON-RPC "server error" code). */
   BuildFailed: -32000,
 } as const;

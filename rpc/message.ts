@@ -6,6 +6,7 @@
  */
 
 import { ErrorCode, type RpcErrorObject } from "./errors.ts";
+import { parseExact } from "./exact_json.ts";
 
 /** A request or response id. Process ids are strings; callers may use numbers. */
 export type Id = string | number;
@@ -72,7 +73,7 @@ export function parseLine(line: string): Parsed {
   if (trimmed === "" || (trimmed[0] !== "{" && trimmed[0] !== "[")) return { kind: "text" };
   let v: unknown;
   try {
-    v = JSON.parse(trimmed);
+    v = parseExact(trimmed); // integers beyond 2^53 kept exactly
   } catch {
     return { kind: "text" };
   }

@@ -18,6 +18,7 @@
  * @module
  */
 
+import { approximate } from "./exact_json.ts";
 import { Ajv } from "ajv";
 import * as openrpcMetaSchemaModule from "@open-rpc/meta-schema";
 import jsonSchemaMetaSchema from "@json-schema-tools/meta-schema/schema.json" with {
@@ -301,9 +302,11 @@ function semanticProblems(doc: OpenRpcDocument): string[] {
  * does not follow them).
  *
  * Returns the problems, one line each, as `<JSON pointer>: <what is wrong>`;
- * an empty list means the document is valid.
+ * an empty list means the document is valid. A bound beyond 2^53 (a `u64`'s
+ * `maximum`, kept exactly by `exact_json.ts`) is a number here.
  */
-export function validateOpenRpc(doc: unknown): string[] {
+export function validateOpenRpc(raw: unknown): string[] {
+  const doc = approximate(raw);
   const { official, explain, extensions } = compileValidators();
   if (!official(doc)) {
     const problems = explain(doc) ? [] : describeErrors(explain);

@@ -22,6 +22,7 @@ import ajvFormats from "ajv-formats";
 import { isIP } from "node:net";
 import type { JsonSchema, SchemaDefs } from "./json_schema.ts";
 import { bundle, type Node, rootNode } from "./schema_scope.ts";
+import { approximate, holdsBigInteger } from "./exact_json.ts";
 
 /** Tests one value. */
 export type SchemaValidator = (value: unknown) => boolean;
@@ -85,7 +86,9 @@ export function compileNode(node: Node): SchemaValidator {
   const a = instance();
   const validate = a.compile(bundled as object);
   a.removeSchema(bundled as object); // keep ajv's cache from growing with every check
-  const validator: SchemaValidator = (value) => validate(value) === true;
+  // A big integer (`exact_json.ts`) is checked as the largest double not above it.
+  const validator: SchemaValidator = (value) =>
+    validate(holdsBigInteger(value) ? approximate(value) : value) === true;
   if (!perScope) cache.set(schema, perScope = new WeakMap());
   perScope.set(scope, validator);
   return validator;

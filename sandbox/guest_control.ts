@@ -1,25 +1,60 @@
 /**
- * Sharing one thread among many guests: time slices, kills and memory
- * limits (DECISIONS.md, "Many processes per sandbox").
+ * Sharing one thread among many guests: time slices, kills, memory limits
+ * and fair starts (DECISIONS.md, "Many processes per sandbox").
  *
- * Core modules are instrumented (`wasm/preempt.ts`): their loops and calls
- * count fuel down and call the `yield` import at zero. That import is a
- * `WebAssembly.Suspending`: it returns at once while the current time slice
- * lasts, and otherwise suspends the guest until the next macrotask, so the
- * event loop (other guests, the pipe to the core) runs. A killed guest traps
- * at its next check, and every host call it waits on (a read, a poll)
- * fails at once.
+ * ## The contract with a binding
  *
- * A guest may only suspend when no JavaScript frame sits between the
- * suspension point and its `run` export (JSPI's rule). jco's glue calls back
- * into wasm from JavaScript (`cabi_realloc`, post-return functions); those
- * calls are counted (`depth`) and a check inside them never suspends.
+ * Whatever instantiates guests (jco's glue through {@link GuestControl.instantiateCore},
+ * or a binding of its own) keeps these rules, one {@link GuestControl} per process:
+ *
+ * 1. Every core module instrumented by `wasm/preempt.ts` gets the imports of
+ *    {@link GuestControl.preemptImports} as its `sausage:preempt` namespace:
+ *    `check` (plain: traps a killed guest, returns the next fuel, or 0 when
+ *    the slice is used up and the guest may suspend), `yield` (a
+ *    `WebAssembly.Suspending`: resumes the guest after the others had a
+ *    turn) and `grow` (the memory limit). Its instance goes to
+ *    {@link GuestControl.adopt}, which takes its exported fuel global.
+ * 2. Every host function the guest calls is wrapped: ones that never wait
+ *    with {@link GuestControl.hostCall} (they count against the slice, and
+ *    make the next check come at once when it is used up), ones that may
+ *    return a promise with {@link GuestControl.guard} (then given to
+ *    `WebAssembly.Suspending`; they fail at once when the guest is killed,
+ *    and a guest that comes back to a used-up slice waits for the next turn).
+ * 3. Before instantiating, `await guest.admit()` (fair starts: one asker's
+ *    flood of processes cannot hold the thread), and `guest.admitted()`
+ *    once instantiated or failed; `guest.started()` right before the entry
+ *    export runs under `promising`.
+ * 4. Every call from JavaScript into wasm other than the entry (a
+ *    `cabi_realloc`, a post-return) runs through {@link reentry}: the guest
+ *    cannot suspend there (JSPI's rule: no JavaScript frame between the
+ *    suspension and the `promising` export), so a check there never asks to
+ *    yield; a guest that holds the thread for {@link UNPAUSABLE_MS} where
+ *    it cannot be paused (a start function, constructors run from the glue)
+ *    is ended alone.
+ *
+ * ## Slices
+ *
+ * Each guest runs at most {@link SLICE_MS} per turn of the event loop (turns
+ * are counted by a `setImmediate`), then yields at its next check or host
+ * call: a host call that returns at once (a `stat`, a write) does not give
+ * it a new slice, only a turn does. So the pipe to the core, the other
+ * guests and new starts get the thread after each runnable guest had its
+ * slice. Checks are decided by time; the fuel (loop iterations and calls
+ * between checks) starts small ({@link INITIAL_FUEL}) and adapts so that
+ * checks come about every {@link CHECK_MS}; host calls look at the clock
+ * every few calls (adapted the same way) and make the next check come at
+ * once past the slice; bulk memory operations charge fuel by their size
+ * (`wasm/preempt.ts`). Starts take turns too: an instantiation goes while
+ * the turn's first {@link SLICE_MS} lasts, else at the next turn, one start
+ * of each asker (the parent) in turn.
  *
  * @module
  */
 
+import type { MemoryShare } from "./memory_share.ts";
 import {
   CHECK_IMPORT,
+  FUEL_EXPORT,
   GROW_IMPORT,
   INITIAL_FUEL,
   PREEMPT_MODULE,
@@ -27,11 +62,40 @@ import {
 } from "../wasm/preempt.ts";
 
 /**
- * How long a guest runs before it lets the others run, in ms. With 5 ms, a
- * no-op call beside two spinners waited p50 11.7 ms; with 2 ms, p50 2.0 ms
- * (bench/colocation.ts).
+ * How long the guests run before the event loop gets a turn, in ms. With 5
+ * ms, a no-op call beside two spinners waited p50 11.7 ms; with 2 ms, p50
+ * 2.0 ms (bench/colocation.ts).
  */
 export const SLICE_MS = 2;
+
+/** How often a running guest checks the time, in ms: its fuel adapts to this. */
+export const CHECK_MS = 0.25;
+
+/**
+ * A guest that holds the thread this long where it cannot be paused (a
+ * start function, a call from the glue) is ended, alone, in ms: well under
+ * the core's `stall_ms`, which would end every process of the sandbox.
+ */
+export const UNPAUSABLE_MS = 500;
+
+/** The most fuel between two checks (loop headers and calls). */
+const MAX_PERIOD = 2 ** 24;
+
+/** The most host calls between two looks at the clock. */
+const MAX_HOST_PERIOD = 1024;
+
+/**
+ * The next count of steps between two looks at the clock, when the last
+ * `period` steps took `dt` ms: doubled when they took under half of
+ * {@link CHECK_MS}, cut towards it when over twice (by at most 8x a time,
+ * so that a pause of the whole sandbox by the OS does not leave a cheap
+ * loop checking at every step).
+ */
+function adapt(period: number, dt: number, max: number): number {
+  if (dt < CHECK_MS / 2) return Math.min(max, period * 2);
+  if (dt > CHECK_MS * 2) return Math.max(1, Math.floor(period * Math.max(CHECK_MS / dt, 1 / 8)));
+  return period;
+}
 
 /** Thrown into a killed guest at its next check or host call. */
 export class GuestKilled extends Error {
@@ -40,17 +104,45 @@ export class GuestKilled extends Error {
   }
 }
 
+/** A function of any signature: a host function, a wasm export. */
 // deno-lint-ignore no-explicit-any
-type Fn = (...args: any[]) => any;
+export type Fn = (...args: any[]) => any;
 
 /** JavaScript frames that re-entered wasm (a check inside them must not suspend). */
 let depth = 0;
-/** When the wasm now running got the thread. */
-let sliceStart = performance.now();
+/** Turns of the event loop seen (a `setImmediate` counts them while guests run). */
+let turn = 0;
+/** A turn counter is scheduled. */
+let watching = false;
+/** When the guests first ran in this turn, and which turn that was (for fair starts). */
+let turnStart = 0;
+let turnSeen = -1;
 /** The guest whose glue is being instantiated (its async imports are made now). */
 let instantiating: GuestControl | null = null;
 /** Export wrappers to the wasm functions they wrap. */
 const originals = new WeakMap<Fn, Fn>();
+/** Functions exported by wasm instances (imports that are these are no host calls). */
+const wasmFunctions = new WeakSet<Fn>();
+
+/**
+ * The time now (ms). The first look in a turn of the event loop starts that
+ * turn's time (the budget of fair starts), and makes sure the next turn is seen.
+ */
+function clock(): number {
+  const t = performance.now();
+  if (turn !== turnSeen) {
+    turnStart = t;
+    turnSeen = turn;
+    if (!watching) {
+      watching = true;
+      setImmediate(() => {
+        watching = false;
+        turn++;
+      });
+    }
+  }
+  return t;
+}
 
 /** JSPI's two entry points (not yet in TypeScript's lib). */
 interface Jspi {
@@ -95,6 +187,33 @@ function nextTurn(f: () => void): void {
   setImmediate(f);
 }
 
+/** Starts waiting to instantiate, by who asked for them (`SAUSAGE_PARENT`), in arrival order. */
+const admissions = new Map<string, (() => void)[]>();
+/** An admitted start is instantiating now (starts go one at a time). */
+let admitting = false;
+/** The next turn's admissions are scheduled. */
+let pumping = false;
+
+/** Lets the next start go: the askers take turns, one start each. */
+function admitNext(): void {
+  const [key, queue] = admissions.entries().next().value!;
+  const go = queue.shift()!;
+  admissions.delete(key);
+  if (queue.length) admissions.set(key, queue); // to the back of the line
+  admitting = true;
+  go();
+}
+
+/** Admits waiting starts at the next turn. */
+function pump(): void {
+  if (pumping) return;
+  pumping = true;
+  nextTurn(() => {
+    pumping = false;
+    if (!admitting && admissions.size) admitNext();
+  });
+}
+
 /** The scheduling state of one guest: its fuel, its kill switch, its memory limit. */
 export class GuestControl {
   /** Set once the guest was killed. */
@@ -103,12 +222,41 @@ export class GuestControl {
   killReason: string | undefined;
   /** Set when the guest tried to grow its memory past the limit. */
   memoryLimitHit = false;
+  /** Set when a grow failed because the sandbox's share of the world's memory was in use. */
+  worldMemoryHit = false;
+  /** The bytes its grows took from the sandbox's share (given back by `releaseMemory`). */
+  private grown = 0;
+  /** Loop iterations and calls between two checks. */
   private period = INITIAL_FUEL;
-  private lastCheck = 0;
+  private lastCheck = -Infinity;
+  /** When this guest's slice began, and in which turn of the event loop. */
+  private sliceStart = 0;
+  private sliceTurn = -1;
+  /** Host calls between two looks at the clock, and how many are left. */
+  private hostPeriod = 1;
+  private hostLeft = 1;
+  private lastHostCheck = -Infinity;
+  /** The fuel globals of its instrumented instances. */
+  private fuels: WebAssembly.Global[] = [];
   private waiting = new Set<(e: unknown) => void>();
+  private admittedYet = false;
 
-  /** @param memoryLimit the most bytes any one memory of the guest may have */
-  constructor(readonly memoryLimit: number) {}
+  /**
+   * @param memoryLimit the most bytes any one memory of the guest may have
+   * @param share the sandbox's share of the world's memory, which its grows draw on
+   * @param asker who asked for the process (its parent): starts are fair between askers
+   */
+  constructor(
+    readonly memoryLimit: number,
+    readonly share?: MemoryShare,
+    readonly asker = "",
+  ) {}
+
+  /** Gives the bytes its grows took back to the sandbox's share (once it has ended). */
+  releaseMemory(): void {
+    this.share?.give(this.grown);
+    this.grown = 0;
+  }
 
   /**
    * Kills the guest: it traps at its next check, and its pending host calls
@@ -118,8 +266,40 @@ export class GuestControl {
     if (this.killed) return;
     this.killed = true;
     this.killReason = reason;
+    this.expire();
     for (const reject of this.waiting) reject(new GuestKilled());
     this.waiting.clear();
+  }
+
+  /**
+   * Resolves when this process may instantiate: at once while the slice
+   * lasts and nobody waits, else in turn with the others that wait (one
+   * start of each asker in turn). Call {@link admitted} when done.
+   */
+  admit(): Promise<void> | undefined {
+    if (!admitting && admissions.size === 0 && clock() - turnStart < SLICE_MS) {
+      admitting = this.admittedYet = true;
+      return undefined;
+    }
+    return new Promise<void>((resolve) => {
+      let queue = admissions.get(this.asker);
+      if (!queue) admissions.set(this.asker, queue = []);
+      queue.push(() => {
+        this.admittedYet = true;
+        resolve();
+      });
+      if (!admitting) pump();
+    });
+  }
+
+  /** The instantiation {@link admit} let go has ended: the next start goes, or waits a turn. */
+  admitted(): void {
+    if (!this.admittedYet) return;
+    this.admittedYet = false;
+    admitting = false;
+    if (!admissions.size) return;
+    if (clock() - turnStart >= SLICE_MS) pump();
+    else admitNext();
   }
 
   /** Instantiates the guest's glue with `f`: the async imports made meanwhile are this guest's. */
@@ -132,62 +312,128 @@ export class GuestControl {
     }
   }
 
-  /** Marks the start of the guest's run: a fresh time slice. */
+  /** Marks the start of the guest's run (its entry export is called next): a fresh slice. */
   started(): void {
-    sliceStart = this.lastCheck = performance.now();
+    this.lastCheck = this.sliceStart = clock();
+    this.sliceTurn = turn;
   }
 
   /**
-   * Wraps an async host function of this guest: the guest is failed with
-   * {@link GuestKilled} at once when killed while it waits, and a resumed
-   * guest starts a fresh time slice.
+   * The time now (ms); the guest's slice starts at its first look in a turn
+   * of the event loop: a host call that returns at once (within the turn)
+   * does not give it a new one.
+   */
+  private now(): number {
+    const t = clock();
+    if (this.sliceTurn !== turn) {
+      this.sliceStart = t;
+      this.sliceTurn = turn;
+    }
+    return t;
+  }
+
+  /** True when the guest's slice is used up at time `t` (from {@link now}). */
+  private spent(t: number): boolean {
+    return t - this.sliceStart >= SLICE_MS;
+  }
+
+  /** Makes every instance of the guest check at its next loop header or call. */
+  private expire(): void {
+    for (const fuel of this.fuels) if (fuel.value > 1) fuel.value = 1;
+  }
+
+  /**
+   * Wraps a host function of this guest that never waits: it counts against
+   * the slice; when the slice is used up, the guest checks (and yields) at
+   * its next loop header or call.
+   */
+  hostCall(fn: Fn): Fn {
+    return (...args: unknown[]) => {
+      const r = fn(...args);
+      if (--this.hostLeft <= 0) this.lookAtClock();
+      return r;
+    };
+  }
+
+  /** Every few host calls: adapts how many, and makes the next check come at once past the slice. */
+  private lookAtClock(): void {
+    const t = this.now();
+    if (this.lastHostCheck >= this.sliceStart) {
+      const dt = t - this.lastHostCheck;
+      this.hostPeriod = adapt(this.hostPeriod, dt, MAX_HOST_PERIOD);
+    }
+    this.lastHostCheck = t;
+    this.hostLeft = this.hostPeriod;
+    if (this.spent(t)) this.expire();
+  }
+
+  /**
+   * Wraps a host function of this guest that may return a promise (given
+   * to `WebAssembly.Suspending`): it fails with {@link GuestKilled} at once
+   * when the guest is killed; a guest that comes back to a used-up slice
+   * (the call returned at once, or others ran meanwhile) waits for the next
+   * turn. A plain value is returned as it is, and counts as a host call.
    */
   guard(fn: Fn): Fn {
     return (...args: unknown[]) => {
       if (this.killed) throw new GuestKilled();
       const r = fn(...args);
-      if (!(r instanceof Promise)) return r;
-      return this.wait(r);
+      if (r instanceof Promise) return this.wait(r);
+      if (--this.hostLeft <= 0) this.lookAtClock();
+      return r;
     };
   }
 
   private wait<T>(p: Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.waiting.add(reject);
-      p.then((v) => {
-        this.waiting.delete(reject);
+      const done = (v: T) => {
+        if (!this.waiting.delete(reject)) return; // killed meanwhile: rejected already
         if (this.killed) return reject(new GuestKilled());
-        sliceStart = performance.now();
         resolve(v);
+      };
+      p.then((v) => {
+        if (!this.waiting.has(reject)) return;
+        // Suspended, so no JavaScript frame is in between: it may wait a turn.
+        if (this.spent(this.now())) nextTurn(() => done(v));
+        else done(v);
       }, (e) => {
-        this.waiting.delete(reject);
-        reject(e);
+        if (this.waiting.delete(reject)) reject(e);
       });
     });
   }
 
   /**
    * The `check` import, when the fuel ran out: traps a killed guest; 0 (so
-   * the guest calls `yield`) when its slice is used up and it may suspend;
-   * else more fuel, adapted so that checks come every 0.2–2 ms of running
-   * whatever a loop iteration costs.
+   * the guest calls `yield`) when the slice is used up and it may suspend;
+   * else more fuel, adapted so that checks come about every {@link CHECK_MS}
+   * whatever a loop iteration costs. A guest that cannot suspend and has
+   * held the thread for {@link UNPAUSABLE_MS} is ended.
    */
   private check(): number {
     if (this.killed) throw new GuestKilled();
-    const now = performance.now();
-    if (this.lastCheck >= sliceStart) {
-      const dt = now - this.lastCheck;
-      if (dt < 0.2 && this.period < 2 ** 28) this.period *= 2;
-      else if (dt > 2 && this.period > 64) this.period = Math.floor(this.period / 2);
+    const t = this.now();
+    if (this.lastCheck >= this.sliceStart) {
+      const dt = t - this.lastCheck;
+      this.period = adapt(this.period, dt, MAX_PERIOD);
     }
-    this.lastCheck = now;
-    return depth > 0 || now - sliceStart < SLICE_MS ? this.period : 0;
+    this.lastCheck = t;
+    if (!this.spent(t)) return this.period;
+    if (depth === 0) return 0;
+    if (t - this.sliceStart >= UNPAUSABLE_MS) {
+      this.kill(
+        `ran ${UNPAUSABLE_MS} ms where it cannot be paused (a start function, or ` +
+          `constructors run while the host set it up)`,
+      );
+      throw new GuestKilled();
+    }
+    return this.period;
   }
 
   /** The `yield` import: resumes the guest with more fuel after the others had a turn. */
   private yield(): Promise<number> {
     return this.wait(new Promise<void>((r) => nextTurn(r))).then(() => {
-      this.lastCheck = sliceStart;
+      this.lastCheck = this.now();
       return this.period;
     });
   }
@@ -199,13 +445,40 @@ export class GuestControl {
       this.memoryLimitHit = true;
       return -1;
     }
+    const bytes = (delta >>> 0) * 65536;
+    if (this.share && !this.share.take(bytes)) {
+      this.worldMemoryHit = true;
+      return -1;
+    }
+    this.grown += bytes;
     return delta;
+  }
+
+  /** The `sausage:preempt` imports of an instrumented module of this guest. */
+  preemptImports(): Record<string, unknown> {
+    return {
+      [CHECK_IMPORT]: () => this.check(),
+      [YIELD_IMPORT]: new OriginalSuspending(() => this.yield()),
+      [GROW_IMPORT]: (delta: number, size: number) => this.grow(delta, size),
+    };
+  }
+
+  /**
+   * Takes an instance of this guest: its fuel global (if instrumented) is
+   * this guest's to expire; its functions are known as wasm (not host calls).
+   */
+  adopt(instance: WebAssembly.Instance): void {
+    for (const [k, v] of Object.entries(instance.exports)) {
+      if (k === FUEL_EXPORT) this.fuels.push(v as WebAssembly.Global);
+      else if (typeof v === "function") wasmFunctions.add(v as Fn);
+    }
   }
 
   /**
    * jco's `instantiateCore` hook for this guest: links wasm to wasm
-   * directly, adds the preemption imports to instrumented modules, and
-   * hands the glue export wrappers that count re-entries from JavaScript.
+   * directly, wraps host functions ({@link hostCall}), adds the preemption
+   * imports to instrumented modules, and hands the glue export wrappers that
+   * count re-entries from JavaScript.
    */
   instantiateCore(
     m: WebAssembly.Module,
@@ -217,17 +490,15 @@ export class GuestControl {
     for (const [ns, values] of Object.entries(imports)) {
       const out: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(values)) {
-        out[k] = typeof v === "function" ? originals.get(v as Fn) ?? v : v;
+        if (typeof v !== "function") out[k] = v;
+        else {
+          const f = originals.get(v as Fn) ?? v as Fn;
+          out[k] = wasmFunctions.has(f) ? f : this.hostCall(f);
+        }
       }
       linked[ns] = out;
     }
-    if (preemptible) {
-      linked[PREEMPT_MODULE] = {
-        [CHECK_IMPORT]: () => this.check(),
-        [YIELD_IMPORT]: new OriginalSuspending(() => this.yield()),
-        [GROW_IMPORT]: (delta: number, size: number) => this.grow(delta, size),
-      };
-    }
+    if (preemptible) linked[PREEMPT_MODULE] = this.preemptImports();
     // A start function runs inside this JavaScript frame: it must not suspend.
     depth++;
     let instance: WebAssembly.Instance;
@@ -236,8 +507,10 @@ export class GuestControl {
     } finally {
       depth--;
     }
+    this.adopt(instance);
     const exports: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(instance.exports)) {
+      if (k === FUEL_EXPORT) continue;
       exports[k] = typeof v === "function" && !WASM_ONLY_EXPORT.test(k) ? reentry(v as Fn) : v;
     }
     return { exports };
@@ -253,7 +526,7 @@ export class GuestControl {
 const WASM_ONLY_EXPORT = /^[0-9]+$/;
 
 /** Wraps a wasm export for calls from JavaScript: counted in `depth` while they run. */
-function reentry(f: Fn): Fn {
+export function reentry(f: Fn): Fn {
   const wrapper = (...args: unknown[]) => {
     depth++;
     try {

@@ -6,7 +6,8 @@
  * @module
  */
 
-import { cliInterfaces, GuestExit } from "./wasi/cli.ts";
+import { WORLD_MEMORY_TRAP } from "./memory_share.ts";
+import { cliInterfaces, ExitCode, GuestExit } from "./wasi/cli.ts";
 import { clockInterfaces } from "./wasi/clocks.ts";
 import { filesystemInterfaces, OpenFiles } from "./wasi/filesystem.ts";
 import { ByteQueue, LineSink } from "./wasi/pipes.ts";
@@ -15,6 +16,7 @@ import { pollInterface } from "./wasi/poll.ts";
 import { randomInterfaces } from "./wasi/random.ts";
 import { networkInterfaces } from "./wasi/network.ts";
 import { ProcessResources } from "./wasi/resources.ts";
+import { DiskBudget } from "../vfs/disk_budget.ts";
 import { DiskMount } from "../vfs/disk_mount.ts";
 import type { Mount } from "../vfs/mount.ts";
 import { type FsChannel, RemoteMount } from "./remote_mount.ts";
@@ -76,11 +78,30 @@ async function load(dir: string): Promise<Loaded> {
 
 const worlds = new Map<string, Mount>();
 
-/** The disk mount of a host folder, made once per sandbox. */
-function diskMount(hostPath: string): Mount {
+/** The world's disk bound in bytes (`disk_mib`; `--disk-bytes` of the sandbox), if any. */
+let worldDiskBytes: number | undefined;
+
+/**
+ * Sets the disk bound of the world mounts made from now on
+ * (`vfs/disk_budget.ts`); with the world's folder, makes its mount now and
+ * counts the world in the background, so no call waits for the count.
+ */
+export function setWorldDiskBound(bytes: number | undefined, world?: string): void {
+  worldDiskBytes = bytes;
+  if (bytes === undefined || !world) return;
+  const budget = new DiskBudget(world, bytes);
+  worlds.set(world, new DiskMount(world, { budget }));
+  budget.prime().catch(() => {});
+}
+
+/** The disk mount of a host folder, made once per sandbox; a world's counts against its bound. */
+function diskMount(hostPath: string, world = false): Mount {
   let mount = worlds.get(hostPath);
   if (!mount) {
-    mount = new DiskMount(hostPath);
+    const budget = world && worldDiskBytes !== undefined
+      ? new DiskBudget(hostPath, worldDiskBytes)
+      : undefined;
+    mount = new DiskMount(hostPath, { budget });
     worlds.set(hostPath, mount);
   }
   return mount;
@@ -131,7 +152,7 @@ export async function runProcess(
     loaded.set(dir, entry);
   }
   const { glue, modules, needs } = await entry;
-  const mount = new CoreSymlinks(diskMount(world), "world", io.fs);
+  const mount = new CoreSymlinks(diskMount(world, true), "world", io.fs);
   const extra = (command.preopens ?? []).map((p) => ({
     guestPath: p.guestPath,
     mount: new CoreSymlinks(diskMount(p.hostPath), `preopen:${p.guestPath}`, io.fs),
@@ -171,11 +192,13 @@ export async function runProcess(
   let ended: Ended;
   /** The memories this process took from the pool: they go back once `run` has settled. */
   const taken: [WebAssembly.Memory, MemoryLimits][] = [];
+  const exitCode = new ExitCode();
   const instantiateCore = (
     m: WebAssembly.Module,
     imports: Record<string, Record<string, unknown>> = {},
   ) => {
     const need = needs.get(m);
+    imports = exitCode.wrapImports(imports);
     if (need?.memory) {
       const memory = io.memories.take(need.memory);
       taken.push([memory, need.memory]);
@@ -185,19 +208,27 @@ export async function runProcess(
   };
   try {
     const control = io.control;
-    const instance = await control.instantiate(() =>
-      glue.instantiate(
-        (name) => modules.get(name)!,
-        imports,
-        instantiateCore,
-      )
-    );
+    // Fair starts: a flood of processes from one asker waits its turn (guest_control.ts).
+    await control.admit();
+    let instance;
+    try {
+      if (control.killed) throw new GuestKilled();
+      instance = await control.instantiate(() =>
+        glue.instantiate(
+          (name) => modules.get(name)!,
+          imports,
+          instantiateCore,
+        )
+      );
+    } finally {
+      control.admitted();
+    }
     control.started();
     await instance.run.run();
     ended = { status: 0 };
   } catch (e) {
     if (io.control.killed) ended = { status: 1, error: io.control.killReason ?? "killed" };
-    else if (e instanceof GuestExit) ended = { status: e.status };
+    else if (e instanceof GuestExit) ended = { status: exitCode.statusOf(e) };
     else if (isRunError(e)) ended = { status: 1 };
     else ended = { status: 1, error: trapMessage(e, io.control) };
   } finally {
@@ -219,6 +250,11 @@ function isRunError(e: unknown): boolean {
 }
 
 function trapMessage(e: unknown, control: GuestControl): string {
+  if (control.worldMemoryHit) {
+    return `${WORLD_MEMORY_TRAP}: the world's processes use all the memory it allows (${
+      Math.round(control.share!.limit / 2 ** 20)
+    } MiB for this sandbox, "world_memory_mib" in config/limits.json)`;
+  }
   if (control.memoryLimitHit) {
     return `memory limit: the process tried to grow its memory past ${
       control.memoryLimit / 2 ** 20

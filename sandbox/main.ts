@@ -9,10 +9,12 @@
  */
 
 import type { FromSandbox, RunMessage, ToSandbox } from "./protocol.ts";
-import { runProcess } from "./instance.ts";
+import { runProcess, setWorldDiskBound } from "./instance.ts";
 import { ByteQueue } from "./wasi/pipes.ts";
 import { FsChannel } from "./remote_mount.ts";
 import { GuestControl } from "./guest_control.ts";
+import { parseExact } from "../rpc/exact_json.ts";
+import { MemoryShare } from "./memory_share.ts";
 import { DEFAULT_MEMORY_POOL_MIB, MemoryPool } from "./memory_pool.ts";
 import {
   carrierLineLimit,
@@ -43,7 +45,12 @@ function start(msg: RunMessage): void {
   const p: Running = {
     stdin: new ByteQueue(),
     fs: new FsChannel(pid, send),
-    control: new GuestControl(msg.memoryLimit),
+    // Starts are fair between the processes (or callers) that ask for them.
+    control: new GuestControl(
+      msg.memoryLimit,
+      share,
+      msg.env.find(([k]) => k === "SAUSAGE_PARENT")?.[1] ?? "",
+    ),
   };
   running.set(pid, p);
   if (msg.request !== undefined) p.stdin.push(encoder.encode(msg.request + "\n"));
@@ -57,6 +64,7 @@ function start(msg: RunMessage): void {
     onStderr: (line) => send({ op: "err", pid, line }),
   }, { args: msg.args, cwd: msg.cwd, preopens: msg.preopens }).then((ended) => {
     running.delete(pid);
+    p.control.releaseMemory();
     send({ op: "exit", pid, ...ended });
   });
 }
@@ -94,15 +102,23 @@ function bytesArg(name: string, fallback: number): number {
   return Number.isSafeInteger(n) && n >= 0 ? n : fallback;
 }
 
+/** This sandbox's share of the world's memory (`world_memory_mib`), which grows draw on. */
+const share = new MemoryShare(bytesArg("memory-share", Infinity));
+
 /** The memories finished processes leave for the next ones (`memory_pool_mib`). */
 const memories = new MemoryPool(bytesArg("memory-pool", DEFAULT_MEMORY_POOL_MIB * 2 ** 20));
+
+setWorldDiskBound(
+  Deno.args.some((a) => a.startsWith("--disk-bytes=")) ? bytesArg("disk-bytes", 0) : undefined,
+  Deno.args.find((a) => a.startsWith("--world="))?.slice("--world=".length),
+);
 
 async function main(): Promise<void> {
   send({ op: "ready" });
   const max = carrierLineLimit(bytesArg("max-line", DEFAULT_MAX_LINE) || DEFAULT_MAX_LINE);
   const splitter = new LineSplitter(max, {
     line: (line) => {
-      if (line) handle(JSON.parse(line) as ToSandbox);
+      if (line) handle(parseExact(line) as ToSandbox); // a message's big integers kept exactly
     },
     tooLong: (seen) => {
       throw new Error(`the core sent a line of over ${seen} bytes (limit ${max})`);

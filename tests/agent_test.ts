@@ -426,7 +426,11 @@ Deno.test({
     const url = (port: number) => `http://127.0.0.1:${port}/v1`;
     const cases: [string | null, RegExp][] = [
       [null, /^agent: \/config\/agent.json is missing: write one, e.g. \{"api": "openai"/],
-      ["{", /^agent: \/config\/agent.json is not valid JSON \(.*\): fix the file/],
+      ["{", /^agent: \/config\/agent.json:1:1: EOF while parsing an object: fix the file/],
+      [
+        '{\n  // JSONC\n  "api": "openai"\n  "model": "m"\n}',
+        /^agent: \/config\/agent.json:4:3: expected `,` or `}`: fix the file \(JSON with \/\/ or/,
+      ],
       [
         '{"api": "gpt", "base_url": "http://x", "model": "m"}',
         /"api" must be "openai" or "anthropic", not "gpt"/,
@@ -449,12 +453,10 @@ Deno.test({
         ),
       ],
       [
-        JSON.stringify({
-          api: "anthropic",
-          base_url: url(unauthorized.addr.port),
-          model: "m",
-          token_env: TOKEN_ENV,
-        }),
+        // JSONC, read by the host (the token's name) and by the agent.
+        `{\n  // the model\n  "api": "anthropic", /* its messages API */\n` +
+        `  "base_url": "${url(unauthorized.addr.port)}",\n  "model": "m",\n` +
+        `  "token_env": "${TOKEN_ENV}", // the host passes this variable\n}\n`,
         /answered HTTP 401 \(invalid x-api-key\): check the token in SCRIPTED_API_KEY$/,
       ],
       [

@@ -92,8 +92,14 @@ test("a process that ends without an answer gives -32002 with its status and las
   const exit = await h.call("probe.exit", { code: 3 });
   assert.equal(exit.error?.code, -32002);
   const data = exit.error!.data as { status: number; lines: string[] };
-  assert.notEqual(data.status, 0);
+  assert.equal(data.status, 3, "the code the guest gave to exit, through the component path");
+  assert.match(exit.error!.message, /exited with status 3/);
   assert.ok(data.lines.some((l) => l.includes("exiting with 3")), JSON.stringify(data));
+  const pid = (await entries(h, { grep: "exiting with 3" }))[0].pid;
+  const ends = (await entries(h, { pid, grep: '"event":"exit"' })).map((e) => JSON.parse(e.line));
+  assert.deepEqual(ends, [{ event: "exit", status: 3 }]);
+  const big = await h.call("probe.exit", { code: 200 });
+  assert.equal((big.error!.data as { status: number }).status, 200);
   const panic = await h.call("probe.panic");
   assert.equal(panic.error?.code, -32002);
   const pd = panic.error!.data as { trap: string; lines: string[] };

@@ -11,6 +11,7 @@ import { cargoTest } from "../core/cargo/test_run.ts";
 import { eventually, hostTests } from "./helpers/host.ts";
 import { builtCrate } from "./helpers/plugins.ts";
 import { freePort } from "./helpers/net.ts";
+import { parseExact } from "../rpc/exact_json.ts";
 
 const ROOT = decodeURIComponent(new URL("..", import.meta.url).pathname).replace(/\/$/, "");
 const opts = { sanitizeOps: false, sanitizeResources: false };
@@ -327,7 +328,7 @@ test("the consumer's imports/*.json are the current rpc.discover of notes and ww
   for (const name of ["notes", "www"]) {
     const file = `${ROOT}/examples/consumer/imports/${name}.json`;
     assert.deepEqual(
-      JSON.parse(await Deno.readTextFile(file)),
+      parseExact(await Deno.readTextFile(file)),
       await h.result(`${name}.rpc.discover`),
       `${file} is out of date: copy the rpc.discover document of ${name} there`,
     );

@@ -174,7 +174,14 @@ test("a process reads its own /self/info.json and the contract at /proc/core/PRO
   assert.equal(info.plugin, "fsprobe");
   assert.equal(info.state, "running");
   assert.equal(r[1], await Deno.readTextFile(new URL("../PROTOCOL.md", import.meta.url)));
-  assert.deepEqual(r[2], ["PROTOCOL.md", "graph.dot", "graph.json", "locks.json", "plugins"]);
+  assert.deepEqual(r[2], [
+    "PROTOCOL.md",
+    "graph.dot",
+    "graph.json",
+    "journal.json",
+    "locks.json",
+    "plugins",
+  ]);
 });
 
 test("/run is shared between processes and never on disk", async (h) => {

@@ -7,6 +7,7 @@
 
 import type { FileHandle, FileType, Stat } from "./mount.ts";
 import type { SubMillis } from "./sub_millis.ts";
+import type { DiskBudget } from "./disk_budget.ts";
 
 /** The WIT type of what `info` describes. */
 function fileType(info: Deno.FileInfo): FileType {
@@ -36,8 +37,15 @@ export class DiskFile implements FileHandle {
   /**
    * @param file the open file
    * @param subMillis the nanoseconds of times its mount kept
+   * @param budget the world's disk bound, told of every growth (none: unbounded)
+   * @param length the file's length when opened (what growth is counted from)
    */
-  constructor(private file: Deno.FsFile, private subMillis: SubMillis) {}
+  constructor(
+    private file: Deno.FsFile,
+    private subMillis: SubMillis,
+    private budget?: DiskBudget,
+    private length = 0,
+  ) {}
   read(len: number, offset: number): Uint8Array {
     const buf = new Uint8Array(len);
     this.file.seekSync(offset, Deno.SeekMode.Start);
@@ -50,6 +58,11 @@ export class DiskFile implements FileHandle {
     return buf.subarray(0, n);
   }
   write(bytes: Uint8Array, offset: number): number {
+    const end = offset + bytes.length;
+    if (this.budget && end > this.length) {
+      this.budget.grow(end - this.length);
+      this.length = end;
+    }
     this.file.seekSync(offset, Deno.SeekMode.Start);
     let n = 0;
     while (n < bytes.length) n += this.file.writeSync(bytes.subarray(n));
@@ -62,6 +75,11 @@ export class DiskFile implements FileHandle {
     return toStat(this.file.statSync(), this.subMillis);
   }
   truncate(size: number): void {
+    if (this.budget) {
+      if (size > this.length) this.budget.grow(size - this.length);
+      else this.budget.shrink(this.length - size);
+      this.length = size;
+    }
     this.file.truncateSync(size);
   }
   sync(): void {

@@ -14,10 +14,19 @@
  * follows a link; an existing one is opened without `O_CREAT`, checked, and
  * only then truncated.
  *
- * The core's own files are read-only to guests: writes under a protected
- * folder (`state/core/` of a world: the journal, `host.json`), and renames or
- * deletions of the folders above it, fail with `read-only`, as writes to
- * `/proc` do.
+ * The core's own files and the owner's are read-only to guests: writes
+ * under a protected folder (`state/core/` of a world: the journal,
+ * `host.json`; `config/`: the limits and every file that sets what guests may
+ * do), and renames or deletions of the folders above it, fail with
+ * `read-only`, as writes to `/proc` do.
+ *
+ * Only regular files open: a FIFO, a socket or a device (which a build may
+ * have left) fails with `not-permitted` before any open, so no read or write
+ * waits for a peer; the handle opened is checked again to be the regular file
+ * resolved.
+ *
+ * With a disk bound (`disk_mib`, `vfs/disk_budget.ts`) a write that would
+ * take the world past it fails with `insufficient-space`.
  *
  * @module
  */
@@ -42,9 +51,28 @@ import { toFsError } from "./errno.ts";
 import { inFolder, relativeTo, splitPath } from "./confined_dir.ts";
 import { SubMillis } from "./sub_millis.ts";
 import { DiskFile, toStat } from "./disk_file.ts";
+import type { DiskBudget } from "./disk_budget.ts";
 
-/** The folders of a world that only the core writes. */
-export const CORE_FOLDERS = ["state/core"];
+/** The folders of a world that guests may read but not change: the core's, and the owner's. */
+export const CORE_FOLDERS = ["state/core", "config"];
+
+/** Who a protected folder belongs to, for the error. */
+function ownerOf(folder: string): string {
+  return folder === "config" ? "the world's owner" : "the core";
+}
+
+/** Fails with `not-permitted` unless `info` is a regular file (a FIFO would block the open). */
+function regularOnly(info: Deno.FileInfo, path: string): void {
+  if (info.isFile || info.isDirectory || info.isSymlink) return;
+  const kind = info.isFifo
+    ? "a FIFO"
+    : info.isSocket
+    ? "a socket"
+    : info.isCharDevice || info.isBlockDevice
+    ? "a device"
+    : "not a regular file";
+  throw new FsError("not-permitted", `${path} is ${kind}: only regular files open`);
+}
 
 const MAX_LINKS = 40;
 
@@ -58,6 +86,8 @@ interface Resolved {
 export interface DiskMountOptions {
   /** Root-relative folders that guests may read but not change (default {@link CORE_FOLDERS}). */
   protect?: string[];
+  /** The disk bound that guests' writes count against (none: only the disk's own). */
+  budget?: DiskBudget;
 }
 
 /** A mount of a host folder; nothing outside it is reachable. */
@@ -65,6 +95,7 @@ export class DiskMount implements Mount {
   readonly writable = true;
   private root: string;
   private protect: string[];
+  private budget?: DiskBudget;
   /** The nanoseconds of times that guests set (the disk keeps milliseconds). */
   private subMillis = new SubMillis();
 
@@ -72,6 +103,7 @@ export class DiskMount implements Mount {
   constructor(root: string, opts: DiskMountOptions = {}) {
     this.root = Deno.realPathSync(root);
     this.protect = opts.protect ?? CORE_FOLDERS;
+    this.budget = opts.budget;
   }
 
   /** Fails with `read-only` when the root-relative `rel` is in a protected folder (or, with `above`, one of its parents). */
@@ -80,7 +112,7 @@ export class DiskMount implements Mount {
       if (
         rel === p || rel.startsWith(p + "/") || (above && (rel === "" || p.startsWith(rel + "/")))
       ) {
-        throw new FsError("read-only", `/${p} belongs to the core`);
+        throw new FsError("read-only", `/${p} belongs to ${ownerOf(p)}`);
       }
     }
   }
@@ -166,6 +198,7 @@ export class DiskMount implements Mount {
       const r = this.resolve(path, !opts.nofollow);
       if (r.info !== null && opts.create && opts.exclusive) throw new FsError("exist");
       if (r.info?.isSymlink) throw new FsError("loop", `${path} is a symlink`);
+      if (r.info) regularOnly(r.info, path);
       if (opts.directory || r.info?.isDirectory) {
         if (r.info === null) throw new FsError("no-entry");
         if (!r.info.isDirectory) throw new FsError("not-directory");
@@ -182,7 +215,7 @@ export class DiskMount implements Mount {
   private openExisting(path: string, r: Resolved): FileHandle {
     const file = Deno.openSync(r.host, { read: true });
     const seen = file.statSync();
-    if (seen.ino !== r.info!.ino || seen.dev !== r.info!.dev) {
+    if (!seen.isFile || seen.ino !== r.info!.ino || seen.dev !== r.info!.dev) {
       file.close();
       throw new FsError("access", `${path} changed while it was opened`);
     }
@@ -199,14 +232,16 @@ export class DiskMount implements Mount {
     return this.atParent(r.host, (name) => {
       for (let attempt = 0;; attempt++) {
         let file: Deno.FsFile;
-        const exists = (() => {
+        const found = (() => {
           try {
-            Deno.lstatSync(name);
-            return true;
+            return Deno.lstatSync(name);
           } catch {
-            return false;
+            return null;
           }
         })();
+        const exists = found !== null;
+        // A FIFO would block the open until a peer came.
+        if (found) regularOnly(found, path);
         try {
           file = exists
             ? Deno.openSync(name, { read: opts.read || !opts.write, write: opts.write })
@@ -228,8 +263,11 @@ export class DiskMount implements Mount {
           file.close();
           throw new FsError("access", `${path} changed while it was opened`);
         }
-        if (opts.truncate) file.truncateSync(0);
-        return new DiskFile(file, this.subMillis);
+        if (opts.truncate) {
+          file.truncateSync(0);
+          this.budget?.shrink(seen.size);
+        }
+        return new DiskFile(file, this.subMillis, this.budget, opts.truncate ? 0 : seen.size);
       }
     });
   }
@@ -258,7 +296,10 @@ export class DiskMount implements Mount {
     this.run(() => {
       const r = this.resolve(path, false);
       if (r.info !== null) throw new FsError("exist");
-      this.atParent(r.host, (name) => Deno.mkdirSync(name));
+      this.atParent(r.host, (name) => {
+        this.budget?.folder();
+        Deno.mkdirSync(name);
+      });
     });
   }
 
@@ -279,8 +320,10 @@ export class DiskMount implements Mount {
       const r = this.existing(path, false);
       if (r.info.isDirectory) throw new FsError("is-directory");
       this.atParent(r.host, (name) => {
-        if (Deno.lstatSync(name).isDirectory) throw new FsError("is-directory");
+        const gone = Deno.lstatSync(name);
+        if (gone.isDirectory) throw new FsError("is-directory");
         Deno.removeSync(name);
+        if (gone.isFile && (gone.nlink ?? 1) <= 1) this.budget?.shrink(gone.size);
       });
     });
   }

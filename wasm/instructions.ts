@@ -22,6 +22,11 @@ export interface ExpressionEdit {
   memoryGrow?(w: Writer): void;
   /** Told of every call: the callee's (old) index for a direct call, undefined for an indirect one. */
   onCall?(callee?: number): void;
+  /**
+   * Writes code to run before `memory.fill` and `memory.copy` of memory 0:
+   * the byte count is on top of the stack, and must be left there.
+   */
+  bulkMemory?(w: Writer): void;
 }
 
 /** Reads a block type (empty, a value type, or a type index). */
@@ -198,9 +203,17 @@ export function copyExpression(
       case 0xd0: // ref.null
         r.signed();
         break;
-      case 0xfc:
-        prefixFC(r, r.u32());
+      case 0xfc: {
+        const sub = r.u32();
+        if ((sub === 10 || sub === 11) && edit.bulkMemory) {
+          const imm = r.pos;
+          const mem = r.u32(); // memory.copy: the destination's; memory.fill: its only one
+          if (mem === 0 && (sub === 11 || r.u32() === 0)) edit.bulkMemory(w);
+          r.pos = imm;
+        }
+        prefixFC(r, sub);
         break;
+      }
       case 0xfd:
         prefixFD(r, r.u32());
         break;

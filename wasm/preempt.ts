@@ -13,6 +13,13 @@
  *   to let the others run. (JSPI traps any call of a suspending import made
  *   outside a `promising` export, even one that would not suspend, so the
  *   common path must not touch it.)
+ * - the fuel global exported as `sausage:fuel`, so the host can make the
+ *   next check come at once (it sets the fuel to 1 when a host call finds
+ *   the slice used up);
+ * - before each `memory.fill` and `memory.copy` of memory 0, a call of an
+ *   added function that charges the fuel one unit per 4 KiB of the size
+ *   (and leaves at least 1): a loop of large bulk operations reaches its
+ *   check as soon as a loop of many small iterations would;
  * - before each `memory.grow` of memory 0, a call of `sausage:preempt/grow`
  *   with the page delta and the current size: the host applies the
  *   process's memory limit and returns the delta, or -1 (2^32 - 1 pages),
@@ -20,7 +27,8 @@
  *
  * New imports come after the existing function imports, so every defined
  * function's index moves up by three: calls, `ref.func`, exports, the start
- * function, element segments and the name section are renumbered.
+ * function, element segments and the name section are renumbered. The
+ * charging function comes after the defined ones.
  *
  * @module
  */
@@ -44,8 +52,16 @@ export const CHECK_IMPORT = "check";
 export const YIELD_IMPORT = "yield";
 /** `(delta: i32, size: i32) -> i32`: the page delta to grow memory 0 by, or -1 to fail. */
 export const GROW_IMPORT = "grow";
-/** The fuel a fresh instance starts with (loop iterations and calls before the first check). */
-export const INITIAL_FUEL = 10_000;
+/**
+ * The fuel a fresh instance starts with (loop iterations and calls before
+ * the first check): small, so that the first check comes early whatever an
+ * iteration costs; the host then adapts the fuel to the loop's speed.
+ */
+export const INITIAL_FUEL = 64;
+/** The export name of the fuel global (a mutable i32 the host may set to 1). */
+export const FUEL_EXPORT = "sausage:fuel";
+/** Bulk memory operations cost one unit of fuel per 2^this bytes. */
+export const BULK_FUEL_SHIFT = 12;
 
 /** What the rewrite needs to know of a module before it changes it. */
 interface Shape {
@@ -53,10 +69,20 @@ interface Shape {
   funcImports: number;
   globalImports: number;
   globals: number;
+  /** Memory 0 has 64-bit addresses (its bulk operations are left uncharged). */
+  memory64: boolean;
+}
+
+/** Reads memory limits; true when they are of a 64-bit memory. */
+function isMemory64(r: Reader): boolean {
+  const flags = r.bytes[r.pos];
+  skipLimits(r);
+  return (flags & 4) !== 0;
 }
 
 function shapeOf(sections: Section[]): Shape {
-  const shape: Shape = { types: 0, funcImports: 0, globalImports: 0, globals: 0 };
+  const shape: Shape = { types: 0, funcImports: 0, globalImports: 0, globals: 0, memory64: false };
+  let memories = 0;
   for (const s of sections) {
     const r = new Reader(s.body);
     if (s.id === 1) {
@@ -82,7 +108,8 @@ function shapeOf(sections: Section[]): Shape {
           skipValType(r);
           skipLimits(r);
         } else if (kind === 0x02) {
-          skipLimits(r);
+          if (isMemory64(r) && memories === 0) shape.memory64 = true;
+          memories++;
         } else if (kind === 0x03) {
           skipValType(r);
           r.u8();
@@ -93,7 +120,9 @@ function shapeOf(sections: Section[]): Shape {
         } else throw new WasmFormatError(`unknown import kind ${kind}`);
       }
     } else if (s.id === 6) shape.globals = r.u32();
-    else if (s.id === 4) {
+    else if (s.id === 5) {
+      if (r.u32() > 0 && memories === 0 && isMemory64(r)) shape.memory64 = true;
+    } else if (s.id === 4) {
       const n = r.u32();
       for (let i = 0; i < n; i++) {
         if (r.bytes[r.pos] === 0x40) throw new WasmFormatError("tables with initialisers");
@@ -152,17 +181,24 @@ function rewriteGlobals(body: Uint8Array | undefined, edit: ExpressionEdit, fuel
   return w.bytes(fuel).view().slice();
 }
 
-function rewriteExports(body: Uint8Array, remap: (i: number) => number) {
-  const r = new Reader(body), w = new Writer();
+/** The exports renumbered, and the fuel global exported as {@link FUEL_EXPORT}. */
+function rewriteExports(
+  body: Uint8Array | undefined,
+  remap: (i: number) => number,
+  fuelGlobal: number,
+) {
+  const w = new Writer();
+  if (!body) return w.u32(1).name(FUEL_EXPORT).u8(0x03).u32(fuelGlobal).view().slice();
+  const r = new Reader(body);
   const n = r.u32();
-  w.u32(n);
+  w.u32(n + 1);
   for (let i = 0; i < n; i++) {
     w.name(r.name());
     const kind = r.u8();
     const index = r.u32();
     w.u8(kind).u32(kind === 0 ? remap(index) : index);
   }
-  return w.view().slice();
+  return w.name(FUEL_EXPORT).u8(0x03).u32(fuelGlobal).view().slice();
 }
 
 function rewriteNames(body: Uint8Array, remap: (i: number) => number): Uint8Array {
@@ -205,6 +241,8 @@ export interface PreemptStats {
   loops: number;
   /** `memory.grow` instructions routed through the host. */
   grows: number;
+  /** `memory.fill` and `memory.copy` instructions that charge fuel by their size. */
+  bulk: number;
 }
 
 /** A function body rewritten without its entry check, and whom it calls. */
@@ -275,6 +313,8 @@ function rewriteCode(
   check: Uint8Array,
   funcImports: number,
   stats: PreemptStats,
+  /** A function body (locals and code) to add after the defined functions. */
+  extra: Uint8Array,
 ): Uint8Array {
   const r = new Reader(body);
   const n = r.u32();
@@ -308,7 +348,7 @@ function rewriteCode(
     bodies.push(fn);
   }
   const checked = mayRecurse(bodies);
-  const w = new Writer().u32(n);
+  const w = new Writer().u32(n + 1);
   bodies.forEach((fn, i) => {
     const size = fn.locals.length + (checked[i] ? check.length : 0) + fn.code.length;
     w.u32(size).bytes(fn.locals);
@@ -318,6 +358,7 @@ function rewriteCode(
     }
     w.bytes(fn.code);
   });
+  w.u32(extra.length).bytes(extra);
   return w.view().slice();
 }
 
@@ -333,11 +374,13 @@ export function instrumentModule(
   const code = sections.find((s) => s.id === 10);
   if (!code || new Reader(code.body).u32() === 0) return null;
   const shape = shapeOf(sections);
-  const fuelType = shape.types, growType = shape.types + 1;
+  const fuelType = shape.types, growType = shape.types + 1, chargeType = shape.types + 2;
   const checkFunc = shape.funcImports;
   const yieldFunc = checkFunc + 1, growFunc = checkFunc + 2;
   const fuelGlobal = shape.globalImports + shape.globals;
   const remap = (i: number) => (i < shape.funcImports ? i : i + 3);
+  const defined = new Reader(code.body).u32();
+  const chargeFunc = shape.funcImports + 3 + defined;
 
   const check = new Writer()
     .u8(0x23).u32(fuelGlobal) // global.get $fuel
@@ -357,7 +400,26 @@ export function instrumentModule(
     .u8(0x0b) // end
     .u8(0x0b) // end
     .view().slice();
-  const stats: PreemptStats = { entries: 0, loops: 0, grows: 0 };
+  // charge(n) -> n: fuel -= n >> BULK_FUEL_SHIFT, at least 1 left (the next check is due then).
+  const charge = new Writer()
+    .u32(0) // no locals
+    .u8(0x23).u32(fuelGlobal) // global.get $fuel
+    .u8(0x20).u32(0) // local.get $n
+    .u8(0x41).s32(BULK_FUEL_SHIFT) // i32.const
+    .u8(0x76) // i32.shr_u
+    .u8(0x6b) // i32.sub
+    .u8(0x24).u32(fuelGlobal) // global.set $fuel
+    .u8(0x23).u32(fuelGlobal) // global.get $fuel
+    .u8(0x41).s32(1) // i32.const 1
+    .u8(0x48) // i32.lt_s
+    .u8(0x04).u8(0x40) // if
+    .u8(0x41).s32(1) // i32.const 1
+    .u8(0x24).u32(fuelGlobal) // global.set $fuel
+    .u8(0x0b) // end
+    .u8(0x20).u32(0) // local.get $n
+    .u8(0x0b) // end
+    .view().slice();
+  const stats: PreemptStats = { entries: 0, loops: 0, grows: 0, bulk: 0 };
   const edit: ExpressionEdit = {
     funcIndex: remap,
     loopHeader: (w) => {
@@ -370,11 +432,16 @@ export function instrumentModule(
         .u8(0x40).u8(0x00); // memory.grow 0
       stats.grows++;
     },
+    bulkMemory: shape.memory64 ? undefined : (w) => {
+      w.u8(0x10).u32(chargeFunc); // call $charge: the size stays on the stack
+      stats.bulk++;
+    },
   };
 
   const types = new Writer()
     .u8(0x60).u32(0).u32(1).u8(0x7f) // () -> i32
     .u8(0x60).u32(2).u8(0x7f).u8(0x7f).u32(1).u8(0x7f) // (i32, i32) -> i32
+    .u8(0x60).u32(1).u8(0x7f).u32(1).u8(0x7f) // (i32) -> i32
     .view().slice();
   const imports = new Writer()
     .name(PREEMPT_MODULE).name(CHECK_IMPORT).u8(0x00).u32(fuelType)
@@ -385,12 +452,12 @@ export function instrumentModule(
 
   const replaced = new Map<number, Uint8Array>();
   const body = (id: number) => sections.find((s) => s.id === id)?.body;
-  replaced.set(1, appendToVector(body(1), 2, types));
+  replaced.set(1, appendToVector(body(1), 3, types));
+  replaced.set(3, appendToVector(body(3), 1, new Writer().u32(chargeType).view().slice()));
   replaced.set(2, appendToVector(body(2), 3, imports));
   replaced.set(6, rewriteGlobals(body(6), edit, fuel));
-  const exports = body(7);
-  if (exports) replaced.set(7, rewriteExports(exports, remap));
-  replaced.set(10, rewriteCode(code.body, edit, check, shape.funcImports, stats));
+  replaced.set(7, rewriteExports(body(7), remap, fuelGlobal));
+  replaced.set(10, rewriteCode(code.body, edit, check, shape.funcImports, stats, charge));
   const start = body(8);
   if (start) replaced.set(8, new Writer().u32(remap(new Reader(start).u32())).view().slice());
   const elements = body(9);

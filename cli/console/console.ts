@@ -14,7 +14,7 @@ import { complete, type CompletionSource } from "./completer.ts";
 import type { CallOutcome, ConsoleHost } from "./console_host.ts";
 import { History, HISTORY_LIMIT } from "./history.ts";
 import { helpText } from "./help.ts";
-import { COMMAND_NAMES, type Input, parseInput } from "./input.ts";
+import { COMMAND_NAMES, type EventFilter, type Input, parseInput } from "./input.ts";
 import { entryLine, listText, processTable, readText, whoFilter, worldPath } from "./inspect.ts";
 import { JournalFollower } from "./journal_follower.ts";
 import { LineEditor } from "./line_editor.ts";
@@ -45,7 +45,7 @@ export class Console {
    * @param style colours
    */
   constructor(private host: ConsoleHost, private style: Style) {
-    this.history = new History(`${host.root}/state/console/history`);
+    this.history = new History(host.root);
     const source: CompletionSource = {
       plugins: () => host.plugins(),
       methods: (plugin) => this.methodsOf(plugin),
@@ -134,9 +134,9 @@ export class Console {
       case "ps":
         return this.ps();
       case "log":
-        return this.log(input.who, input.limit);
+        return this.log(input.who, input.limit, input.filter);
       case "follow":
-        return this.follow(input.who);
+        return this.follow(input.who, input.filter);
       case "unfollow":
         this.follower?.stop();
         this.follower = undefined;
@@ -311,17 +311,17 @@ export class Console {
     this.say(processTable(this.host) ?? this.style.dim("no process runs"));
   }
 
-  private log(who: string | undefined, limit: number): void {
-    const entries = this.host.journal({ ...whoFilter(who), limit });
+  private log(who: string | undefined, limit: number, filter: EventFilter = {}): void {
+    const entries = this.host.journal({ ...whoFilter(who), ...filter, limit });
     if (entries.length === 0) return this.say(this.style.dim("no entries"));
     this.say(entries.map(entryLine).join("\n"));
   }
 
-  private follow(who: string | undefined): void {
+  private follow(who: string | undefined, filter: EventFilter = {}): void {
     this.follower?.stop();
     this.follower = new JournalFollower(
       (f) => this.host.journal(f),
-      whoFilter(who),
+      { ...whoFilter(who), ...filter },
       (e) => this.notice(entryLine(e)),
     );
     this.say(this.style.dim(`following the journal${who ? ` of ${who}` : ""} (log -f off stops)`));

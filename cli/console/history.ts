@@ -1,24 +1,34 @@
 /**
  * The console's history, kept in the world at `state/console/history`: one
  * input per line, oldest first, at most `HISTORY_LIMIT` lines. Written
- * through a temporary file and a rename, so a crash never leaves half a file.
+ * through a temporary file and a rename, so a crash never leaves half a file,
+ * and confined to the world (`core/world_files.ts`): a guest may change
+ * `state/console/`, and a link it leaves there is replaced, never followed.
  *
  * @module
  */
 
+import { readWorldText, writeWorldFile } from "../../core/world_files.ts";
+
 /** How many inputs the history keeps. */
 export const HISTORY_LIMIT = 1000;
+
+/** Where the history is kept, relative to the world. */
+export const HISTORY_FILE = "state/console/history";
 
 /** The history of one world's console. */
 export class History {
   private lines: string[];
 
-  /** Reads `path` (missing: an empty history). */
-  constructor(readonly path: string, private limit = HISTORY_LIMIT) {
+  /**
+   * Reads the history of the world at `root` (its real path; missing or
+   * unreadable: an empty history).
+   */
+  constructor(readonly root: string, private limit = HISTORY_LIMIT) {
     let text = "";
     try {
-      text = Deno.readTextFileSync(path);
-    } catch { /* no history yet */ }
+      text = readWorldText(root, HISTORY_FILE) ?? "";
+    } catch { /* no history, or one that leads outside the world */ }
     this.lines = text.split("\n").filter((l) => l.trim() !== "").slice(-limit);
   }
 
@@ -36,13 +46,10 @@ export class History {
     this.lines.push(line);
     if (this.lines.length > this.limit) this.lines.splice(0, this.lines.length - this.limit);
     try {
-      Deno.mkdirSync(this.path.slice(0, this.path.lastIndexOf("/")), { recursive: true });
-      const tmp = `${this.path}.tmp`;
-      Deno.writeTextFileSync(tmp, this.lines.join("\n") + "\n");
-      Deno.renameSync(tmp, this.path);
+      writeWorldFile(this.root, HISTORY_FILE, this.lines.join("\n") + "\n");
       return null;
     } catch (e) {
-      return `the history was not saved to ${this.path}: ${e instanceof Error ? e.message : e}`;
+      return `the history was not saved to ${HISTORY_FILE}: ${e instanceof Error ? e.message : e}`;
     }
   }
 }

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { isLevel, type Level, LEVELS } from "../../core/log_event.ts";
 import { parseParamsText } from "./json_params.ts";
 
 /** A console command: its name, its arguments and what it does (for `help` and completion). */
@@ -21,7 +22,11 @@ export const COMMANDS: readonly CommandInfo[] = [
   { name: "cat", args: "<path>", does: "a file as a process sees it, e.g. /proc/core/locks.json" },
   { name: "methods", args: "<plugin>", does: "the methods of a plugin: params, types and docs" },
   { name: "ps", args: "", does: "the running processes" },
-  { name: "log", args: "[plugin|pid] [-n N]", does: "the journal, newest last (20 entries)" },
+  {
+    name: "log",
+    args: "[plugin|pid] [-n N] [-f] [--level L] [--field k=v]",
+    does: "the journal, newest last (20 entries); events at a level or with a field",
+  },
   {
     name: "log -f",
     args: "[plugin|pid]",
@@ -59,8 +64,8 @@ export type Input =
   | { kind: "cat"; path: string }
   | { kind: "methods"; plugin: string }
   | { kind: "ps" }
-  | { kind: "log"; who?: string; limit: number }
-  | { kind: "follow"; who?: string }
+  | { kind: "log"; who?: string; limit: number; filter: EventFilter }
+  | { kind: "follow"; who?: string; filter: EventFilter }
   | { kind: "unfollow" }
   | { kind: "activate"; plugin: string; wasm: string }
   | { kind: "revert"; plugin: string }
@@ -145,14 +150,36 @@ function parseCommand(word: string, args: string[]): Input {
   return { kind: "error", message: `unknown command "${word}"` };
 }
 
+/** The structured-event filters of `log` (`--level`, `--field`): part of `core.log`'s. */
+export interface EventFilter {
+  level?: Level;
+  fields?: Record<string, unknown>;
+}
+
 function parseLog(args: string[]): Input {
   let who: string | undefined;
   let limit = LOG_DEFAULT;
   let follow = false;
+  const filter: EventFilter = {};
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     if (a === "-f") follow = true;
-    else if (a === "-n") {
+    else if (a === "--level") {
+      const level = args[++i];
+      if (!isLevel(level)) {
+        return { kind: "error", message: `--level needs one of ${LEVELS.join(", ")}` };
+      }
+      filter.level = level;
+    } else if (a === "--field") {
+      const pair = args[++i] ?? "";
+      const eq = pair.indexOf("=");
+      if (eq < 1) return { kind: "error", message: `--field needs key=value, like --field user=7` };
+      let value: unknown = pair.slice(eq + 1);
+      try {
+        value = JSON.parse(value as string);
+      } catch { /* a plain string */ }
+      filter.fields = { ...filter.fields, [pair.slice(0, eq)]: value };
+    } else if (a === "-n") {
       const n = Number(args[++i]);
       if (!Number.isInteger(n) || n < 1) {
         return { kind: "error", message: `-n needs a positive whole number, like log -n 50` };
@@ -162,6 +189,6 @@ function parseLog(args: string[]): Input {
     else if (who === undefined) who = a;
     else return usage("log");
   }
-  if (follow) return who === "off" ? { kind: "unfollow" } : { kind: "follow", who };
-  return { kind: "log", who, limit };
+  if (follow) return who === "off" ? { kind: "unfollow" } : { kind: "follow", who, filter };
+  return { kind: "log", who, limit, filter };
 }

@@ -66,10 +66,33 @@ Deno.test("commands take their arguments, and say their usage when they are wron
 });
 
 Deno.test("log takes a plugin or pid, -n N and -f", () => {
-  assert.deepEqual(parseInput("log"), { kind: "log", who: undefined, limit: LOG_DEFAULT });
-  assert.deepEqual(parseInput("log notes -n 5"), { kind: "log", who: "notes", limit: 5 });
-  assert.deepEqual(parseInput("log -f"), { kind: "follow", who: undefined });
-  assert.deepEqual(parseInput("log -f notes"), { kind: "follow", who: "notes" });
+  assert.deepEqual(parseInput("log"), {
+    kind: "log",
+    who: undefined,
+    limit: LOG_DEFAULT,
+    filter: {},
+  });
+  assert.deepEqual(parseInput("log notes -n 5"), {
+    kind: "log",
+    who: "notes",
+    limit: 5,
+    filter: {},
+  });
+  assert.deepEqual(parseInput("log -f"), { kind: "follow", who: undefined, filter: {} });
+  assert.deepEqual(parseInput("log -f notes"), { kind: "follow", who: "notes", filter: {} });
+  assert.deepEqual(parseInput("log notes --level warn --field user=7 --field table=notes"), {
+    kind: "log",
+    who: "notes",
+    limit: LOG_DEFAULT,
+    filter: { level: "warn", fields: { user: 7, table: "notes" } },
+  });
+  assert.deepEqual(parseInput("log -f --level error"), {
+    kind: "follow",
+    who: undefined,
+    filter: { level: "error" },
+  });
+  assert.equal(parseInput("log --level loud").kind, "error");
+  assert.equal(parseInput("log --field nokey").kind, "error");
   assert.deepEqual(parseInput("log -f off"), { kind: "unfollow" });
   assert.match((parseInput("log -n x") as { message: string }).message, /positive whole number/);
 });

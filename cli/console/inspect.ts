@@ -6,6 +6,7 @@
  * @module
  */
 
+import { entryText } from "../../core/log_event.ts";
 import type { Entry, LogFilter } from "../../core/journal.ts";
 import { table } from "../output.ts";
 import type { ConsoleHost } from "./console_host.ts";
@@ -82,7 +83,7 @@ export function whoFilter(who: string | undefined): LogFilter {
 
 /** A journal entry on one line: the time of day is enough in a console. */
 export function entryLine(e: Entry): string {
-  return `${clock(e.time, true)} ${e.pid} ${e.stream.padEnd(6)} ${e.line}`;
+  return `${clock(e.time, true)} ${e.pid} ${e.stream.padEnd(6)} ${entryText(e)}`;
 }
 
 /** The local time of day, to the second (milliseconds with `ms`). */

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { parseExact } from "../../rpc/exact_json.ts";
+
 /** Params, or an error with the 1-based column (in the params text) where it is. */
 export type ParsedParams =
   | { ok: true; params: Record<string, unknown> }
@@ -15,7 +17,7 @@ export function parseParamsText(text: string): ParsedParams {
   if (text.trim() === "") return { ok: true, params: {} };
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseExact(text); // integers beyond 2^53 kept exactly
   } catch (e) {
     const message = (e as Error).message;
     return { ok: false, column: errorColumn(text), message: describe(message) };

@@ -8,22 +8,25 @@
  * On the offline toolchain (Debian's rustc, `toolchain.ts`) it also points
  * cargo at Debian's rustc, the vendored crates and the linker flags, and at a
  * sysroot with std (and libtest) built once for `wasm32-wasip1`
- * ({@link prepareSysroot}): with std prebuilt, no `-Zbuild-std` and no
+ * (`sysroot.ts`, shared with the host's builds): with std prebuilt, no `-Zbuild-std` and no
  * `RUSTC_BOOTSTRAP` are needed, so any cargo (rustup's stable one too) works.
  * Its rustflags are `build.rustflags`, which the host's own builds override
  * with `target.wasm32-wasip1.rustflags`, so the file never changes them.
  *
  * The file holds absolute paths: it is rewritten by `sausage new`, `run`,
- * `build` and `dev`, so a copied or moved world gets its own.
+ * `build` and `dev`, so a copied or moved world gets its own. Guests may
+ * change `.cargo/`: the file is read and written confined to the world
+ * (`world_files.ts`), so a link there is replaced or refused, never followed.
  *
  * @module
  */
 
 import { cacheDir } from "../paths.ts";
-import { cargoEnv, DEFAULT_SDK_DIR, lines } from "./cargo_build.ts";
+import { DEFAULT_SDK_DIR } from "./cargo_build.ts";
 import { runnerCommand } from "./test_run.ts";
-import { detectToolchain, type OfflineToolchain, type Toolchain } from "./toolchain.ts";
-import { BuildError } from "./toolchain.ts";
+import { detectToolchain, type Toolchain } from "./toolchain.ts";
+import { prepareSysroot } from "./sysroot.ts";
+import { readWorldText, writeWorldFile } from "../world_files.ts";
 
 /** The SDK crates a plugin may depend on by name. */
 const SDK_CRATES = ["sausage-plugin", "sausage-plugin-macros"];
@@ -47,12 +50,6 @@ async function sha16(text: string): Promise<string> {
     .join("");
 }
 
-/** The `link-arg=…` objects and `-L` flags of the offline toolchain, out of its `--config` flags. */
-function offlineRustflags(tc: OfflineToolchain): string[] {
-  const i = tc.cargoArgs.findIndex((a) => a.startsWith("target.wasm32-wasip1.rustflags="));
-  return JSON.parse(tc.cargoArgs[i].slice("target.wasm32-wasip1.rustflags=".length));
-}
-
 /**
  * The text of `<world>/.cargo/config.toml` for the toolchain `tc`, with std
  * from `sysroot` on the offline path.
@@ -69,7 +66,7 @@ function cargoConfigText(
     `target-dir = ${str(opts.targetDir)}`,
   ];
   if (tc.kind === "offline-wasip1") {
-    const flags = ["--sysroot", opts.sysroot ?? "", ...offlineRustflags(tc)];
+    const flags = ["--sysroot", opts.sysroot ?? tc.sysroot, ...tc.rustflags];
     out.push(
       `rustc = ${str(tc.rustc)}`,
       `rustdoc = ${str(tc.env.RUSTDOC ?? "/usr/bin/rustdoc")}`,
@@ -123,7 +120,7 @@ export async function writeCargoConfig(
   const tc = await detectToolchain();
   const root = await Deno.realPath(worldRoot);
   const sysroot = tc.kind === "offline-wasip1"
-    ? (opts.skipSysroot ? sysrootPath(tc) : await prepareSysroot(tc, opts.onProgress))
+    ? (opts.skipSysroot ? tc.sysroot : await prepareSysroot(tc, opts.onProgress))
     : undefined;
   const text = cargoConfigText(tc, {
     targetDir: `${cacheDir()}/target/worlds/${await sha16(root)}`,
@@ -132,112 +129,10 @@ export async function writeCargoConfig(
     sysroot,
   });
   const path = `${root}/${WORLD_CARGO_CONFIG}`;
-  if (await Deno.readTextFile(path).catch(() => undefined) !== text) {
-    await Deno.mkdir(`${root}/.cargo`, { recursive: true });
-    const tmp = `${path}.tmp-${crypto.randomUUID()}`;
-    await Deno.writeTextFile(tmp, text);
-    await Deno.rename(tmp, path);
-  }
+  let old: string | undefined;
+  try {
+    old = readWorldText(root, WORLD_CARGO_CONFIG);
+  } catch { /* a link out of the world: replaced */ }
+  if (old !== text) writeWorldFile(root, WORLD_CARGO_CONFIG, text);
   return path;
-}
-
-/** The sysroot folder of the offline toolchain (it may not exist yet). */
-function sysrootPath(tc: OfflineToolchain): string {
-  return `${cacheDir()}/toolchain/sysroot-${tc.rustcVersion}`;
-}
-
-/** True when `path` exists. */
-async function exists(path: string): Promise<boolean> {
-  return await Deno.stat(path).then(() => true, () => false);
-}
-
-/** One sysroot build per process at a time. */
-let building: Promise<string> | undefined;
-
-/**
- * Builds std, panic_abort and libtest for `wasm32-wasip1` from Debian's
- * rust-src once (`-Zbuild-std` on an empty crate, about a minute on two
- * cores), and puts the libraries in a sysroot folder in the cache
- * (`toolchain/sysroot-<rustc version>/lib/rustlib/wasm32-wasip1/lib`),
- * made in a temporary folder and renamed into place. Resolves with the folder.
- */
-function prepareSysroot(
-  tc: OfflineToolchain,
-  onProgress?: (line: string) => void,
-): Promise<string> {
-  building ??= buildSysroot(tc, onProgress).finally(() => building = undefined);
-  return building;
-}
-
-async function buildSysroot(
-  tc: OfflineToolchain,
-  onProgress?: (line: string) => void,
-): Promise<string> {
-  const dest = sysrootPath(tc);
-  if (await exists(`${dest}/lib/rustlib/${tc.target}/lib`)) return dest;
-  onProgress?.(
-    "sausage: building std for cargo in plugin folders (once for this toolchain, a minute or more)",
-  );
-  const work = `${cacheDir()}/toolchain/sysroot-build`;
-  await Deno.mkdir(`${work}/crate/src`, { recursive: true });
-  await Deno.writeTextFile(
-    `${work}/crate/Cargo.toml`,
-    '[package]\nname = "sausage-sysroot"\nversion = "0.0.0"\nedition = "2021"\n',
-  );
-  await Deno.writeTextFile(`${work}/crate/src/lib.rs`, "");
-  const args = [
-    "build",
-    "--release",
-    "--target",
-    tc.target,
-    "--manifest-path",
-    `${work}/crate/Cargo.toml`,
-    "--message-format",
-    "json",
-    ...tc.cargoArgs.map((a) =>
-      a.startsWith("-Zbuild-std=") ? "-Zbuild-std=std,panic_abort,test" : a
-    ),
-  ];
-  const env = { ...cargoEnv(tc), CARGO_TARGET_DIR: `${work}/target` };
-  const child = new Deno.Command(tc.cargo, {
-    args,
-    env,
-    clearEnv: true,
-    cwd: `${work}/crate`,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const rlibs: string[] = [];
-  const errors: string[] = [];
-  await Promise.all([
-    (async () => {
-      for await (const line of lines(child.stdout)) {
-        try {
-          const msg = JSON.parse(line);
-          if (msg.reason === "compiler-artifact" && !msg.package_id.includes("sausage-sysroot")) {
-            rlibs.push(...msg.filenames.filter((f: string) => f.endsWith(".rlib")));
-          }
-        } catch { /* not JSON */ }
-      }
-    })(),
-    (async () => {
-      for await (const line of lines(child.stderr)) {
-        errors.push(line);
-        if (line.trim()) onProgress?.(`  ${line.trim()}`);
-      }
-    })(),
-  ]);
-  const status = await child.status;
-  if (!status.success || !rlibs.length) {
-    throw new BuildError("std could not be built for cargo in plugin folders", errors.join("\n"));
-  }
-  const tmp = `${dest}.tmp-${crypto.randomUUID()}`;
-  const lib = `${tmp}/lib/rustlib/${tc.target}/lib`;
-  await Deno.mkdir(lib, { recursive: true });
-  for (const file of rlibs) await Deno.copyFile(file, `${lib}/${file.split("/").pop()}`);
-  await Deno.rename(tmp, dest).catch(async () => {
-    await Deno.remove(tmp, { recursive: true }); // another process made it first
-  });
-  return dest;
 }

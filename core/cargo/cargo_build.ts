@@ -12,8 +12,14 @@ import { BuildError, detectToolchain, type Toolchain } from "./toolchain.ts";
 import { spawnGroup } from "./process_group.ts";
 import { buildSpec, jailed } from "./build_jail.ts";
 import { sha256 } from "../file_hash.ts";
+import { type BuildPlace, buildPlace } from "./build_folders.ts";
+import { cargoEnv } from "./build_env.ts";
+import { prepareSysroot } from "./sysroot.ts";
+import { relativeTo } from "../../vfs/confined_dir.ts";
+import { writeWorldFile } from "../world_files.ts";
 
 export { BuildError } from "./toolchain.ts";
+export { cargoEnv } from "./build_env.ts";
 
 /** Options of {@link buildPlugin}. */
 export interface BuildOptions {
@@ -29,6 +35,13 @@ export interface BuildOptions {
   sdkDir?: string;
   /** Aborting it ends cargo (and what cargo started) and rejects with a {@link BuildError}. */
   signal?: AbortSignal;
+  /**
+   * The world whose plugin this is: the build uses that world's own build
+   * folders (`build_folders.ts`), its source and SDK folders must be real
+   * folders of the world, and an output in the world is written confined to
+   * it. Without it: one of this checkout's crates.
+   */
+  world?: string;
 }
 
 /** This repository's SDK folder, the default of {@link BuildOptions.sdkDir}. */
@@ -92,23 +105,30 @@ function dirname(path: string): string {
   return i < 0 ? "." : i === 0 ? "/" : path.slice(0, i);
 }
 
-/** The environment cargo runs with: ours, less variables that would override the toolchain's flags. */
-export function cargoEnv(tc: Toolchain): Record<string, string> {
-  const env = Deno.env.toObject();
-  for (
-    const name of ["RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS", "CARGO_BUILD_TARGET", "CARGO_TARGET_DIR"]
-  ) {
-    delete env[name];
-  }
-  return { ...env, ...tc.env, CARGO_TARGET_DIR: tc.targetDir, CARGO_TERM_COLOR: "never" };
+/**
+ * Checks where the build of `sourceDir` runs (`build_folders.ts`) and, on
+ * the offline path, makes sure std's sysroot exists (built once, outside
+ * any sandbox: std's build runs no code of a world).
+ */
+export async function prepareBuild(
+  tc: Toolchain,
+  sourceDir: string,
+  opts: Pick<BuildOptions, "world" | "sdkDir" | "onProgress">,
+): Promise<BuildPlace> {
+  const place = await buildPlace(tc, sourceDir, {
+    world: opts.world,
+    sdkDir: opts.sdkDir ?? DEFAULT_SDK_DIR,
+  });
+  if (tc.kind === "offline-wasip1") await prepareSysroot(tc, opts.onProgress);
+  return place;
 }
 
 /**
  * Builds the Rust crate in `sourceDir` (a `[[bin]]` crate, `fn main`) into a
  * WASI command component at `outWasm`, written atomically (temp file +
  * rename). On the offline path the `wasm32-wasip1` core module is adapted
- * with jco's preview-1 command adapter. Builds share one target folder per
- * toolchain, so std and common crates are compiled once.
+ * with jco's preview-1 command adapter. Builds of one world share that
+ * world's target folder; std comes built from the toolchain's sysroot.
  *
  * The crate's `Cargo.lock` is kept in the cache on the offline path (a
  * lockfile made against crates.io would not resolve offline); the wasip2 path
@@ -123,9 +143,10 @@ async function buildOne(
   opts: BuildOptions = {},
 ): Promise<BuildResult> {
   const tc = await detectToolchain();
-  const dir = await Deno.realPath(sourceDir).catch(() => undefined);
+  const place = await prepareBuild(tc, sourceDir, opts);
+  const dir = place.dir.path;
   const manifest = `${dir}/Cargo.toml`;
-  if (!dir || !(await Deno.stat(manifest).catch(() => undefined))?.isFile) {
+  if (!(await Deno.lstat(manifest).catch(() => undefined))?.isFile) {
     throw new BuildError(
       `cargo build failed for ${sourceDir}`,
       `${sourceDir}/Cargo.toml: not found`,
@@ -141,7 +162,7 @@ async function buildOne(
     "json",
     "--manifest-path",
     manifest,
-    ...await crateArgs(tc, dir, opts.sdkDir),
+    ...await crateArgs(tc, dir, place.sdk?.path ?? DEFAULT_SDK_DIR, place.target),
   ];
   // Cargo names a path package by its path relative to the workspace, which
   // is "." for every plugin: two plugins with the same name and version in
@@ -151,12 +172,11 @@ async function buildOne(
   args[0] = "rustc";
   args.push("--", "--cfg", `sausage_source="${(await sha256(dir)).slice(0, 16)}"`);
 
-  await Deno.mkdir(tc.targetDir, { recursive: true });
   // Our own lock around cargo and the artifact read: two crates with the same
   // package name share `target/<triple>/release/<name>.wasm`. The file lock
   // orders processes; it may not order builds of this process (POSIX record
   // locks never conflict within one process), so a queue does that.
-  const lock = await Deno.open(`${tc.targetDir}/.sausage-build.lock`, {
+  const lock = await Deno.open(`${place.target}/.sausage-build.lock`, {
     create: true,
     write: true,
   });
@@ -165,7 +185,7 @@ async function buildOne(
   const diagnostics: Diagnostic[] = [];
   try {
     await lock.lock(true);
-    const built = await runCargo(tc, dir, args, manifest, opts);
+    const built = await runCargo(tc, place, args, manifest, opts);
     warnings.push(...built.warnings);
     diagnostics.push(...built.diagnostics);
     if (opts.signal?.aborted) {
@@ -196,6 +216,12 @@ async function buildOne(
       );
     }
   }
+  const root = opts.world === undefined ? undefined : await Deno.realPath(opts.world);
+  const inWorld = root === undefined ? null : relativeTo(root, outWasm);
+  if (root !== undefined && inWorld !== null) {
+    writeWorldFile(root, inWorld, component); // no link followed on the way
+    return { wasm: outWasm, toolchain: tc.kind, warnings, diagnostics };
+  }
   await Deno.mkdir(dirname(outWasm), { recursive: true });
   const tmp = `${outWasm}.tmp-${crypto.randomUUID()}`;
   try {
@@ -210,19 +236,20 @@ async function buildOne(
 
 /**
  * The arguments every cargo command of a plugin crate needs beyond its
- * subcommand: the toolchain's (`--offline`, `-Zbuild-std`, the vendored
+ * subcommand: the toolchain's (`--offline`, std's sysroot, the vendored
  * source, the linker), the SDK patches, and on the offline path a lockfile
- * kept in the cache (one per crate folder).
+ * kept in the target folder `targetDir` (one per crate folder).
  */
 export async function crateArgs(
   tc: Toolchain,
   dir: string,
   sdkDir = DEFAULT_SDK_DIR,
+  targetDir = tc.targetDir,
 ): Promise<string[]> {
   const args = [...tc.cargoArgs, ...await sdkPatches(sdkDir)];
   if (tc.kind === "offline-wasip1") {
     const source = (await sha256(dir)).slice(0, 16);
-    const lockfile = `${tc.targetDir}/lockfiles/${source}/Cargo.lock`;
+    const lockfile = `${targetDir}/lockfiles/${source}/Cargo.lock`;
     args.push("-Zlockfile-path", "--config", `resolver.lockfile-path=${JSON.stringify(lockfile)}`);
     // Cargo names a path package by its path relative to the workspace (`.`
     // for every plugin), so same-named crates of different folders share
@@ -298,18 +325,14 @@ interface CargoRun {
 
 async function runCargo(
   tc: Toolchain,
-  dir: string,
+  place: BuildPlace,
   args: string[],
   manifest: string,
   opts: BuildOptions,
 ): Promise<CargoRun> {
   const { onProgress, signal } = opts;
-  const jail = await jailed(
-    tc.cargo,
-    args,
-    cargoEnv(tc),
-    buildSpec(tc, dir, opts.sdkDir ?? DEFAULT_SDK_DIR),
-  );
+  const dir = place.dir.path;
+  const jail = await jailed(tc.cargo, args, cargoEnv(tc, place.target), buildSpec(tc, place));
   let child: Deno.ChildProcess;
   try {
     child = spawnGroup(jail.cmd, {

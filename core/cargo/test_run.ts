@@ -10,20 +10,21 @@
  * ```
  *
  * On the offline toolchain (Debian's rustc, `toolchain.ts`) cargo needs the
- * build's flags, with libtest built from source too; a `.cargo/config.toml`
- * cannot carry them without the vendored source's paths, so they are flags:
+ * build's flags, with std and libtest from the toolchain's sysroot
+ * (`sysroot.ts`); a `.cargo/config.toml` cannot carry them without the
+ * vendored source's paths, so they are flags:
  *
  * ```sh
  * C=~/.cache/sausage
  * RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc RUSTC_BOOTSTRAP=1 \
- * CARGO_TARGET_DIR=$C/target/offline-wasip1 \
+ * CARGO_TARGET_DIR=$C/builds/offline-wasip1/<world>/target \
  * CARGO_TARGET_WASM32_WASIP1_RUNNER="/path/to/sausage test" \
- * /usr/bin/cargo test --target wasm32-wasip1 --offline -Zbuild-std=std,panic_abort,test \
+ * /usr/bin/cargo test --target wasm32-wasip1 --offline \
  *   --config 'source.crates-io.replace-with="sausage-vendor"' \
  *   --config "source.sausage-vendor.directory=\"$C/toolchain/vendor\"" \
  *   --config "patch.crates-io.wit-bindgen.path=\"$C/toolchain/wit-bindgen-0.45.1\"" \
  *   --config 'target.wasm32-wasip1.linker="/usr/bin/wasm-ld"' \
- *   --config 'target.wasm32-wasip1.rustflags=["-C", "link-self-contained=no", "-L", "/usr/lib/wasm32-wasi", "-C", "link-arg=/usr/lib/wasm32-wasi/crt1-command.o"]' \
+ *   --config 'target.wasm32-wasip1.rustflags=["--sysroot", "<C>/toolchain/sysroot-…", "-C", "link-self-contained=no", "-L", "/usr/lib/wasm32-wasi", "-C", "link-arg=/usr/lib/wasm32-wasi/crt1-command.o"]' \
  *   --config 'target.wasm32-wasip1.rustdocflags=[the same]' \
  *   --config 'patch.crates-io.sausage-plugin.path="<sdk>/sausage-plugin"' \
  *   --config 'patch.crates-io.sausage-plugin-macros.path="<sdk>/sausage-plugin-macros"'
@@ -37,10 +38,18 @@
  * @module
  */
 
-import { BuildError, cargoEnv, crateArgs, type Diagnostic, lines } from "./cargo_build.ts";
+import {
+  BuildError,
+  crateArgs,
+  DEFAULT_SDK_DIR,
+  type Diagnostic,
+  lines,
+  prepareBuild,
+} from "./cargo_build.ts";
+import { cargoEnv } from "./build_env.ts";
 import { spawnGroup } from "./process_group.ts";
 import { buildSpec, jailed } from "./build_jail.ts";
-import { DEFAULT_SDK_DIR } from "./cargo_build.ts";
+import type { BuildPlace } from "./build_folders.ts";
 import { detectToolchain, type Toolchain } from "./toolchain.ts";
 
 /** Options of {@link cargoTest}. */
@@ -55,6 +64,8 @@ export interface CargoTestOptions {
   signal?: AbortSignal;
   /** The runner command (default: this checkout's `sausage test`). */
   runner?: string;
+  /** The world whose plugin this is (its own build folders; see `BuildOptions.world`). */
+  world?: string;
 }
 
 /** What {@link cargoTest} found. */
@@ -92,13 +103,23 @@ function runnerEnv(runner = runnerCommand()): Record<string, string> {
 
 /** `cargo test` for the crate in `dir`: the program, its arguments and its environment. */
 export async function cargoTestCommand(
-  dir: string,
-  opts: Pick<CargoTestOptions, "sdkDir" | "runner" | "testArgs"> & { extra?: string[] } = {},
-): Promise<{ cargo: string; args: string[]; env: Record<string, string>; toolchain: Toolchain }> {
+  sourceDir: string,
+  opts: Pick<CargoTestOptions, "sdkDir" | "runner" | "testArgs" | "world" | "onProgress"> & {
+    extra?: string[];
+  } = {},
+): Promise<
+  {
+    cargo: string;
+    args: string[];
+    env: Record<string, string>;
+    toolchain: Toolchain;
+    place: BuildPlace;
+  }
+> {
   const tc = await detectToolchain();
-  const flags = (await crateArgs(tc, dir, opts.sdkDir)).map((a) =>
-    a.startsWith("-Zbuild-std=") ? "-Zbuild-std=std,panic_abort,test" : a
-  );
+  const place = await prepareBuild(tc, sourceDir, opts);
+  const dir = place.dir.path;
+  const flags = await crateArgs(tc, dir, place.sdk?.path ?? DEFAULT_SDK_DIR, place.target);
   const args = [
     "test",
     "--target",
@@ -112,8 +133,9 @@ export async function cargoTestCommand(
   return {
     cargo: tc.cargo,
     args,
-    env: { ...cargoEnv(tc), ...runnerEnv(opts.runner) },
+    env: { ...cargoEnv(tc, place.target), ...runnerEnv(opts.runner) },
     toolchain: tc,
+    place,
   };
 }
 
@@ -143,18 +165,17 @@ export async function buildTests(
   sourceDir: string,
   opts: Omit<CargoTestOptions, "testArgs" | "runner"> = {},
 ): Promise<BuiltTests> {
-  const dir = await Deno.realPath(sourceDir).catch(() => undefined);
-  if (!dir || !(await Deno.stat(`${dir}/Cargo.toml`).catch(() => undefined))?.isFile) {
+  const build = await cargoTestCommand(sourceDir, {
+    ...opts,
+    extra: ["--no-run", "--message-format", "json"],
+  });
+  if (!(await Deno.lstat(`${build.place.dir.path}/Cargo.toml`).catch(() => undefined))?.isFile) {
     throw new BuildError(
       `cargo test failed for ${sourceDir}`,
       `${sourceDir}/Cargo.toml: not found`,
     );
   }
-  const build = await cargoTestCommand(dir, {
-    ...opts,
-    extra: ["--no-run", "--message-format", "json"],
-  });
-  const compiled = await run(build, dir, opts);
+  const compiled = await run(build, opts);
   const diagnostics: Diagnostic[] = [];
   const rendered: string[] = [];
   const executables: TestExecutable[] = [];
@@ -207,9 +228,8 @@ export async function cargoTest(
   opts: CargoTestOptions = {},
 ): Promise<CargoTestResult> {
   const { diagnostics } = await buildTests(sourceDir, opts);
-  const dir = await Deno.realPath(sourceDir);
-  const test = await cargoTestCommand(dir, { ...opts, extra: ["--no-fail-fast"] });
-  const ran = await run(test, dir, opts);
+  const test = await cargoTestCommand(sourceDir, { ...opts, extra: ["--no-fail-fast"] });
+  const ran = await run(test, opts);
   if (opts.signal?.aborted) throw new BuildError(`cargo test was stopped for ${sourceDir}`, "");
   let passed = 0, failed = 0, ignored = 0, binaries = 0;
   for (const line of ran.stdout) {
@@ -238,15 +258,21 @@ export async function cargoTest(
 
 /** Runs cargo in the build sandbox; its stdout and stderr lines (stderr also as progress). */
 async function run(
-  command: { cargo: string; args: string[]; env: Record<string, string>; toolchain: Toolchain },
-  cwd: string,
+  command: {
+    cargo: string;
+    args: string[];
+    env: Record<string, string>;
+    toolchain: Toolchain;
+    place: BuildPlace;
+  },
   opts: CargoTestOptions,
 ): Promise<{ success: boolean; stdout: string[]; stderr: string[] }> {
+  const cwd = command.place.dir.path;
   const { cmd: cargo, args, env } = await jailed(
     command.cargo,
     command.args,
     command.env,
-    buildSpec(command.toolchain, cwd, opts.sdkDir ?? DEFAULT_SDK_DIR),
+    buildSpec(command.toolchain, command.place),
   );
   let child: Deno.ChildProcess;
   try {

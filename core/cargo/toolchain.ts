@@ -2,8 +2,9 @@
  * Finds the Rust toolchain that turns plugin source into WASI components, and
  * prepares it: either a real `wasm32-wasip2` target (rustup), or the offline
  * stand-in built from Debian packages (`rustc-web` + `rust-web-src`,
- * `wasi-libc`, `wasm-ld`) that targets `wasm32-wasip1` with `-Zbuild-std`
- * and is adapted to a component afterwards. See `scripts/install-toolchain.sh`.
+ * `wasi-libc`, `wasm-ld`) that targets `wasm32-wasip1` with std built once
+ * from source into a sysroot (`sysroot.ts`) and is adapted to a component
+ * afterwards. See `scripts/install-toolchain.sh`.
  *
  * The offline path needs, under the cache folder:
  * - `toolchain/vendor`: a cargo *directory source* of symlinks to Debian's
@@ -16,8 +17,7 @@
  * `pthread_detach` undefined (the 2022 wasi-libc has no pthread stubs;
  * libtest references them). Weak stubs returning ENOSYS (`pthread_stubs.c`)
  * are linked into every module, so crates without the SDK link too (the SDK
- * has its own), with `-Zbuild-std=std,panic_abort,test` and one test per
- * instance.
+ * has its own), with libtest in the sysroot and one test per instance.
  *
  * @module
  */
@@ -43,13 +43,25 @@ export class BuildError extends Error {
   }
 }
 
+/**
+ * A build refused before cargo ran, because a folder it would use is not a
+ * real folder of the world (a link); `message` says which.
+ */
+export class BuildRefused extends BuildError {
+  override name = "BuildRefused";
+}
+
 /** What every toolchain gives the build. */
 interface ToolchainBase {
   /** The cargo executable to run. */
   cargo: string;
   /** The target triple to build for. */
   target: "wasm32-wasip2" | "wasm32-wasip1";
-  /** The `CARGO_TARGET_DIR` shared by every plugin built with this toolchain. */
+  /**
+   * The `CARGO_TARGET_DIR` of this checkout's own crates (test plugins, the
+   * codegen plugin). A world's builds never use it: each world has its own
+   * (`build_folders.ts`).
+   */
   targetDir: string;
   /** Environment variables to set for cargo. */
   env: Record<string, string>;
@@ -87,6 +99,15 @@ export interface OfflineToolchain extends ToolchainBase {
   vendorDir: string;
   /** The stand-in `wit-bindgen` crate, wired in with `[patch.crates-io]`. */
   witBindgenDir: string;
+  /**
+   * The sysroot with std, panic_abort and libtest for the target, built once
+   * (`sysroot.ts`); `cargoArgs` pass it to rustc. It may not exist yet.
+   */
+  sysroot: string;
+  /** The target's rustflags without the sysroot (linker flags and objects). */
+  rustflags: string[];
+  /** cargo's arguments for building std itself into the sysroot (`-Zbuild-std`). */
+  stdBuildArgs: string[];
 }
 
 /** The toolchain a build runs with; `kind` says which path it is. */
@@ -160,6 +181,21 @@ async function detect(): Promise<Toolchain> {
     `link-arg=${pthreadStubs}`,
   ];
   const config = (key: string, value: string | string[]) => ["--config", `${key}=${toml(value)}`];
+  const common = [
+    "--offline",
+    ...config("source.crates-io.replace-with", "sausage-vendor"),
+    ...config("source.sausage-vendor.directory", vendorDir),
+    ...config("patch.crates-io.wit-bindgen.path", witBindgenDir),
+    ...config("target.wasm32-wasip1.linker", found.wasmLd),
+  ];
+  const withFlags = (flags: string[]) => [
+    ...config("target.wasm32-wasip1.rustflags", flags),
+    // Doc tests are linked by rustdoc, which does not get the rustflags.
+    ...config("target.wasm32-wasip1.rustdocflags", flags),
+  ];
+  // std is built once per rustc (its full version, commit included).
+  const print = (await output(found.rustc, ["-vV"])) ?? found.rustcVersion;
+  const sysroot = `${root}/sysroot-${found.rustcVersion}-${(await sha256(print)).slice(0, 8)}`;
   return {
     kind: "offline-wasip1",
     cargo: DEBIAN_CARGO,
@@ -169,21 +205,14 @@ async function detect(): Promise<Toolchain> {
     // must be the same version as the rustc that built std.
     env: { RUSTC: found.rustc, RUSTDOC: found.rustdoc, RUSTC_BOOTSTRAP: "1", ...ccEnv },
     cc,
-    cargoArgs: [
-      "--offline",
-      "-Zbuild-std=std,panic_abort",
-      ...config("source.crates-io.replace-with", "sausage-vendor"),
-      ...config("source.sausage-vendor.directory", vendorDir),
-      ...config("patch.crates-io.wit-bindgen.path", witBindgenDir),
-      ...config("target.wasm32-wasip1.linker", found.wasmLd),
-      ...config("target.wasm32-wasip1.rustflags", rustflags),
-      // Doc tests are linked by rustdoc, which does not get the rustflags.
-      ...config("target.wasm32-wasip1.rustdocflags", rustflags),
-    ],
+    cargoArgs: [...common, ...withFlags(["--sysroot", sysroot, ...rustflags])],
+    stdBuildArgs: [...common, "-Zbuild-std=std,panic_abort,test", ...withFlags(rustflags)],
     ...found,
     wasiLibc,
     vendorDir,
     witBindgenDir,
+    sysroot,
+    rustflags,
   };
 }
 

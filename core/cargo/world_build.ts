@@ -95,6 +95,7 @@ export async function buildMissing(
     try {
       await buildPlugin(`${dir}/source`, `${dir}/plugin.wasm`, {
         onProgress: (line) => report(`  ${line.trim()}`),
+        world: world.root,
       });
       await Deno.remove(failure).catch(() => {});
       report(`sausage: built ${name} in ${((performance.now() - started) / 1000).toFixed(1)} s`);

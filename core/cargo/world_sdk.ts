@@ -10,9 +10,19 @@
 
 import { DEFAULT_SDK_DIR } from "./cargo_build.ts";
 import { folderHash, listFiles } from "../folder_hash.ts";
+import {
+  inWorldFolder,
+  makeWorldFolder,
+  removeWorldEntry,
+  renameInWorld,
+  worldFolder,
+} from "../world_files.ts";
+
+/** The folder that holds the SDK copy, relative to the world folder. */
+const SDK_PARENT = "plugins/cargo";
 
 /** Where the SDK copy lives, relative to the world folder. */
-const WORLD_SDK = "plugins/cargo/sdk";
+const WORLD_SDK = `${SDK_PARENT}/sdk`;
 
 /** The SDK folder of a world. */
 export function worldSdkDir(worldRoot: string): string {
@@ -35,24 +45,30 @@ export function sdkHash(root: string): Promise<string> {
 }
 
 /**
- * Makes `to` a copy of the SDK files of `from` unless it already holds the
- * same files; resolves with what it did. The new copy is made beside `to`
- * and renamed into place, so a build never sees half a copy. With `stamp` (a
- * file outside the copy that guests cannot write), a host that finds both
+ * Makes the world's `plugins/cargo/sdk/` a copy of the SDK files of `from`
+ * unless it already holds the same files; resolves with what it did. The
+ * new copy is made beside it and renamed into place, so a build never sees
+ * half a copy. Guests may change `plugins/cargo/`: every write, rename and
+ * removal is confined to the world (`world_files.ts`), so a link a guest
+ * left there is replaced or refused, never followed. With `stamp` (a file
+ * outside the copy that guests cannot write), a host that finds both
  * folders as the last one left them skips the comparison.
  */
 export async function syncSdk(
   from: string,
-  to: string,
+  worldRoot: string,
   stamp?: string,
 ): Promise<"copied" | "unchanged"> {
-  if (!stamp) return await copyUnlessEqual(from, to);
+  const root = await Deno.realPath(worldRoot);
+  worldFolder(root, SDK_PARENT, { create: true }); // no link on the way: refused with a clear error
+  const to = worldSdkDir(root);
+  if (!stamp) return await copyUnlessEqual(from, root);
   const seen = await readStamp(stamp);
   // The source's print is taken first: if it changes while this runs, the
   // stamp does not match it next time, and that host compares again.
   const [fromPrint, toPrint] = await Promise.all([sdkStatPrint(from), sdkStatPrint(to)]);
   if (seen && seen[0] === fromPrint && seen[1] === toPrint) return "unchanged";
-  const did = await copyUnlessEqual(from, to);
+  const did = await copyUnlessEqual(from, root);
   await Deno.writeTextFile(stamp, JSON.stringify([fromPrint, await sdkStatPrint(to)]));
   return did;
 }
@@ -67,7 +83,7 @@ export async function syncSdk(
 async function sdkStatPrint(root: string): Promise<string> {
   const lines: string[] = [];
   for (const rel of await listFiles(root, skipped)) {
-    const i = Deno.statSync(`${root}/${rel}`);
+    const i = Deno.lstatSync(`${root}/${rel}`);
     lines.push(`${rel} ${i.size} ${i.ino} ${i.mtime?.getTime()} ${i.ctime?.getTime()}`);
   }
   return lines.join("\n");
@@ -85,26 +101,60 @@ async function readStamp(path: string): Promise<[string, string] | null> {
   }
 }
 
-/** Copies the SDK unless the copy holds the same files (by a hash of them). */
-async function copyUnlessEqual(from: string, to: string): Promise<"copied" | "unchanged"> {
-  const [want, have] = await Promise.all([sdkHash(from), sdkHash(to)]);
-  if (want === have) return "unchanged";
-  const tmp = `${to}.tmp-${crypto.randomUUID()}`;
+/** True when the world's copy is a real folder holding no link (a link is never compared). */
+function plainCopy(root: string): boolean {
+  const walk = (rel: string): boolean => {
+    let entries: Deno.DirEntry[];
+    try {
+      if (!Deno.lstatSync(`${root}/${rel}`).isDirectory) return false;
+      entries = [...Deno.readDirSync(`${root}/${rel}`)];
+    } catch {
+      return false;
+    }
+    return entries.every((e) =>
+      !e.isSymlink && (!e.isDirectory || skipped(e.name) || walk(`${rel}/${e.name}`))
+    );
+  };
+  return walk(WORLD_SDK);
+}
+
+/**
+ * Copies the SDK into the world unless the copy holds the same files (by a
+ * hash of them), each write and rename confined to `plugins/cargo/`.
+ */
+async function copyUnlessEqual(from: string, root: string): Promise<"copied" | "unchanged"> {
+  const to = worldSdkDir(root);
+  if (plainCopy(root)) {
+    const [want, have] = await Promise.all([sdkHash(from), sdkHash(to)]);
+    if (want === have) return "unchanged";
+  }
+  const tmp = `sdk.tmp-${crypto.randomUUID()}`;
   try {
-    await Deno.mkdir(tmp, { recursive: true });
+    makeWorldFolder(root, `${SDK_PARENT}/${tmp}`);
     for (const rel of await listFiles(from, skipped)) {
       const cut = rel.lastIndexOf("/");
-      if (cut > 0) await Deno.mkdir(`${tmp}/${rel.slice(0, cut)}`, { recursive: true });
-      await Deno.copyFile(`${from}/${rel}`, `${tmp}/${rel}`);
+      const folder = `${SDK_PARENT}/${tmp}${cut > 0 ? `/${rel.slice(0, cut)}` : ""}`;
+      const data = await Deno.readFile(`${from}/${rel}`);
+      inWorldFolder(
+        root,
+        folder,
+        () => Deno.writeFileSync(rel.slice(cut + 1), data, { createNew: true }),
+      );
     }
-    const old = `${to}.old-${crypto.randomUUID()}`;
-    await Deno.rename(to, old).catch((e) => {
+    const old = `sdk.old-${crypto.randomUUID()}`;
+    try {
+      renameInWorld(root, SDK_PARENT, "sdk", old);
+    } catch (e) {
       if (!(e instanceof Deno.errors.NotFound)) throw e;
-    });
-    await Deno.rename(tmp, to);
-    await Deno.remove(old, { recursive: true }).catch(() => {});
+    }
+    renameInWorld(root, SDK_PARENT, tmp, "sdk");
+    try {
+      removeWorldEntry(root, `${SDK_PARENT}/${old}`);
+    } catch { /* left for the next copy */ }
   } catch (e) {
-    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+    try {
+      removeWorldEntry(root, `${SDK_PARENT}/${tmp}`);
+    } catch { /* nothing to remove */ }
     throw e;
   }
   return "copied";

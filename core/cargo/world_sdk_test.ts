@@ -15,7 +15,7 @@ Deno.test("syncSdk copies the SDK's files, leaves an equal copy alone and replac
   const world = await Deno.makeTempDir({ prefix: "sausage-world-" });
   const to = `${world}/plugins/cargo/sdk`;
   try {
-    assert.equal(await syncSdk(from, to), "copied");
+    assert.equal(await syncSdk(from, world), "copied");
     assert.equal(await Deno.readTextFile(`${to}/sausage-plugin/src/lib.rs`), "// lib\n");
     await assert.rejects(Deno.stat(`${to}/sausage-plugin/target`), Deno.errors.NotFound);
     await assert.rejects(Deno.stat(`${to}/.git-keep`), Deno.errors.NotFound);
@@ -23,12 +23,12 @@ Deno.test("syncSdk copies the SDK's files, leaves an equal copy alone and replac
     assert.equal(await sdkHash(to), await sdkHash(from));
 
     const before = (await Deno.stat(`${to}/sausage-plugin/src/lib.rs`)).mtime;
-    assert.equal(await syncSdk(from, to), "unchanged");
+    assert.equal(await syncSdk(from, world), "unchanged");
     assert.deepEqual((await Deno.stat(`${to}/sausage-plugin/src/lib.rs`)).mtime, before);
 
     await Deno.writeTextFile(`${to}/sausage-plugin/src/lib.rs`, "// edited in the world\n");
     await Deno.writeTextFile(`${to}/stray.rs`, "");
-    assert.equal(await syncSdk(from, to), "copied");
+    assert.equal(await syncSdk(from, world), "copied");
     assert.equal(await Deno.readTextFile(`${to}/sausage-plugin/src/lib.rs`), "// lib\n");
     await assert.rejects(Deno.stat(`${to}/stray.rs`), Deno.errors.NotFound);
     assert.deepEqual([...Deno.readDirSync(`${world}/plugins/cargo`)].map((e) => e.name), ["sdk"]);
@@ -45,20 +45,24 @@ Deno.test("with a stamp, an untouched copy is not compared again, and any change
   const stamp = `${world}/sdk-copy.json`;
   const lib = `${to}/sausage-plugin/src/lib.rs`;
   try {
-    assert.equal(await syncSdk(from, to, stamp), "copied");
-    assert.equal(await syncSdk(from, to, stamp), "unchanged");
+    assert.equal(await syncSdk(from, world, stamp), "copied");
+    assert.equal(await syncSdk(from, world, stamp), "unchanged");
     // An edit that keeps the size and sets the mtime back: the change time still differs.
     const { mtime } = await Deno.stat(lib);
     await new Promise((r) => setTimeout(r, 1100)); // change times have whole seconds here
     await Deno.writeTextFile(lib, "// LIB\n");
     await Deno.utime(lib, mtime!, mtime!);
-    assert.equal(await syncSdk(from, to, stamp), "copied");
+    assert.equal(await syncSdk(from, world, stamp), "copied");
     assert.equal(await Deno.readTextFile(lib), "// lib\n");
     await Deno.writeTextFile(`${from}/sausage-plugin/src/new.rs`, "// new\n");
-    assert.equal(await syncSdk(from, to, stamp), "copied");
+    assert.equal(await syncSdk(from, world, stamp), "copied");
     assert.equal(await Deno.readTextFile(`${to}/sausage-plugin/src/new.rs`), "// new\n");
     await Deno.writeTextFile(stamp, "not a stamp");
-    assert.equal(await syncSdk(from, to, stamp), "unchanged", "a damaged stamp means a comparison");
+    assert.equal(
+      await syncSdk(from, world, stamp),
+      "unchanged",
+      "a damaged stamp means a comparison",
+    );
   } finally {
     await Deno.remove(from, { recursive: true });
     await Deno.remove(world, { recursive: true });

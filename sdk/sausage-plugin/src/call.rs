@@ -20,6 +20,9 @@ use crate::peer::{NotifyFn, Peer};
 /// Like every Rust future, it does nothing until it is awaited; to run
 /// several calls at the same time, await them together with
 /// [`join_all`](crate::join_all), or run them in [`background`](crate::background) tasks.
+///
+/// Dropping it before its answer cancels the call: the core stops the callee
+/// (see the `Drop` impl).
 #[must_use = "a call does nothing until it is awaited"]
 pub struct Call<T = Value> {
     /// `None`: through the core on stdout.
@@ -164,10 +167,18 @@ impl<T: DeserializeOwned> Future for Call<T> {
     }
 }
 
+/// Dropping a call that was sent and not answered cancels it: a call through
+/// the core sends `core.cancel` with its id (PROTOCOL 4.6), and the core stops
+/// the callee and its attached processes, as `core.stop` does. A detached
+/// call's process keeps running; a call on an endpoint connection is only
+/// forgotten (its late answer is ignored).
 impl<T> Drop for Call<T> {
     fn drop(&mut self) {
         if let (Some((peer, id)), false) = (&self.sent, self.done) {
             peer.forget(*id);
+            if self.peer.is_none() && !self.detach {
+                let _ = peer.notify("core.cancel", json!({"id": id}));
+            }
         }
     }
 }

@@ -44,6 +44,8 @@
 //! | [`state_dir`], [`write_atomic`], [`pid`], [`endpoint_owner`], [`exit_after_response`] | helpers |
 //! | [`#[sausage_plugin::test]`](test) | an async test |
 //! | [`net`] | async TCP over `wasi:sockets` |
+//! | [`log`] | structured logging: `log::info!("message", key = value)`, `log::span!`; the journal keeps level, fields and span |
+//! | [`jsonc`] | reads a config file as the host does: JSON with comments and trailing commas |
 //!
 //! The compiler enforces the rules of section 13 of the protocol: a method
 //! takes `&self`, an optional `ctx: &Ctx` and at most one params argument (a
@@ -67,7 +69,9 @@ mod executor;
 mod fs;
 mod info;
 mod interface;
+pub mod jsonc;
 mod libc_stubs;
+pub mod log;
 mod lines;
 mod lock;
 mod params_error;

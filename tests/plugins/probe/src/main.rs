@@ -67,8 +67,8 @@ fn main() {
             }
         }
         "hog" => {
-            // {mb, log}: allocates and touches `mb` MiB, 1 MiB at a time (past the memory
-            // limit: a trap); then, with `log`, says so on stderr.
+            // {mb, log, hold_ms}: allocates and touches `mb` MiB, 1 MiB at a time (past the
+            // memory limit: a trap); then, with `log`, says so on stderr; holds it `hold_ms`.
             let mut held: Vec<Vec<u8>> = Vec::new();
             for i in 0..params["mb"].as_u64().unwrap_or(1) {
                 held.push(vec![i as u8; 1 << 20]);
@@ -76,6 +76,7 @@ fn main() {
             if params["log"].as_bool().unwrap_or(false) {
                 eprintln!("holding {} MiB", held.len());
             }
+            std::thread::sleep(std::time::Duration::from_millis(params["hold_ms"].as_u64().unwrap_or(0)));
             Ok(json!({"held_mb": held.len()}))
         }
         "bomb" => {

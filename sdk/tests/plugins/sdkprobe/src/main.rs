@@ -254,6 +254,59 @@ impl Probe {
     fn shapes(&self, ShapesParams { shapes }: ShapesParams) -> Result<Shapes> {
         Ok(shapes)
     }
+
+    /// Start a call, wait `ms`, then drop it (which cancels it); return how
+    /// long the drop took in microseconds. Returns the call's result instead
+    /// if it came first.
+    async fn abandon(&self, AbandonParams { call: spec, ms }: AbandonParams) -> Result<Value> {
+        let mut pending = Box::pin(call(&spec.method, spec.params));
+        let deadline = std::time::Instant::now() + Duration::from_millis(ms);
+        while std::time::Instant::now() < deadline {
+            // Poll once (the first poll sends it), then sleep a little.
+            let polled = std::future::poll_fn(|cx| {
+                std::task::Poll::Ready(std::future::Future::poll(pending.as_mut(), cx))
+            })
+            .await;
+            if let std::task::Poll::Ready(outcome) = polled {
+                return Ok(json!({"answered": outcome.map_err(|e| e.to_json()).unwrap_or_else(|e| e)}));
+            }
+            sleep(Duration::from_millis(10)).await;
+        }
+        let t = std::time::Instant::now();
+        drop(pending);
+        Ok(json!({"dropped_us": t.elapsed().as_micros() as u64}))
+    }
+
+    /// Log structured events in spans, and a plain stderr line between them.
+    fn log_events(&self, LogParams { user }: LogParams) -> Result<u32> {
+        use sausage_plugin::log;
+        log::debug!("starting", user = user);
+        let _request = log::span!("request", user = user);
+        log::info!("looked up the user", found = true, attempt = 1);
+        eprintln!("a plain line");
+        {
+            let _db = log::span!("db");
+            log::warn!(format!("slow query ({} ms)", 250), ms = 250, table = "notes");
+        }
+        log::error!("gave up", reason = "multi\nline");
+        Ok(4)
+    }
+}
+
+/// The params of `abandon`.
+#[schema]
+struct AbandonParams {
+    /// The call to start and then drop.
+    call: CallSpec,
+    /// How long to wait before dropping it, in milliseconds.
+    ms: u64,
+}
+
+/// The params of `log_events`.
+#[schema]
+struct LogParams {
+    /// The user the events are about.
+    user: u64,
 }
 
 /// The params of `add`.

@@ -69,8 +69,9 @@ impl Config {
             }
             Err(e) => return Err(format!("{PATH} cannot be read ({e})")),
         };
-        let value: Value = serde_json::from_str(&text)
-            .map_err(|e| format!("{PATH} is not valid JSON ({e}): fix the file, e.g. {SAMPLE}"))?;
+        // JSONC, as every config file (comments and trailing commas).
+        let value: Value = sausage_plugin::jsonc::from_str(&text)
+            .map_err(|e| format!("{}, e.g. {SAMPLE}", sausage_plugin::jsonc::syntax_error(PATH, &e)))?;
         Config::from_json(&value).map_err(|e| format!("{PATH}: {e}"))
     }
 
