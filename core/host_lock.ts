@@ -113,14 +113,15 @@ export class HostLock {
     command: string,
     report: (line: string) => void = () => {},
   ): Promise<HostLock> {
-    const unknownUntil = Date.now() + 1000;
+    let unknownSince: number | null = null;
     let told = false;
     for (;;) {
       const lock = HostLock.tryTake(world, { command, transient: false });
       if (lock) return lock;
       const holder = HostLock.holder(world);
-      // A holder that has not written its line yet is given a moment to.
-      if (holder ? !holder.transient : Date.now() > unknownUntil) {
+      // A holder that has not written its line yet is given a second to.
+      unknownSince = holder ? null : unknownSince ?? Date.now();
+      if (holder ? !holder.transient : Date.now() - unknownSince! > 1000) {
         throw new WorldLockedError(world.root, holder);
       }
       if (holder && !told) {

@@ -5,7 +5,8 @@
  */
 
 import { strict as assert } from "node:assert";
-import { eventually, hostTests } from "../tests/helpers/host.ts";
+import { hostTests, TestHost } from "../tests/helpers/host.ts";
+import { cachedBuild } from "../core/cargo/cached_build.ts";
 import { builtCrate } from "../tests/helpers/plugins.ts";
 import { freePort } from "../tests/helpers/net.ts";
 
@@ -87,4 +88,44 @@ test("secrets: one detached service per world behind /run/secrets, started on de
   assert.equal(await h.result("secrets.get", { name: "b" }), "2", "a new service reads the file");
   const again = h.host.table.all().find((p) => p.plugin === "secrets" && p.method === "start");
   assert.ok(again && again.pid !== service.pid);
+});
+
+/** The listening TCP sockets of this machine on `port`: their local addresses (`/proc/net/tcp`). */
+function listeners(port: number): string[] {
+  const hex = port.toString(16).toUpperCase().padStart(4, "0");
+  return Deno.readTextFileSync("/proc/net/tcp").split("\n").slice(1)
+    .map((l) => l.trim().split(/\s+/))
+    .filter((f) => f[1]?.endsWith(`:${hex}`) && f[3] === "0A")
+    .map((f) => f[1].split(":")[0]);
+}
+
+Deno.test({
+  name: "examples/world's www listens on 127.0.0.1 unless /config/www.json gives a host",
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async () => {
+  const ROOT = new URL("..", import.meta.url).pathname;
+  const worldWww = await cachedBuild(
+    `${ROOT}examples/world/plugins/www/source`,
+    "examples-world",
+    "www",
+  );
+  for (const [config, expected] of [[undefined, "0100007F"], ['{"host": "0.0.0.0"}', "00000000"]]) {
+    const files: Record<string, string> = config ? { "config/www.json": config } : {};
+    const h = await TestHost.start({ plugins: { www: worldWww }, files });
+    try {
+      let port = 0, pid = "";
+      for (let attempt = 0; !pid; attempt++) {
+        port = freePort();
+        const r = await h.call("www.start", { port });
+        if (r.error && /in use/i.test(r.error.message) && attempt < 5) continue;
+        if (r.error) throw new Error(`www.start failed: ${r.error.message}`);
+        pid = r.result as string;
+      }
+      assert.deepEqual(listeners(port), [expected], `config ${config ?? "none"}`);
+      await h.result("core.stop", { pid });
+    } finally {
+      await h.close();
+    }
+  }
 });

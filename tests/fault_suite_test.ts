@@ -2,7 +2,9 @@
  * The fault suite (issue 15): floods of bad lines on a guest's stdout and on
  * the control socket, crashes of every kind, a SIGKILL of the host in the
  * middle of locked updates, a corpus of hostile paths against every mount,
- * and many concurrent callers with crashes mixed in. Real hosts, real
+ * and many concurrent callers with crashes mixed in; races of commands at a
+ * world's start, sandboxes killed under load (the pool's bound) and a 20 MB
+ * line on MCP over stdio. Real hosts, real
  * components, real SQLite; `deno task soak` runs it ten times larger
  * (`SAUSAGE_SOAK=10`). Each case prints one `fault-suite:` line with its
  * figures; the README's reliability table comes from them.
@@ -19,6 +21,7 @@ import { LocalCaller } from "../core/local_caller.ts";
 import { HostClient } from "../cli/client.ts";
 import { World } from "../core/world.ts";
 import { REPLACE_INTERVAL_MS } from "../core/sandbox_pool.ts";
+import { streamLines } from "../rpc/line_splitter.ts";
 import type { Response } from "../rpc/message.ts";
 
 const probe = await builtTestPlugin("probe");
@@ -671,3 +674,97 @@ Deno.test({
     await Deno.remove(root, { recursive: true }).catch(() => {});
   }
 });
+
+/** Runs `sausage <args>` to its end: exit code, stdout, stderr. */
+async function sausageRun(...args: string[]) {
+  const out = await new Deno.Command(launcher, { args, stdout: "piped", stderr: "piped" }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+Deno.test({
+  name: "fault suite: 2 runs and 30 calls racing at start: one host, every update kept",
+  ...opts,
+}, async () => {
+  const world = await makeWorld({ plugins: { probe }, files: { "state/counter": "0" } });
+  const calls = 30 * SCALE;
+  const runs = [0, 1].map(() =>
+    new Deno.Command(launcher, {
+      args: ["run", world, "--headless", "--quiet"],
+      stdout: "null",
+      stderr: "piped",
+    }).spawn()
+  );
+  const params = JSON.stringify({ path: "/state/counter", file: "/state/counter" });
+  const answers = await Promise.all(
+    Array.from({ length: calls }, () => sausageRun("call", world, "probe.incr", params)),
+  );
+  for (const r of answers) assert.equal(r.code, 0, r.stderr);
+  const values = answers.map((r) => Number(r.stdout)).sort((a, b) => a - b);
+  assert.deepEqual(values, Array.from({ length: calls }, (_, i) => i + 1), "one lock table");
+  assert.equal(await Deno.readTextFile(`${world}/state/counter`), String(calls));
+  // Exactly one run serves; the other names it and exits 1.
+  const refused = await Promise.race(runs.map((p, i) => p.status.then((s) => ({ i, s }))));
+  assert.equal(refused.s.code, 1);
+  const text = new TextDecoder().decode((await runs[refused.i].output()).stderr);
+  assert.match(text, /another host runs .*\(sausage run\) since/);
+  const serving = runs[1 - refused.i];
+  const r = await sausageRun("call", world, "probe.incr", params);
+  assert.equal(r.stdout.trim(), String(calls + 1), "the serving run answers");
+  serving.kill("SIGTERM");
+  assert.equal((await serving.status).code, 0);
+  await serving.stderr.cancel();
+  report({ case: "races at start", runs: 2, calls, hosts_serving: 1, counter: calls, lost: 0 });
+  await Deno.remove(world, { recursive: true }).catch(() => {});
+});
+
+Deno.test({
+  name: "fault suite: a 20 MB line on MCP over stdio is answered at once; the session goes on",
+  ...opts,
+}, async () => {
+  const world = await makeWorld({ plugins: { probe } });
+  const child = new Deno.Command(launcher, {
+    args: ["mcp", world],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const lines = streamLinesOf(child.stdout);
+  const send = (text: string) => writer.write(new TextEncoder().encode(text + "\n"));
+  const next = async () => JSON.parse((await lines.next()).value as string);
+  try {
+    await send(JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "f", version: "1" },
+      },
+    }));
+    assert.equal((await next()).id, 1);
+    const big = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"probe_echo",` +
+      `"arguments":{"x":"${"z".repeat(20 * 2 ** 20)}"}}}`;
+    const began = performance.now();
+    await send(big);
+    const answer = await next();
+    const ms = Math.round(performance.now() - began);
+    assert.equal(answer.id, 2);
+    assert.equal(answer.error.code, -32600);
+    assert.match(answer.error.message, /was not read: the limit is \d+ bytes/);
+    await send('{"jsonrpc":"2.0","id":3,"method":"ping"}');
+    assert.deepEqual(await next(), { jsonrpc: "2.0", id: 3, result: {} });
+    report({ case: "MCP stdio 20 MB line", bytes: big.length, answered_ms: ms, lost: 0 });
+  } finally {
+    await writer.close().catch(() => {});
+    await child.status;
+    await Deno.remove(world, { recursive: true }).catch(() => {});
+  }
+});
+
+/** The lines of a stream, as an iterator one can pull from. */
+function streamLinesOf(stream: ReadableStream<Uint8Array>): AsyncIterator<string> {
+  return streamLines(stream, 64 * 2 ** 20)[Symbol.asyncIterator]();
+}

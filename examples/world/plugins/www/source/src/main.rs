@@ -3,6 +3,9 @@
 //! `start` starts the server in its own process and returns at once. Call it
 //! detached, or the server ends with its caller. The running server serves
 //! the endpoint `control` at `/proc/<pid>/control`.
+//!
+//! It listens on 127.0.0.1 (this machine only) unless `/config/www.json`
+//! says otherwise: `{"host": "0.0.0.0"}` serves every network interface.
 
 mod http;
 
@@ -17,7 +20,7 @@ struct Www;
 /// The params of `start`.
 #[schema]
 struct StartParams {
-    /// The TCP port to listen on, on all interfaces.
+    /// The TCP port to listen on, at 127.0.0.1 unless /config/www.json gives a "host".
     port: u16,
 }
 
@@ -28,12 +31,29 @@ impl Www {
     /// The server runs until it gets `stop` on its endpoint, until
     /// `core.stop`, or until its caller ends. Fails if the port is in use.
     async fn start(&self, StartParams { port }: StartParams) -> Result<String> {
-        let tcp = TcpListener::bind(&format!("0.0.0.0:{port}")).await?;
+        let tcp = TcpListener::bind(&address(&bind_host(), port)).await?;
         let control = Rc::new(Control { hits: Cell::new(0) });
         listen("/self/control", control.clone()).await?;
         background(serve(tcp, control)); // the process lives while this task runs
         Ok(pid())
     }
+}
+
+/// The world's settings of the server.
+const CONFIG: &str = "/config/www.json";
+
+/// The address to listen on: `host` in `/config/www.json`, else 127.0.0.1.
+fn bind_host() -> String {
+    std::fs::read_to_string(CONFIG)
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .and_then(|v| v["host"].as_str().map(str::to_string))
+        .unwrap_or_else(|| "127.0.0.1".to_string())
+}
+
+/// `host:port`, with an IPv6 host in brackets.
+fn address(host: &str, port: u16) -> String {
+    if host.contains(':') { format!("[{host}]:{port}") } else { format!("{host}:{port}") }
 }
 
 /// The control endpoint of a running server.
