@@ -176,6 +176,7 @@ test("a process reads its own /self/info.json and the contract at /proc/core/PRO
   assert.equal(r[1], await Deno.readTextFile(new URL("../PROTOCOL.md", import.meta.url)));
   assert.deepEqual(r[2], [
     "PROTOCOL.md",
+    "failing.json",
     "graph.dot",
     "graph.json",
     "journal.json",
