@@ -579,8 +579,13 @@ Deno.test({
     // B's component, wherever it is in the cache, is outside what A's sandbox may read.
     const bArgs = cmdline(b.host.pool.sandboxes[0].osPid);
     const bEntryRoot = bArgs.find((x) => x.startsWith("--allow-read="))!.slice(13).split(",")[1];
-    const bEntry = `${bEntryRoot}/${[...Deno.readDirSync(bEntryRoot)][0].name}/plugin.js`;
-    const cacheEntry = `${(await new ComponentCache(cacheDir()).load(probeWasm)).dir}/plugin.js`;
+    /** A file of a cache entry (`main.wasm` on the preview-1 path, `plugin.js` on jco's). */
+    const fileOf = (entry: string) =>
+      `${entry}/${
+        [...Deno.readDirSync(entry)].find((e) => e.isFile && e.name !== "preempt.json")!.name
+      }`;
+    const bEntry = fileOf(`${bEntryRoot}/${[...Deno.readDirSync(bEntryRoot)][0].name}`);
+    const cacheEntry = fileOf((await new ComponentCache(cacheDir()).load(probeWasm)).dir);
     const script = await Deno.makeTempFile({ suffix: ".ts" });
     await Deno.writeTextFile(
       script,
@@ -598,7 +603,7 @@ Deno.test({
         assert.ok(Deno.statSync(target).isFile);
         assert.equal(await withAsPermissions(target), "NotCapable", target);
       }
-      const own = `${allowRead[1]}/${[...Deno.readDirSync(allowRead[1])][0].name}/plugin.js`;
+      const own = fileOf(`${allowRead[1]}/${[...Deno.readDirSync(allowRead[1])][0].name}`);
       assert.equal(await withAsPermissions(own), "read", "its own entry reads");
     } finally {
       await Deno.remove(script);
