@@ -82,7 +82,8 @@ test(
     }
     assert.equal(r.read_journal, "ok", "reading the journal is allowed");
     // Only the core's own files: the journal and the SDK copy's stamp.
-    const own = (n: string) => n.startsWith("journal") || n === "sdk-copy.json";
+    const own = (n: string) =>
+      n.startsWith("journal") || n === "sdk-copy.json" || n === "host.lock";
     assert.deepEqual(names(`${h.root}/state/core`).filter((n) => !own(n)), []);
     assert.ok(Deno.statSync(`${h.root}/state/core/journal.sqlite`).size >= before);
     assert.ok(!names(`${h.root}/state`).includes("stolen.sqlite"));
