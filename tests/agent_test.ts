@@ -77,7 +77,14 @@ mod tests {
 
 /** A host on a world with the agent, the notes example's source and `config/agent.json`. */
 async function agentHost(config: string): Promise<TestHost> {
-  const h = await TestHost.start({ plugins: { agent }, files: { "config/agent.json": config } });
+  const h = await TestHost.start({
+    plugins: { agent },
+    files: {
+      "config/agent.json": config,
+      // A turn builds and tests plugins: minutes on a loaded machine, past the 60 s default.
+      "config/limits.json": '{ "call_timeout_ms": 3600000 }',
+    },
+  });
   for (const f of ["Cargo.toml", "src/main.rs"]) {
     const to = `${h.root}/plugins/notes/source/${f}`;
     await Deno.mkdir(to.slice(0, to.lastIndexOf("/")), { recursive: true });
