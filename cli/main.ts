@@ -60,8 +60,10 @@ Usage:
       a cargo project in plugins/<plugin>/source/ where cargo test, check
       and doc work with no flags (the world's .cargo/config.toml).
   ${BUILD_USAGE}
-      Test, build and activate one plugin (cargo.build, then core.activate
-      with its checks), with cargo's lines as they come. Uses the running
+      Test and build each plugin (cargo.build), then activate them together
+      (core.activate with its checks against the other plugins), with
+      cargo's lines as they come. Name a provider and its consumers together
+      to make a change that breaks them. Uses the running
       host of the world, or starts one for the build.
   ${DEV_USAGE}
       Run the world and, when a plugin's source changes, test, build and
