@@ -3,7 +3,10 @@
  * the journal, newest last; `-f` then follows it (new entries as they come,
  * until Ctrl-C), as the console's `log -f` does. `--level` and `--field`
  * keep the structured events (PROTOCOL 8) at that level or above, or whose
- * field holds that value (a JSON value, else a string). The core's own `rpc.discover`
+ * field holds that value (a JSON value, else a string). Printed as the
+ * headless run prints calls (a line per finished call: time, method, pid,
+ * milliseconds, exit; a process's output as `<time> <pid> <line>`);
+ * `--json` gives the raw entries. The core's own `rpc.discover`
  * calls are left out unless `--all`. Reads the journal file, so it works
  * with or without a running host.
  *
@@ -16,6 +19,7 @@ import { parseArgs, UsageError } from "./args.ts";
 import { JournalFollower } from "./console/journal_follower.ts";
 import { DiscoveryFilter } from "./discovery_filter.ts";
 import { entryText, isLevel, LEVELS } from "../core/log_event.ts";
+import { callLine } from "./call_lines.ts";
 
 /** Usage of `log`. */
 export const LOG_USAGE =
@@ -23,10 +27,58 @@ export const LOG_USAGE =
 
 const PID = /-[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** One entry as a line of text (a structured event with its level, span and fields). */
-export function formatEntry(e: Entry): string {
-  const time = new Date(e.time).toISOString().replace("T", " ").slice(0, 23);
-  return `${time} ${e.pid} ${e.stream.padEnd(6)} ${entryText(e)}`;
+/**
+ * Journal entries as lines for people, as the headless run prints calls: a
+ * finished call is one line (`03:06:47.126 hello.greet hello-… 25 ms exit 0`)
+ * at its end, its start is not a line of its own; a process's output and the
+ * core's other events are `<time> <pid> <text>`. `--json` keeps the raw entries.
+ */
+export class PeopleLines {
+  private started = new Map<string, { method: string; time: number }>();
+
+  /** The line of `e`, or null when it prints later (a call's start). */
+  line(e: Entry): string | null {
+    const clock = new Date(e.time).toISOString().slice(11, 23);
+    if (e.stream === "core" && !e.level) {
+      let event: { event?: unknown; method?: unknown; status?: unknown; trap?: string };
+      try {
+        event = JSON.parse(e.line);
+      } catch {
+        return `${clock} ${e.pid} ${e.line}`;
+      }
+      if (event.event === "start" && typeof event.method === "string") {
+        this.started.set(e.pid, { method: `${e.plugin}.${event.method}`, time: e.time });
+        return null;
+      }
+      if (event.event === "exit") {
+        const call = this.started.get(e.pid);
+        this.started.delete(e.pid);
+        return callLine(
+          e.time,
+          call?.method ?? e.plugin,
+          e.pid,
+          call ? e.time - call.time : null,
+          event,
+        );
+      }
+      // The core's other events (stop, activate, limit…) as `stop key=value…`.
+      const { event: name, ...fields } = event as Record<string, unknown>;
+      if (typeof name === "string") {
+        const rest = Object.entries(fields).map(([k, v]) => ` ${k}=${JSON.stringify(v)}`);
+        return `${clock} ${e.pid} ${name}${rest.join("")}`;
+      }
+    }
+    return `${clock} ${e.pid} ${entryText(e)}`;
+  }
+
+  /** Lines for the calls that started and have not ended (yet), then forgets them. */
+  running(): string[] {
+    const lines = [...this.started].map(([pid, call]) =>
+      `${new Date(call.time).toISOString().slice(11, 23)} ${call.method} ${pid} running`
+    );
+    this.started.clear();
+    return lines;
+  }
 }
 
 /**
@@ -104,8 +156,11 @@ export async function log(args: string[]): Promise<number> {
   if (hide) entries = entries.filter((e) => hide.keep(e)).slice(-wanted);
   if (flags.has("-f")) {
     // One entry a line (JSON lines with --json), then the new ones as they come.
-    const print = (e: Entry) =>
-      console.log(flags.has("--json") ? JSON.stringify(e) : formatEntry(e));
+    const lines = new PeopleLines();
+    const print = (e: Entry) => {
+      const line = flags.has("--json") ? JSON.stringify(e) : lines.line(e);
+      if (line !== null) console.log(line);
+    };
     entries.forEach(print);
     const { limit: _, ...follow } = filter;
     const follower = new JournalFollower((f) => readJournal(journal, f), follow, (e) => {
@@ -122,6 +177,13 @@ export async function log(args: string[]): Promise<number> {
     return 0;
   }
   if (flags.has("--json")) console.log(JSON.stringify(entries));
-  else for (const e of entries) console.log(formatEntry(e));
+  else {
+    const lines = new PeopleLines();
+    for (const e of entries) {
+      const line = lines.line(e);
+      if (line !== null) console.log(line);
+    }
+    for (const line of lines.running()) console.log(line);
+  }
   return 0;
 }
