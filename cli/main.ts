@@ -5,6 +5,7 @@
  * @module
  */
 
+import { closest } from "./console/closest.ts";
 import { UsageError } from "./args.ts";
 import { printError } from "./output.ts";
 
@@ -140,7 +141,12 @@ export async function main(args: string[]): Promise<number> {
   }
   const load = COMMANDS[command];
   if (!load) {
-    printError(`unknown command "${command}"; run "sausage help" for the commands`);
+    const near = closest(command, Object.keys(COMMANDS), 2);
+    printError(
+      `unknown command "${command}"; ${
+        near ? `did you mean ${near}? (` : ""
+      }run "sausage help" for the commands${near ? ")" : ""}`,
+    );
     return 2;
   }
   const asksHelp = command === "test"

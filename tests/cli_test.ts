@@ -23,6 +23,10 @@ Deno.test({ name: "bad input gets one clear line and a non-zero exit", ...opts }
   assert.equal(unknown.code, 2);
   oneLine(unknown);
   assert.match(unknown.stderr, /unknown command "frobnicate"/);
+  const typo = await sausage("buld");
+  assert.equal(typo.code, 2);
+  oneLine(typo);
+  assert.match(typo.stderr, /unknown command "buld"; did you mean build\?/);
   const missing = await sausage("call", `${world}/nope`, "probe.echo");
   assert.equal(missing.code, 1);
   oneLine(missing);
@@ -63,6 +67,13 @@ Deno.test({
   const none = await sausage("call", world, "ghost.x");
   assert.equal(none.code, 1);
   assert.equal(JSON.parse(none.stderr).code, -32001);
+  assert.doesNotMatch(JSON.parse(none.stderr).message, /did you mean/);
+  const misspelt = await sausage("call", world, "prob.echo", '{"text":"milk"}');
+  assert.equal(misspelt.code, 1);
+  assert.match(
+    JSON.parse(misspelt.stderr).message,
+    /no such plugin: prob .*did you mean probe\.echo\?$/,
+  );
 });
 
 /** Runs `sausage <args>` on a terminal (a pty from `script`); what it printed, stdout and stderr together. */
