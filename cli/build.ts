@@ -193,7 +193,9 @@ export function printOutcome(
   const all = names(list);
   if (outcome.ok) {
     for (const w of outcome.warnings) console.error(`warning: ${w}`);
-    const tests = outcome.passed ? `${outcome.passed} tests passed` : "no tests";
+    const tests = outcome.passed
+      ? `${outcome.passed} ${outcome.passed === 1 ? "test" : "tests"} passed`
+      : "no tests";
     console.error(style.bold(
       `sausage: ${all} ${list.length === 1 ? "is" : "are"} active: ${tests}, built and ` +
         `activated ${list.length === 1 ? "" : "together "}in ${outcome.seconds} s`,
