@@ -1,11 +1,13 @@
 /**
- * `sausage build <world> <plugin> [--json]`: tests, builds and activates one
- * plugin in one command: `cargo.build` (its tests under WASI, then the
- * build, cargo's lines streamed to stderr as they come), then `core.activate`
- * with the checks against its providers and consumers. Through the world's
+ * `sausage build <world> <plugin>... [--json]`: tests, builds and activates
+ * plugins in one command: `cargo.build` of each (its tests under WASI, then
+ * the build, cargo's lines streamed to stderr as they come), then one
+ * `core.activate` of them all, checked together against their providers and
+ * consumers: a change that breaks a consumer is made by naming both. Through the world's
  * running host when there is one (its new calls get the new version at
  * once), else through a transient host. A failure prints the compiler's or
- * the tests' text, or the refusal as the proposal writes it, on stderr;
+ * the tests' text, or the refusal as the proposal writes it with where the
+ * new files are and the commands that would activate them, on stderr;
  * `--json` (or a stdout that is not a terminal) also prints the outcome as
  * one JSON object on stdout.
  *
@@ -23,36 +25,92 @@ import { openWorld } from "./world_arg.ts";
 import { colorWanted, makeStyle } from "./console/style.ts";
 
 /** Usage of `build`. */
-export const BUILD_USAGE = "sausage build <world> <plugin> [--json]";
+export const BUILD_USAGE = "sausage build <world> <plugin>... [--json]";
+
+/** One plugin's new file: its name and the world path of the wasm built. */
+export interface BuiltFile {
+  plugin: string;
+  wasm: string;
+}
 
 /** What one test-build-activate round gave. */
 export interface BuildOutcome {
   ok: boolean;
-  /** The `cargo.build` result, or the error object of the step that failed. */
+  /** The `cargo.build` result (of the last plugin built), or the error object of the step that failed. */
   result?: unknown;
   error?: { code: number; message: string; data?: unknown };
   /** Which step failed: `build` (tests or build) or `activate`. */
   step?: "build" | "activate";
+  /** The plugin whose build failed (step `build`). */
+  plugin?: string;
+  /** The files built so far, by plugin, in the order given. */
+  built: BuiltFile[];
+  /** Tests passed, summed over the plugins built. */
+  passed: number;
+  /** The builds' warnings, each prefixed with its plugin when several were built. */
+  warnings: string[];
   /** Seconds the whole round took. */
   seconds: number;
 }
 
 /**
- * Tests, builds and activates `plugin` through `send`; cargo's progress
- * lines go to `onLine`. Resolves with what happened (never throws for a
- * failed step).
+ * Tests and builds each of `plugins` through `send` (in the order given),
+ * then activates them together: one `core.activate`, checked as a set
+ * against the world's other plugins (PROTOCOL 10.3). Resolves with what
+ * happened (never throws for a failed step).
  */
-export async function buildAndActivate(send: Send, plugin: string): Promise<BuildOutcome> {
+export async function buildAndActivate(
+  send: Send,
+  plugins: string | string[],
+): Promise<BuildOutcome> {
+  const names = typeof plugins === "string" ? [plugins] : plugins;
   const started = performance.now();
   const seconds = () => Number(((performance.now() - started) / 1000).toFixed(1));
-  const built: Response = await send("cargo.build", { plugin });
-  if (built.error) return { ok: false, step: "build", error: built.error, seconds: seconds() };
-  const wasm = (built.result as { wasm: string }).wasm;
-  const activated = await send("core.activate", { plugin, wasm });
-  if (activated.error) {
-    return { ok: false, step: "activate", error: activated.error, seconds: seconds() };
+  const built: BuiltFile[] = [];
+  let passed = 0;
+  const warnings: string[] = [];
+  let result: unknown;
+  for (const plugin of names) {
+    const response: Response = await send("cargo.build", { plugin });
+    if (response.error) {
+      return {
+        ok: false,
+        step: "build",
+        plugin,
+        error: response.error,
+        built,
+        passed,
+        warnings,
+        seconds: seconds(),
+      };
+    }
+    result = response.result;
+    const r = response.result as { wasm: string; tests?: { passed?: number }; warnings?: string[] };
+    built.push({ plugin, wasm: r.wasm });
+    passed += r.tests?.passed ?? 0;
+    // "Activating this build alone would be refused" says nothing when the
+    // plugins go together: the activation below checks them as a set.
+    for (const w of r.warnings ?? []) {
+      if (names.length > 1 && w.startsWith("activating this build would be refused")) continue;
+      warnings.push(names.length > 1 ? `${plugin}: ${w}` : w);
+    }
   }
-  return { ok: true, result: built.result, seconds: seconds() };
+  const activated = await send(
+    "core.activate",
+    built.length === 1 ? { ...built[0] } : { plugins: built.map((b) => ({ ...b })) },
+  );
+  if (activated.error) {
+    return {
+      ok: false,
+      step: "activate",
+      error: activated.error,
+      built,
+      passed,
+      warnings,
+      seconds: seconds(),
+    };
+  }
+  return { ok: true, result, built, passed, warnings, seconds: seconds() };
 }
 
 /** Checks that `plugin` is a plugin of `world` with a source folder; throws a usage error if not. */
@@ -69,28 +127,93 @@ export function checkPluginSource(world: World, plugin: string): void {
   }
 }
 
+/** `a`, `a and b`, `a, b and c`. */
+function names(list: string[]): string {
+  return list.length <= 1 ? list.join("") : `${list.slice(0, -1).join(", ")} and ${list.at(-1)}`;
+}
+
+/** A shell word: as it is when plain, else in single quotes. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * After a refused activation: where each built file is, the `sausage build`
+ * that would activate the plugins together with those the refusal names,
+ * and the `core.activate` that would install these very files (the same
+ * checks). `world` is the world as the user wrote it.
+ */
+export function refusalHints(world: string, outcome: BuildOutcome): string[] {
+  const names = outcome.built.map((b) => b.plugin);
+  const data = outcome.error?.data as
+    | { problems?: { role?: string; consumer?: string; provider?: string }[] }
+    | undefined;
+  const others = new Set<string>();
+  for (const p of data?.problems ?? []) {
+    const other = p.role === "import" ? p.provider : p.consumer;
+    if (other && !names.includes(other)) others.add(other);
+  }
+  const lines = outcome.built.map((b) =>
+    `sausage: ${b.plugin} was built to ${world.replace(/\/$/, "")}${b.wasm}`
+  );
+  if (others.size) {
+    lines.push(
+      `sausage: once ${[...others].join(", ")} ${others.size === 1 ? "is" : "are"} changed to ` +
+        `match, activate them together: sausage build ${
+          [world, ...names, ...others].map(shellWord).join(" ")
+        }`,
+    );
+  }
+  const params = outcome.built.length === 1 ? outcome.built[0] : { plugins: outcome.built };
+  lines.push(
+    `sausage: to activate ${outcome.built.length === 1 ? "this build" : "these builds"} ` +
+      `without building again: sausage call ${shellWord(world)} core.activate ${
+        shellWord(JSON.stringify(params))
+      }`,
+  );
+  return lines;
+}
+
 /**
  * Prints the outcome of a round as text on stderr (the compiler's messages,
- * the tests' report or the refusal, then one line), and for scripts
- * (`people` false) also as one JSON object on stdout.
+ * the tests' report or the refusal, then a line for people), and for
+ * scripts (`people` false) also as one JSON object on stdout. `world` is the
+ * world as the user wrote it, for the commands a refusal suggests.
  */
-export function printOutcome(plugin: string, outcome: BuildOutcome, people: boolean): void {
+export function printOutcome(
+  plugins: string | string[],
+  outcome: BuildOutcome,
+  people: boolean,
+  world = "<world>",
+): void {
+  const list = typeof plugins === "string" ? [plugins] : plugins;
   if (!people) console.log(JSON.stringify(outcome));
   // Colour on a terminal, as the console does (none with NO_COLOR).
   const style = makeStyle(colorWanted(Deno.stderr.isTerminal(), (n) => Deno.env.get(n)));
+  const all = names(list);
   if (outcome.ok) {
-    const r = outcome.result as { tests?: { passed: number }; warnings?: string[] };
-    for (const w of r.warnings ?? []) console.error(`warning: ${w}`);
+    for (const w of outcome.warnings) console.error(`warning: ${w}`);
+    const tests = outcome.passed
+      ? `${outcome.passed} ${outcome.passed === 1 ? "test" : "tests"} passed`
+      : "no tests";
     console.error(style.bold(
-      `sausage: ${plugin} is active: ${r.tests?.passed ?? 0} tests passed, built and activated ` +
-        `in ${outcome.seconds} s`,
+      `sausage: ${all} ${list.length === 1 ? "is" : "are"} active: ${tests}, built and ` +
+        `activated ${list.length === 1 ? "" : "together "}in ${outcome.seconds} s`,
+    ));
+  } else if (outcome.step === "activate") {
+    console.error(errorText(outcome.error!));
+    console.error("");
+    for (const line of refusalHints(world, outcome)) console.error(line);
+    console.error(style.red(
+      `sausage: ${all} built, but ${list.length === 1 ? "was" : "were"} not activated ` +
+        `(the version before keeps running)`,
     ));
   } else {
     console.error(errorText(outcome.error!));
+    const rest = list.filter((p) => p !== outcome.plugin);
     console.error(style.red(
-      outcome.step === "activate"
-        ? `sausage: ${plugin} built, but was not activated (the version before keeps running)`
-        : `sausage: ${plugin} was not built (the version before keeps running)`,
+      `sausage: ${outcome.plugin ?? all} was not built (the version before keeps running` +
+        `${rest.length > 1 || list.length > 1 ? `; nothing of ${all} was activated` : ""})`,
     ));
   }
 }
@@ -103,18 +226,21 @@ export function printProgress(msg: Request): void {
 /** Runs the subcommand; resolves with the exit code. */
 export async function build(args: string[]): Promise<number> {
   const { positional, flags } = parseArgs(args, ["--json"], []);
-  if (positional.length !== 2) throw new UsageError(`usage: ${BUILD_USAGE}`);
+  if (positional.length < 2) throw new UsageError(`usage: ${BUILD_USAGE}`);
   const world = openWorld(positional[0]);
-  const plugin = positional[1];
-  checkPluginSource(world, plugin);
+  const plugins = positional.slice(1);
+  if (new Set(plugins).size !== plugins.length) {
+    throw new UsageError("a plugin is named twice");
+  }
+  for (const plugin of plugins) checkPluginSource(world, plugin);
   await writeCargoConfig(world.root, { skipSysroot: true }).catch(() => {});
   const people = forPeople(flags.has("--json"));
   const outcome = await withWorld(
     world,
     "build",
     printProgress,
-    (send) => buildAndActivate(send, plugin),
+    (send) => buildAndActivate(send, plugins),
   );
-  printOutcome(plugin, outcome, people);
+  printOutcome(plugins, outcome, people, positional[0]);
   return outcome.ok ? 0 : 1;
 }

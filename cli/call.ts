@@ -21,6 +21,7 @@ import { reachHost, release } from "./reach_host.ts";
 import { formatJson } from "./output.ts";
 import { parseExact } from "../rpc/exact_json.ts";
 import { errorText, noteText } from "./error_text.ts";
+import { closest } from "./console/closest.ts";
 
 /** Usage of `call`. */
 export const CALL_USAGE =
@@ -81,6 +82,14 @@ export async function call(args: string[]): Promise<number> {
   }
   await release(reached);
   if (response.error) {
+    const plugin = target.split(".")[0];
+    if (response.error.code === -32001 && response.error.message.startsWith("no such plugin:")) {
+      // A misspelt plugin: the closest of the world's plugins.
+      const near = closest(plugin, world.pluginNames().filter((n) => n !== plugin));
+      if (near) {
+        response.error.message += `; did you mean ${near}.${target.split(".").slice(1).join(".")}?`;
+      }
+    }
     // On a terminal the error as text (a compiler's output, a refusal); else its JSON object.
     const people = !flags.has("--json") && Deno.stderr.isTerminal();
     console.error(people ? errorText(response.error) : formatJson(response.error));

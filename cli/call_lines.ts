@@ -17,7 +17,7 @@ export function callLine(
   time: number,
   method: string,
   pid: string,
-  ms: number,
+  ms: number | null,
   exit: { status?: unknown; trap?: string },
 ): string {
   const clock = new Date(time).toISOString().slice(11, 23); // UTC, as log and ps print
@@ -26,7 +26,7 @@ export function callLine(
     : exit.status === "killed"
     ? "killed"
     : `exit ${exit.status}`;
-  return `${clock} ${method} ${pid} ${Math.round(ms)} ms ${outcome}`;
+  return `${clock} ${method} ${pid} ${ms === null ? "" : `${Math.round(ms)} ms `}${outcome}`;
 }
 
 /** Follows the journal and prints a line per finished call; returns a function that stops. */

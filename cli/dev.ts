@@ -72,12 +72,12 @@ export async function dev(args: string[]): Promise<number> {
   const buildPending = () => {
     const names = [...pending];
     pending.clear();
-    for (const plugin of names) {
-      queue = queue.then(async () => {
-        console.error(`sausage: dev: ${plugin} changed: testing, building, activating`);
-        printOutcome(plugin, await buildAndActivate(send, plugin), true);
-      }).catch((e) => console.error(`sausage: dev: ${e instanceof Error ? e.message : e}`));
-    }
+    // Plugins that changed together are activated together (a provider and
+    // its consumer changed in one edit pass the checks as a set).
+    queue = queue.then(async () => {
+      console.error(`sausage: dev: ${names.join(", ")} changed: testing, building, activating`);
+      printOutcome(names, await buildAndActivate(send, names), true, positional[0]);
+    }).catch((e) => console.error(`sausage: dev: ${e instanceof Error ? e.message : e}`));
   };
   const watching = (async () => {
     if (!watcher) return;

@@ -3,7 +3,10 @@
  * the journal, newest last; `-f` then follows it (new entries as they come,
  * until Ctrl-C), as the console's `log -f` does. `--level` and `--field`
  * keep the structured events (PROTOCOL 8) at that level or above, or whose
- * field holds that value (a JSON value, else a string). The core's own `rpc.discover`
+ * field holds that value (a JSON value, else a string). Printed as the
+ * headless run prints calls (a line per finished call: time, method, pid,
+ * milliseconds, exit; a process's output as `<time> <pid> <line>`);
+ * `--json` gives the raw entries. The core's own `rpc.discover`
  * calls are left out unless `--all`. Reads the journal file, so it works
  * with or without a running host.
  *
@@ -15,19 +18,14 @@ import { openWorld } from "./world_arg.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { JournalFollower } from "./console/journal_follower.ts";
 import { DiscoveryFilter } from "./discovery_filter.ts";
-import { entryText, isLevel, LEVELS } from "../core/log_event.ts";
+import { isLevel, LEVELS } from "../core/log_event.ts";
+import { PeopleLines } from "./log_lines.ts";
 
 /** Usage of `log`. */
 export const LOG_USAGE =
   "sausage log <world> [plugin-or-pid] [-n N] [-f] [--level L] [--field key=value]... [--all] [--json]";
 
 const PID = /-[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** One entry as a line of text (a structured event with its level, span and fields). */
-export function formatEntry(e: Entry): string {
-  const time = new Date(e.time).toISOString().replace("T", " ").slice(0, 23);
-  return `${time} ${e.pid} ${e.stream.padEnd(6)} ${entryText(e)}`;
-}
 
 /**
  * Takes every `--field key=value` (or `--field=key=value`) out of `args`
@@ -104,8 +102,11 @@ export async function log(args: string[]): Promise<number> {
   if (hide) entries = entries.filter((e) => hide.keep(e)).slice(-wanted);
   if (flags.has("-f")) {
     // One entry a line (JSON lines with --json), then the new ones as they come.
-    const print = (e: Entry) =>
-      console.log(flags.has("--json") ? JSON.stringify(e) : formatEntry(e));
+    const lines = new PeopleLines();
+    const print = (e: Entry) => {
+      const line = flags.has("--json") ? JSON.stringify(e) : lines.line(e);
+      if (line !== null) console.log(line);
+    };
     entries.forEach(print);
     const { limit: _, ...follow } = filter;
     const follower = new JournalFollower((f) => readJournal(journal, f), follow, (e) => {
@@ -122,6 +123,13 @@ export async function log(args: string[]): Promise<number> {
     return 0;
   }
   if (flags.has("--json")) console.log(JSON.stringify(entries));
-  else for (const e of entries) console.log(formatEntry(e));
+  else {
+    const lines = new PeopleLines();
+    for (const e of entries) {
+      const line = lines.line(e);
+      if (line !== null) console.log(line);
+    }
+    for (const line of lines.running()) console.log(line);
+  }
   return 0;
 }

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { closest } from "./console/closest.ts";
 import { UsageError } from "./args.ts";
 import { printError } from "./output.ts";
 
@@ -61,8 +62,10 @@ Usage:
       and doc work with no flags (the world's .cargo/config.toml).
       --example: a copy of the example world (hello, notes, www, an agent...).
   ${BUILD_USAGE}
-      Test, build and activate one plugin (cargo.build, then core.activate
-      with its checks), with cargo's lines as they come. Uses the running
+      Test and build each plugin (cargo.build), then activate them together
+      (core.activate with its checks against the other plugins), with
+      cargo's lines as they come. Name a provider and its consumers together
+      to make a change that breaks them. Uses the running
       host of the world, or starts one for the build.
   ${DEV_USAGE}
       Run the world and, when a plugin's source changes, test, build and
@@ -146,7 +149,12 @@ export async function main(args: string[]): Promise<number> {
   }
   const load = COMMANDS[command];
   if (!load) {
-    printError(`unknown command "${command}"; run "sausage help" for the commands`);
+    const near = closest(command, Object.keys(COMMANDS), 2);
+    printError(
+      `unknown command "${command}"; ${
+        near ? `did you mean ${near}? (` : ""
+      }run "sausage help" for the commands${near ? ")" : ""}`,
+    );
     return 2;
   }
   const asksHelp = command === "test"

@@ -154,7 +154,7 @@ export function cargoBuildMethod(deps: CargoBuildDeps): NativeMethod {
         throw await failure(`${plugin} was not built: ${e.message}`, { step: "prepare" }, e.output);
       }
       throw await failure(
-        `${plugin} was not built: its tests do not compile`,
+        `${plugin} was not built: it does not compile`,
         { step: "test" },
         e.output,
       );

@@ -226,7 +226,8 @@ Deno.test({
     try {
       await waitFor(() => seen, /./); // the last entry, then the new ones
       await sausage("call", world, "hello.greet", '{"name": "Bo"}');
-      await waitFor(() => seen, /"method":"greet","params":\{"name":"Bo"\}/);
+      // A line per finished call, as the headless run prints it.
+      await waitFor(() => seen, /\d\d:\d\d:\d\d\.\d{3} hello\.greet hello-\S+ \d+ ms exit 0/);
     } finally {
       follow.kill("SIGINT");
       await follow.status;
@@ -274,6 +275,71 @@ Deno.test({
       await Deno.writeTextFile(main, hello);
     },
   );
+});
+
+Deno.test({
+  name: "a change that breaks a consumer is one command: build <world> hello welcome",
+  ...opts,
+}, async () => {
+  const world = `${await Deno.makeTempDir()}/w`;
+  const main = `${world}/plugins/hello/source/src/main.rs`;
+  const welcome = `${world}/plugins/welcome/source`;
+  assert.equal((await sausage("new", world)).code, 0);
+  assert.equal((await sausage("new", world, "welcome")).code, 0);
+  await Deno.writeTextFile(`${welcome}/src/main.rs`, WELCOME);
+  const first = await sausage("build", world, "hello");
+  assert.equal(first.code, 0, first.stderr);
+  assert.equal((await sausage("import", world, "welcome", "hello")).code, 0);
+  const second = await sausage("build", world, "welcome");
+  assert.equal(second.code, 0, second.stderr);
+  assert.match(second.stderr, /welcome is active: no tests, built and activated/);
+
+  // hello's param `name` becomes `who`, and welcome follows in its import and its code.
+  const hello = await Deno.readTextFile(main);
+  await Deno.writeTextFile(
+    main,
+    hello.replace("    name: String,", "    who: String,")
+      .replace("GreetParams { name }", "GreetParams { who: name }")
+      .replaceAll("GreetParams { name: ", "GreetParams { who: "),
+  );
+  const refused = await sausage("build", world, "hello");
+  assert.equal(refused.code, 1, refused.stderr);
+  assert.match(refused.stderr, /hello was not activated: 1 consumer breaks\./);
+  const path = refused.stderr.match(
+    /hello was built to (\S+\/state\/cargo\/builds\/\d+\/hello\.wasm)/,
+  );
+  assert.ok(path, refused.stderr);
+  assert.ok(Deno.statSync(path[1]).isFile, "the wasm named is there");
+  assert.ok(
+    refused.stderr.includes(`activate them together: sausage build ${world} hello welcome`),
+    refused.stderr,
+  );
+  assert.match(
+    refused.stderr,
+    /sausage call \S+ core\.activate '\{"plugin":"hello","wasm":"\/state/,
+  );
+  assert.equal(JSON.parse(refused.stdout).step, "activate");
+
+  const imports = `${welcome}/imports/hello.json`;
+  const doc = JSON.parse(await Deno.readTextFile(imports));
+  doc.methods.find((m: { name: string }) => m.name === "greet").params[0].name = "who";
+  await Deno.writeTextFile(imports, JSON.stringify(doc, null, 2));
+  await Deno.writeTextFile(
+    `${welcome}/src/main.rs`,
+    WELCOME.replace("hello::GreetParams { name }", "hello::GreetParams { who: name }"),
+  );
+  const together = await sausage("build", world, "hello", "welcome");
+  assert.equal(together.code, 0, together.stderr);
+  assert.match(
+    together.stderr,
+    /hello and welcome are active: 2 tests passed, built and activated together/,
+  );
+  assert.doesNotMatch(together.stderr, /would be refused/);
+  const call = await sausage("call", world, "welcome.welcome", '{"name": "Ada"}');
+  assert.equal(call.code, 0, call.stderr);
+  assert.deepEqual(JSON.parse(call.stdout), "Hello, Ada! Welcome to this world.");
+  const direct = await sausage("call", world, "hello.greet", '{"who": "Bo"}');
+  assert.deepEqual(JSON.parse(direct.stdout), { text: "Hello, Bo!" });
 });
 
 /** The README's second plugin. */

@@ -201,7 +201,7 @@ hostTest("code that does not compile fails cargo.build with the compiler's outpu
   });
   const r = await h.call("cargo.build", { plugin: "broken" });
   assert.equal(r.error?.code, -32000);
-  assert.equal(r.error!.message, "broken was not built: its tests do not compile");
+  assert.equal(r.error!.message, "broken was not built: it does not compile");
   const data = r.error!.data as { step: string; output: string };
   assert.equal(data.step, "test");
   assert.match(data.output, /error: expected expression, found `;`/);

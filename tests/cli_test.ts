@@ -23,6 +23,10 @@ Deno.test({ name: "bad input gets one clear line and a non-zero exit", ...opts }
   assert.equal(unknown.code, 2);
   oneLine(unknown);
   assert.match(unknown.stderr, /unknown command "frobnicate"/);
+  const typo = await sausage("buld");
+  assert.equal(typo.code, 2);
+  oneLine(typo);
+  assert.match(typo.stderr, /unknown command "buld"; did you mean build\?/);
   const missing = await sausage("call", `${world}/nope`, "probe.echo");
   assert.equal(missing.code, 1);
   oneLine(missing);
@@ -63,6 +67,45 @@ Deno.test({
   const none = await sausage("call", world, "ghost.x");
   assert.equal(none.code, 1);
   assert.equal(JSON.parse(none.stderr).code, -32001);
+  assert.doesNotMatch(JSON.parse(none.stderr).message, /did you mean/);
+  const misspelt = await sausage("call", world, "prob.echo", '{"text":"milk"}');
+  assert.equal(misspelt.code, 1);
+  assert.match(
+    JSON.parse(misspelt.stderr).message,
+    /no such plugin: prob .*did you mean probe\.echo\?$/,
+  );
+});
+
+/** Runs `sausage <args>` on a terminal (a pty from `script`); what it printed, stdout and stderr together. */
+async function onTerminal(...args: string[]): Promise<{ code: number; text: string }> {
+  const line = [launcher, ...args].map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(" ");
+  const out = await new Deno.Command("script", {
+    args: ["-qec", line, "/dev/null"],
+    stdout: "piped",
+    stderr: "piped",
+    stdin: "null",
+  }).output();
+  return { code: out.code, text: new TextDecoder().decode(out.stdout).replaceAll("\r", "") };
+}
+
+Deno.test({
+  name: "a panic through call shows its message and line for people; --json keeps the data",
+  ...opts,
+}, async () => {
+  const world = await makeWorld({ plugins: { probe } });
+  const people = await onTerminal("call", world, "probe.panic");
+  assert.equal(people.code, 1, people.text);
+  assert.match(
+    people.text,
+    /probe was asked to panic \(probe-\S+ panicked at src\/main\.rs:\d+:\d+, and ended without an answer\)/,
+  );
+  assert.doesNotMatch(people.text, /\[core\]|"event"|"status"|"trap"|RUST_BACKTRACE/, people.text);
+  const json = await sausage("call", world, "probe.panic", "--json");
+  assert.equal(json.code, 1);
+  const error = JSON.parse(json.stderr);
+  assert.equal(error.code, -32002);
+  assert.equal(error.data.status, 1);
+  assert.ok(error.data.lines.some((l: string) => l.startsWith("[core] ")), "the raw lines stay");
 });
 
 Deno.test({
@@ -85,8 +128,19 @@ Deno.test({
   assert.ok(byPid.length >= 4 && byPid.every((e) => e.pid === pid));
   const byPlugin = await sausage("log", world, "probe", "-n", "2");
   assert.equal(byPlugin.code, 0);
-  assert.equal(byPlugin.stdout.trim().split("\n").length, 2);
-  assert.match(byPlugin.stdout, /probe-[0-9a-f-]+ +(core|stderr|stdout) /);
+  // For people, as the headless run prints: a process's lines, then a line per finished call.
+  const lines = byPlugin.stdout.trim().split("\n");
+  assert.ok(lines.length >= 1 && lines.length <= 2, byPlugin.stdout);
+  for (const line of lines) {
+    assert.match(line, /^\d\d:\d\d:\d\d\.\d{3} (probe\S* )?probe-[0-9a-f-]+( |$)/m);
+  }
+  const whole = await sausage("log", world, pid);
+  assert.match(
+    whole.stdout,
+    /^\d\d:\d\d:\d\d\.\d{3} probe\.chatter probe-[0-9a-f-]+ \d+ ms exit 0$/m,
+  );
+  assert.match(whole.stdout, /^\d\d:\d\d:\d\d\.\d{3} probe-[0-9a-f-]+ another line on stderr$/m);
+  assert.doesNotMatch(whole.stdout, /"event"/, "no raw core events without --json");
   const badN = await sausage("log", world, "-n", "lots");
   assert.equal(badN.code, 2);
 });
@@ -130,7 +184,7 @@ Deno.test({
   const viaHost = await sausage("call", world, "probe.env");
   assert.equal(JSON.parse(viaHost.stdout).parent, "console");
   const logged = await sausage("log", world, boot.pid);
-  assert.match(logged.stdout, /"event":"start","method":"serve"/);
+  assert.match(logged.stdout, /probe\.serve probe-\S+ running$/m);
   const exit = await sausage("call", world, "core.exit");
   assert.equal(exit.code, 0);
   const status = await host.status;

@@ -15,7 +15,8 @@ import type { CallOutcome, ConsoleHost } from "./console_host.ts";
 import { History, HISTORY_LIMIT } from "./history.ts";
 import { helpText } from "./help.ts";
 import { COMMAND_NAMES, type EventFilter, type Input, parseInput } from "./input.ts";
-import { entryLine, listText, processTable, readText, whoFilter, worldPath } from "./inspect.ts";
+import { PeopleLines } from "../log_lines.ts";
+import { listText, processTable, readText, whoFilter, worldPath } from "./inspect.ts";
 import { JournalFollower } from "./journal_follower.ts";
 import { LineEditor } from "./line_editor.ts";
 import { methodNames, methodsText } from "./methods_text.ts";
@@ -314,15 +315,22 @@ export class Console {
   private log(who: string | undefined, limit: number, filter: EventFilter = {}): void {
     const entries = this.host.journal({ ...whoFilter(who), ...filter, limit });
     if (entries.length === 0) return this.say(this.style.dim("no entries"));
-    this.say(entries.map(entryLine).join("\n"));
+    // As `sausage log` prints them: a line per finished call, `<time> <pid> <line>` for output.
+    const lines = new PeopleLines();
+    const text = entries.flatMap((e) => lines.line(e) ?? []);
+    this.say([...text, ...lines.running()].join("\n"));
   }
 
   private follow(who: string | undefined, filter: EventFilter = {}): void {
     this.follower?.stop();
+    const lines = new PeopleLines();
     this.follower = new JournalFollower(
       (f) => this.host.journal(f),
       { ...whoFilter(who), ...filter },
-      (e) => this.notice(entryLine(e)),
+      (e) => {
+        const line = lines.line(e);
+        if (line !== null) this.notice(line);
+      },
     );
     this.say(this.style.dim(`following the journal${who ? ` of ${who}` : ""} (log -f off stops)`));
   }
