@@ -426,6 +426,15 @@ Deno.test({
   }
 });
 
+/** Whether `path` is a symbolic link. */
+function existsLink(path: string): boolean {
+  try {
+    return Deno.lstatSync(path).isSymlink;
+  } catch {
+    return false;
+  }
+}
+
 Deno.test({
   name:
     ".cargo/config.toml and config reads never follow a link a guest planted deep and moved shallower",
@@ -441,19 +450,18 @@ Deno.test({
     assert.equal(Deno.readTextFileSync(`${out.path}/config.toml`), "original\n");
     assert.match(Deno.readTextFileSync(`${h.root}/.cargo/config.toml`), /Written by sausage/);
     Deno.removeSync(`${out.path}/config.toml`);
-    // config/boot.json: a link out is refused with the file named, not read.
+    // config/boot.json: guests cannot plant anything in config/ (the owner's, read-only to them)...
     await Deno.writeTextFile(`${out.path}/boot.json`, "[]");
-    const aside = (() => {
-        try {
-          return Deno.statSync(`${h.root}/config`).isDirectory;
-        } catch {
-          return false;
-        }
-      })()
-      ? ["config"]
-      : [];
-    const ops2 = plantLink(h.root, "config", "boot.json", `${out.path}/boot.json`, aside);
-    planted(await guestOps(h, ops2), "config/boot.json");
+    const ops2 = plantLink(h.root, "config", "boot.json", `${out.path}/boot.json`, []);
+    const tried = await guestOps(h, ops2) as ({ error?: string } | null)[];
+    assert.ok(
+      tried.some((r) => r?.error === "ReadOnlyFilesystem"),
+      `a guest's write in config/ fails: ${JSON.stringify(tried)}`,
+    );
+    assert.ok(!existsLink(`${h.root}/config/boot.json`), "no link was planted in config/");
+    // ...and a link out that got there by other means is refused with the file named, not read.
+    Deno.mkdirSync(`${h.root}/config`, { recursive: true });
+    Deno.symlinkSync(`${out.path}/boot.json`, `${h.root}/config/boot.json`);
     assert.throws(() => new World(h.root).bootCalls(), /config\/boot.json.*outside the world/);
     Deno.removeSync(`${out.path}/boot.json`);
     out.untouched();
