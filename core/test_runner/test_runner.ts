@@ -14,6 +14,7 @@
  */
 
 import { type Compiled, ComponentCache } from "../component_cache.ts";
+import { HostLock } from "../host_lock.ts";
 import { Host } from "../host.ts";
 import { LocalCaller } from "../local_caller.ts";
 import { cacheDir } from "../paths.ts";
@@ -95,6 +96,8 @@ class Instances {
       cacheDir: this.cache,
       noPlugins: noPluginsMessage,
       sdkDir: null,
+      // The test's own private world, which must stay empty: no other host can find it.
+      lock: HostLock.none(),
     });
     const caller = new LocalCaller("test");
     const lines: OutputLine[] = [];
