@@ -275,10 +275,13 @@ Deno.test({
           assert.match(ps.stdout, /^PID\s+METHOD\s+PARENT\s+DETACHED\s+START\s+STATE/);
           assert.ok(!ps.stderr.includes("no host runs"), ps.stderr);
 
+          // Lines for people (a line per finished call), and the raw entries with --json.
           const log = await on(m, m.exe, ["log", "w", "hello"]);
           ok(log, "sausage log");
-          assert.match(log.stdout, /greet/);
-          assert.match(log.stdout, /Grace/);
+          assert.match(log.stdout, /hello\.greet hello-\S+ \d+ ms exit 0/);
+          const raw = await on(m, m.exe, ["log", "w", "hello", "--json"]);
+          ok(raw, "sausage log --json");
+          assert.match(raw.stdout, /Grace/);
 
           // The sandboxes: the unpacked Deno running sandbox/main.ts with reads
           // of the world and the cache only, writes of the world only.

@@ -68,9 +68,9 @@ Deno.test({
     assert.equal(out.length, 2, warn.stdout);
     assert.match(
       out[0],
-      / stderr WARN request:db: slow query \(250 ms\) ms=250 table="notes" user=7$/,
+      / WARN request:db: slow query \(250 ms\) ms=250 table="notes" user=7$/,
     );
-    assert.match(out[1], / stderr ERROR request: gave up reason="multi\\nline" user=7$/);
+    assert.match(out[1], / ERROR request: gave up reason="multi\\nline" user=7$/);
     const field = await sausage("log", h.root, "--field", "attempt=1", "--field=found=true");
     assert.match(
       field.stdout.trim(),
@@ -78,8 +78,8 @@ Deno.test({
     );
     assert.equal(field.stdout.trim().split("\n").length, 1, field.stdout);
     const plain = await sausage("log", h.root, "sdkprobe");
-    assert.match(plain.stdout, / stderr a plain line$/m);
-    assert.match(plain.stdout, / stderr DEBUG starting user=7$/m);
+    assert.match(plain.stdout, / sdkprobe-\S+ a plain line$/m);
+    assert.match(plain.stdout, / sdkprobe-\S+ DEBUG starting user=7$/m);
     const usage = await sausage("log", h.root, "--level", "loud");
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /--level needs one of trace, debug, info, warn, error/);
