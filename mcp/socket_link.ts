@@ -30,13 +30,6 @@ export class SocketLink implements WorldLink {
   /** @param world the world whose host answers the control socket */
   constructor(private world: World) {}
 
-  /** True when a host runs the world now. */
-  static async available(world: World): Promise<boolean> {
-    const c = await HostClient.connect(world);
-    c?.close();
-    return c !== null;
-  }
-
   private async connect(): Promise<HostClient> {
     const c = await HostClient.connect(this.world);
     if (!c) throw new NoHostError(this.world);

@@ -6,8 +6,7 @@
  * @module
  */
 
-import { entryText } from "../../core/log_event.ts";
-import type { Entry, LogFilter } from "../../core/journal.ts";
+import type { LogFilter } from "../../core/journal.ts";
 import { table } from "../output.ts";
 import type { ConsoleHost } from "./console_host.ts";
 import { columns } from "./render.ts";
@@ -81,15 +80,9 @@ export function whoFilter(who: string | undefined): LogFilter {
   return PID.test(who) ? { pid: who } : { plugin: who };
 }
 
-/** A journal entry on one line: the time of day is enough in a console. */
-export function entryLine(e: Entry): string {
-  return `${clock(e.time, true)} ${e.pid} ${e.stream.padEnd(6)} ${entryText(e)}`;
-}
-
-/** The local time of day, to the second (milliseconds with `ms`). */
-function clock(time: number, ms = false): string {
+/** The local time of day, to the second. */
+function clock(time: number): string {
   const d = new Date(time);
   const two = (n: number) => String(n).padStart(2, "0");
-  const hms = `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
-  return ms ? `${hms}.${String(d.getMilliseconds()).padStart(3, "0")}` : hms;
+  return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
 }
