@@ -8,6 +8,7 @@
 import type { Entry } from "../core/journal.ts";
 import { entryText } from "../core/log_event.ts";
 import { callLine } from "./call_lines.ts";
+import { parseExact } from "../rpc/exact_json.ts";
 
 /**
  * Journal entries as lines for people, as the headless run prints calls: a
@@ -24,7 +25,7 @@ export class PeopleLines {
     if (e.stream === "core" && !e.level) {
       let event: { event?: unknown; method?: unknown; status?: unknown; trap?: string };
       try {
-        event = JSON.parse(e.line);
+        event = parseExact(e.line) as typeof event;
       } catch {
         return `${clock} ${e.pid} ${e.line}`;
       }

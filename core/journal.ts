@@ -14,6 +14,7 @@ import { uuidFloor, uuidv7 } from "./uuid.ts";
 import { JournalHealth } from "./journal_health.ts";
 import { boundEntry } from "./journal_entry.ts";
 import { isLevel, type Level, levelsFrom, type LogEvent } from "./log_event.ts";
+import { parseExact } from "../rpc/exact_json.ts";
 
 /** The stream an entry came from. */
 export type Stream = "stdout" | "stderr" | "core";
@@ -144,7 +145,7 @@ function toEntry(row: Record<string, SQLOutputValue>): Entry {
   ) {
     const entry: Entry = { id, time, pid, plugin, stream, line };
     if (isLevel(level)) entry.level = level;
-    if (typeof fields === "string") entry.fields = JSON.parse(fields);
+    if (typeof fields === "string") entry.fields = parseExact(fields) as Record<string, unknown>;
     if (typeof span === "string") entry.span = span;
     return entry;
   }

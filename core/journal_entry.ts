@@ -13,6 +13,8 @@
  * @module
  */
 
+import { parseExact } from "../rpc/exact_json.ts";
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -45,7 +47,7 @@ export function boundEntry(stream: string, line: string, maxBytes: number): stri
   // An event of the core: the same fields, the big ones cut (a rare path: parsing is fine).
   let event: unknown;
   try {
-    event = JSON.parse(line);
+    event = parseExact(line);
   } catch { /* not JSON */ }
   if (typeof event === "object" && event !== null && !Array.isArray(event)) {
     const fields = Object.entries(event as Record<string, unknown>);

@@ -8,6 +8,8 @@
  * @module
  */
 
+import { parseExact } from "../rpc/exact_json.ts";
+
 /** The levels, least important first. */
 export const LEVELS = ["trace", "debug", "info", "warn", "error"] as const;
 
@@ -42,7 +44,7 @@ export function parseEvent(line: string): LogEvent | null {
   if (line.charCodeAt(0) !== 0x1e) return null;
   let v: unknown;
   try {
-    v = JSON.parse(line.slice(1));
+    v = parseExact(line.slice(1));
   } catch {
     return null;
   }
