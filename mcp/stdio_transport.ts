@@ -18,6 +18,7 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { parseExact } from "../rpc/exact_json.ts";
 import { LineSplitter, type RawReader, readLines, type SkippedLine } from "../rpc/line_splitter.ts";
 
 /** A JSON-RPC id at the start (`{"jsonrpc":"2.0","id":7,`) or at the end (`,"id":7}`) of a line. */
@@ -77,7 +78,7 @@ export class StdioTransport implements Transport {
     if (text.trim() === "") return;
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      value = parseExact(text);
     } catch (e) {
       return this.fail(null, -32700, `not JSON: ${e instanceof Error ? e.message : e}`);
     }

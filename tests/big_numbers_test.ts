@@ -10,7 +10,8 @@ import { strict as assert } from "node:assert";
 import { builtTestPlugin } from "./helpers/plugins.ts";
 import { hostTests, TestHost } from "./helpers/host.ts";
 import { makeWorld } from "./helpers/world.ts";
-import { sausage } from "./helpers/cli.ts";
+import { launcher, sausage } from "./helpers/cli.ts";
+import { streamLines } from "../rpc/line_splitter.ts";
 import { ControlServer } from "../core/control_server.ts";
 import { parseExact } from "../rpc/exact_json.ts";
 
@@ -123,4 +124,54 @@ test("bigsink's imports/bigsource.json is bigsource's current rpc.discover", asy
     JSON.stringify(parseExact(await Deno.readTextFile(file))),
     JSON.stringify((await h.call("bigsource.rpc.discover")).result),
   );
+});
+
+Deno.test({
+  name: "sausage mcp over stdio: a tool's big integer arguments reach the plugin exactly",
+  ...opts,
+}, async () => {
+  const world = await makeWorld({ plugins: { bigsource } });
+  const child = new Deno.Command(launcher, {
+    args: ["mcp", world],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const send = (m: unknown) => writer.write(new TextEncoder().encode(JSON.stringify(m) + "\n"));
+  const lines = streamLines(child.stdout, 2 ** 20)[Symbol.asyncIterator]();
+  /** The answer with `id` (notifications skipped). */
+  const answer = async (id: number) => {
+    for (;;) {
+      const { value, done } = await lines.next();
+      if (done) throw new Error(`no answer ${id}`);
+      const msg = parseExact(value) as { id?: unknown };
+      if (msg.id === id) return msg as { result?: { content: { text: string }[] } };
+    }
+  };
+  try {
+    await send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "t", version: "1" },
+      },
+    });
+    assert.ok((await answer(1)).result);
+    await send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    // Written by hand: JSON.stringify of a number would round it before it left.
+    await writer.write(new TextEncoder().encode(
+      `{"jsonrpc":"2.0","id":2,"method":"tools/call",` +
+        `"params":{"name":"bigsource_check","arguments":{"n":${U64_MAX}}}}\n`,
+    ));
+    const r = await answer(2);
+    assert.equal(r.result?.content[0].text, "true", JSON.stringify(r));
+  } finally {
+    await writer.close().catch(() => {});
+    await child.status;
+    await Deno.remove(world, { recursive: true }).catch(() => {});
+  }
 });
