@@ -59,6 +59,14 @@ export interface Limits {
   failing_calls: number;
   /** A failing plugin's new calls are refused (-32004) for this long, in ms (default 0: only reported). */
   failing_hold_ms: number;
+  /** Requests in flight to one process that serves files (default 16); more fail with `busy`. */
+  served_requests: number;
+  /** The data one read or write of a served file carries, in KiB (default 1024). */
+  served_request_kib: number;
+  /** The paths one process watches at once (`core.watch`, default 64). */
+  watches: number;
+  /** The pipe connections one process has open at once (default 64). */
+  pipes: number;
 }
 
 /** The defaults, for a machine like the one the host runs on. */
@@ -81,6 +89,10 @@ export function defaultLimits(): Limits {
     call_timeout_max_ms: 3_600_000,
     failing_calls: 20,
     failing_hold_ms: 0,
+    served_requests: 16,
+    served_request_kib: 1024,
+    watches: 64,
+    pipes: 64,
   };
 }
 
@@ -115,6 +127,10 @@ const BOUNDS: Record<keyof Limits, [number, number]> = {
   call_timeout_max_ms: [10, 86_400_000],
   failing_calls: [1, 1_000_000],
   failing_hold_ms: [0, 86_400_000],
+  served_requests: [1, 100_000],
+  served_request_kib: [1, 1_048_576],
+  watches: [1, 100_000],
+  pipes: [1, 100_000],
 };
 
 /** The file, relative to the world. */
