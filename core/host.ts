@@ -66,7 +66,7 @@ export class Host {
   private worldMount: DiskMount;
   readonly pool: SandboxPool;
   /** The subscriptions to file changes (`core.watch`). */
-  private readonly watches: Watches;
+  readonly watches: Watches;
   /** The world's limits (`config/limits.json`). */
   readonly limits: Limits;
   readonly supervisor: Supervisor;

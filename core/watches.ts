@@ -177,6 +177,11 @@ export class Watches {
     for (const w of [...this.watches.values()]) if (w.owner === p) this.unwatch(p, w.id);
   }
 
+  /** How many watches are open (all processes). */
+  get size(): number {
+    return this.watches.size;
+  }
+
   /** Ends every watch (the host stops). */
   close(): void {
     for (const w of [...this.watches.values()]) this.unwatch(w.owner, w.id);
