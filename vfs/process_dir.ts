@@ -48,11 +48,18 @@ export class ProcessDir implements Mount {
     return undefined;
   }
 
-  /** The served mount and the path in it, for a path under `fs`; null for other paths. */
-  served(path: string): { mount: ServedMount; rest: string } | null {
+  /**
+   * The served mount and the path in it, for a path under `fs`; null for
+   * other paths. Without served files, `fs` is not there (a write to it
+   * through `/self` fails with `access`: the name is the core's).
+   */
+  private served(path: string, writes = false): { mount: ServedMount; rest: string } | null {
     if (topName(path) !== "fs") return null;
     const files = this.source.served(this.pid);
-    if (!files) throw new FsError("no-entry", `${this.pid} serves no files`);
+    if (!files) {
+      if (writes && this.writable) throw new FsError("access", "fs belongs to the core");
+      throw new FsError("no-entry", `${this.pid} serves no files`);
+    }
     return { mount: new ServedMount(files, `proc/${this.pid}/fs`), rest: path.slice(3) };
   }
 
@@ -89,7 +96,7 @@ export class ProcessDir implements Mount {
       if (opts.directory) throw new FsError("not-directory");
       return new VirtualFile(`proc/${this.pid}/${path}`, core, await render(core), path === "log");
     }
-    const served = this.served(path);
+    const served = this.served(path, opts.write || opts.truncate || opts.create);
     if (served) return served.mount.open(served.rest, opts);
     if (opts.write || opts.truncate || opts.create) this.guard(path);
     return files.open(path, opts);
