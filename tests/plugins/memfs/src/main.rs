@@ -11,7 +11,8 @@ use std::time::Duration;
 
 use sausage_plugin::served::{Entry, FileStat};
 use sausage_plugin::{
-    FileServer, Result, connect, listen, lock, pid, rpc, schema, serve_files, sleep, timeout, watch,
+    FileServer, Result, connect, listen, listen_tcp, lock, pid, rpc, schema, serve_files, sleep,
+    timeout, watch,
 };
 use serde_json::{Value, json};
 
@@ -167,6 +168,23 @@ struct AskParams {
     params: Value,
 }
 
+/// The params of `start`.
+#[schema]
+struct StartParams {
+    /// Serve the control endpoint on a TCP port instead of a pipe.
+    #[serde(default)]
+    tcp: bool,
+}
+
+/// The params of `bench`.
+#[schema]
+struct BenchParams {
+    /// The endpoint file.
+    endpoint: String,
+    /// How many calls of `stats` to make, one after another.
+    n: u32,
+}
+
 /// The params of `watch_many`.
 #[schema]
 struct ManyParams {
@@ -178,11 +196,31 @@ struct ManyParams {
 impl Memfs {
     /// Start a server (call it detached): serve files at /proc/<pid>/fs/ and
     /// the control endpoint at /self/control. Returns the pid.
-    async fn start(&self) -> Result<String> {
+    async fn start(&self, StartParams { tcp }: StartParams) -> Result<String> {
         let store = Rc::new(Store::default());
         serve_files(Files(store.clone())).await?;
-        listen("/self/control", Control(store)).await?;
+        if tcp {
+            listen_tcp("/self/control", Control(store)).await?;
+        } else {
+            listen("/self/control", Control(store)).await?;
+        }
         Ok(pid())
+    }
+
+    /// Connect to an endpoint and call `stats` `n` times in a row: the time to connect and
+    /// the median time of one call, in microseconds.
+    async fn bench(&self, BenchParams { endpoint, n }: BenchParams) -> Result<Value> {
+        let t0 = std::time::Instant::now();
+        let control = connect(&endpoint).await?;
+        let connect_us = t0.elapsed().as_micros() as u64;
+        let mut times = Vec::new();
+        for _ in 0..n {
+            let t = std::time::Instant::now();
+            control.call("stats", json!({})).await?;
+            times.push(t.elapsed().as_micros() as u64);
+        }
+        times.sort();
+        Ok(json!({"connect_us": connect_us, "call_us": times.get(times.len() / 2)}))
     }
 
     /// Connect to an endpoint file and make one call on it.
