@@ -28,7 +28,10 @@ interface Conn {
 /** The caller as a process; pipes belong to processes. */
 function processOf(caller: Caller, method: string): Process {
   if (!("pid" in caller)) {
-    throw new HostError("invalid-request", `pipes belong to processes: call core.${method} from a plugin`);
+    throw new HostError(
+      "invalid-request",
+      `pipes belong to processes: call core.${method} from a plugin`,
+    );
   }
   return caller as Process;
 }
@@ -123,8 +126,11 @@ export class Pipes {
   /** `core.listen`, `core.connect`, `core.pipe`. */
   methods(): Map<string, CoreMethod> {
     return new Map<string, CoreMethod>([
-      ["listen", (caller, params) =>
-        this.listen(processOf(caller, "listen"), stringParam(params, "interface"))],
+      [
+        "listen",
+        (caller, params) =>
+          this.listen(processOf(caller, "listen"), stringParam(params, "interface")),
+      ],
       ["connect", (caller, params) =>
         this.connect(
           processOf(caller, "connect"),
@@ -133,7 +139,9 @@ export class Pipes {
         )],
       ["pipe", (caller, params) => {
         const conn = params.conn;
-        if (typeof conn !== "number") throw new HostError("invalid-params", `"conn" must be a number`);
+        if (typeof conn !== "number") {
+          throw new HostError("invalid-params", `"conn" must be a number`);
+        }
         this.relay(
           processOf(caller, "pipe"),
           conn,

@@ -105,7 +105,10 @@ export class ServedRegistry {
   methods(): Map<string, CoreMethod> {
     return new Map<string, CoreMethod>([["serve", (caller) => {
       if (!("pid" in caller)) {
-        throw new HostError("invalid-request", "only a process serves files: call core.serve from a plugin");
+        throw new HostError(
+          "invalid-request",
+          "only a process serves files: call core.serve from a plugin",
+        );
       }
       this.serve(caller as Process);
       return {};

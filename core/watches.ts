@@ -94,13 +94,21 @@ export class Watches {
     try {
       for (const path of paths) {
         if (!path.startsWith("/")) {
-          throw new HostError("invalid-params", `"${path}" is not absolute (a path of the world, /proc or /run)`);
+          throw new HostError(
+            "invalid-params",
+            `"${path}" is not absolute (a path of the world, /proc or /run)`,
+          );
         }
         if (path === "/self" || path.startsWith("/self/")) {
-          throw new HostError("invalid-params", `watch /proc/${p.pid}${path.slice(5)}, not ${path}`);
+          throw new HostError(
+            "invalid-params",
+            `watch /proc/${p.pid}${path.slice(5)}, not ${path}`,
+          );
         }
         if (!isVirtual(path)) {
-          w.world.push(WorldWatcher.open(this.deps.root, path, (changed) => this.changed(w, changed)));
+          w.world.push(
+            WorldWatcher.open(this.deps.root, path, (changed) => this.changed(w, changed)),
+          );
         }
       }
     } catch (e) {
@@ -191,7 +199,10 @@ export class Watches {
   methods(): Map<string, CoreMethod> {
     const proc = (caller: Caller, method: string): Process => {
       if (!("pid" in caller)) {
-        throw new HostError("invalid-request", `watches belong to processes: call core.${method} from a plugin`);
+        throw new HostError(
+          "invalid-request",
+          `watches belong to processes: call core.${method} from a plugin`,
+        );
       }
       return caller as Process;
     };

@@ -41,15 +41,29 @@ const start = (h: TestHost) =>
 
 for (const engine of [undefined, "jco"]) {
   Deno.test({
-    name: `served files (${engine ?? "preview 1"}): another process lists, stats, reads and writes ` +
+    name:
+      `served files (${engine ?? "preview 1"}): another process lists, stats, reads and writes ` +
       `/proc/<pid>/fs/, and status.json is the server's own state`,
     ...opts,
     fn: () =>
-      withHost(async (h) => {
-        const pid = await start(h);
-        const fs = `/proc/${pid}/fs`;
-        const [dir, before, , appended, read, stat, listed, status, roStatus, missing, mkdir, info] =
-          await run(
+      withHost(
+        async (h) => {
+          const pid = await start(h);
+          const fs = `/proc/${pid}/fs`;
+          const [
+            dir,
+            before,
+            ,
+            appended,
+            read,
+            stat,
+            listed,
+            status,
+            roStatus,
+            missing,
+            mkdir,
+            info,
+          ] = await run(
             h,
             { op: "list", path: `/proc/${pid}` },
             { op: "list", path: fs },
@@ -64,35 +78,41 @@ for (const engine of [undefined, "jco"]) {
             { op: "mkdir", path: `${fs}/d` },
             { op: "write", path: `/proc/${pid}/info.json`, text: "{}" },
           );
-        assert.deepEqual(dir, ["control", "fs", "info.json", "log"]);
-        assert.deepEqual(before, ["status.json"]);
-        assert.equal(appended, null);
-        assert.equal(read, "hi\nthere\n");
-        assert.deepEqual(
-          { len: (stat as { len: number }).len, file: (stat as { file: boolean }).file },
-          { len: 9, file: true },
-        );
-        assert.deepEqual(listed, ["hello", "status.json"]);
-        // std::fs::write: a truncate, then the data; the append: one write at the end. The
-        // reads: hello, and this read of status.json itself.
-        assert.deepEqual(JSON.parse(status as string), {
-          files: 1,
-          bytes: 9,
-          reads: 2,
-          writes: 3,
-        });
-        assert.equal(errorOf(roStatus), "ReadOnlyFilesystem");
-        assert.equal(errorOf(missing), "NotFound");
-        assert.ok(errorOf(mkdir), "folders are not served");
-        assert.equal(errorOf(info), "ReadOnlyFilesystem", "the rest of /proc stays read-only");
-        // The core reads them too (sausage cat, the agent's file tools).
-        assert.equal(new TextDecoder().decode(await h.host.fs.read(`${fs}/hello`)), "hi\nthere\n");
+          assert.deepEqual(dir, ["control", "fs", "info.json", "log"]);
+          assert.deepEqual(before, ["status.json"]);
+          assert.equal(appended, null);
+          assert.equal(read, "hi\nthere\n");
+          assert.deepEqual(
+            { len: (stat as { len: number }).len, file: (stat as { file: boolean }).file },
+            { len: 9, file: true },
+          );
+          assert.deepEqual(listed, ["hello", "status.json"]);
+          // std::fs::write: a truncate, then the data; the append: one write at the end. The
+          // reads: hello, and this read of status.json itself.
+          assert.deepEqual(JSON.parse(status as string), {
+            files: 1,
+            bytes: 9,
+            reads: 2,
+            writes: 3,
+          });
+          assert.equal(errorOf(roStatus), "ReadOnlyFilesystem");
+          assert.equal(errorOf(missing), "NotFound");
+          assert.ok(errorOf(mkdir), "folders are not served");
+          assert.equal(errorOf(info), "ReadOnlyFilesystem", "the rest of /proc stays read-only");
+          // The core reads them too (sausage cat, the agent's file tools).
+          assert.equal(
+            new TextDecoder().decode(await h.host.fs.read(`${fs}/hello`)),
+            "hi\nthere\n",
+          );
 
-        // A process that serves nothing has no fs/; an ended server's goes with it.
-        await h.result("core.stop", { pid });
-        const [gone] = await run(h, { op: "read", path: `${fs}/hello` });
-        assert.equal(errorOf(gone), "NotFound");
-      }, {}, engine),
+          // A process that serves nothing has no fs/; an ended server's goes with it.
+          await h.result("core.stop", { pid });
+          const [gone] = await run(h, { op: "read", path: `${fs}/hello` });
+          assert.equal(errorOf(gone), "NotFound");
+        },
+        {},
+        engine,
+      ),
   });
 }
 
@@ -118,13 +138,18 @@ Deno.test({
       // The server goes on: its late answer is dropped, it serves again.
       const [status] = await run(h, { op: "read", path: `/proc/${pid}/fs/status.json` });
       assert.equal(JSON.parse(status as string).files, 0);
-      const [big] = await run(h, { op: "write", path: `/proc/${pid}/fs/big`, text: "x".repeat(2048) });
+      const [big] = await run(h, {
+        op: "write",
+        path: `/proc/${pid}/fs/big`,
+        text: "x".repeat(2048),
+      });
       assert.equal(errorOf(big), "FileTooLarge");
     }, { "config/limits.json": JSON.stringify({ served_requests: 1, served_request_kib: 1 }) }),
 });
 
 Deno.test({
-  name: "pipes: listen() writes a pipe: endpoint file; connect() from another process reaches it; " +
+  name:
+    "pipes: listen() writes a pipe: endpoint file; connect() from another process reaches it; " +
     "a stale file connects nothing",
   ...opts,
   fn: () =>
@@ -166,7 +191,11 @@ Deno.test({
       assert.equal(await h.result("memfs.hold_lock", { path: "/state/w/lock", ms: 400 }), true);
       const { changes } = await watching;
       const withA = changes.filter((c) => c.paths.includes("/state/w/a.txt"));
-      assert.equal(withA.length, 1, `five quick writes, one notification: ${JSON.stringify(changes)}`);
+      assert.equal(
+        withA.length,
+        1,
+        `five quick writes, one notification: ${JSON.stringify(changes)}`,
+      );
       assert.ok(
         changes.some((c) => c.paths.includes("/proc/core/locks.json")),
         `the lock was seen in locks.json: ${JSON.stringify(changes)}`,
@@ -180,4 +209,17 @@ Deno.test({
       const rel = await h.call("memfs.watch_for", { paths: ["state/w"], count: 1, ms: 10 });
       assert.equal(rel.error?.code, -32602, "a relative path is refused");
     }, { "state/w/.keep": "", "config/limits.json": JSON.stringify({ watches: 4 }) }),
+});
+
+Deno.test({
+  name: "pipes: a process has at most `pipes` open; one more connection gets -32004",
+  ...opts,
+  fn: () =>
+    withHost(async (h) => {
+      // The server's pipe is its one: a connection to it would be its second.
+      const pid = await start(h);
+      const r = await h.call("memfs.ask", { endpoint: `/proc/${pid}/control`, method: "stats" });
+      assert.equal(r.error?.code, -32004, JSON.stringify(r.error));
+      assert.match(r.error!.message, /pipes/);
+    }, { "config/limits.json": JSON.stringify({ pipes: 1 }) }),
 });
