@@ -82,6 +82,7 @@ export class Watches {
   /** `core.watch {paths}`: a new watch of `p`. */
   async watch(p: Process, paths: string[]): Promise<{ watch: number }> {
     if (paths.length === 0) throw new HostError("invalid-params", `"paths" must name a path`);
+    if (p.hasEnded) throw new HostError("invalid-request", `${p.pid} has ended`);
     if (this.pathsOf(p) + paths.length > this.deps.max) {
       throw new HostError(
         "limit-reached",
@@ -120,6 +121,8 @@ export class Watches {
     if (virtual.length) {
       const seen = new Map<string, string | null>();
       for (const path of virtual) seen.set(path, await this.deps.fingerprint(path));
+      // The process may have ended (or unwatched) meanwhile: nothing is left behind.
+      if (!this.watches.has(id)) throw new HostError("invalid-request", `${p.pid} has ended`);
       this.seen.set(id, seen);
       this.poller ??= setInterval(() => this.poll(), POLL_MS);
     }
