@@ -65,7 +65,7 @@ export interface Limits {
   served_request_kib: number;
   /** The paths one process watches at once (`core.watch`, default 64). */
   watches: number;
-  /** The pipe connections one process has open at once (default 64). */
+  /** The pipes one process listens on and its pipe connections, together (default 64). */
   pipes: number;
 }
 
