@@ -19,7 +19,7 @@ export interface ProcSource {
   /** The files a running process wrote to its `/self`, or undefined. */
   selfFiles(pid: string): MemMount | undefined;
   /** The files a running process serves at `/proc/<pid>/fs/` (PROTOCOL 5.1), or undefined. */
-  served(pid: string): ServedFiles | undefined;
+  served?(pid: string): ServedFiles | undefined;
   /** The files of `/proc/core/` other than `plugins/`, by name. */
   coreFiles(): Record<string, () => string | Promise<string>>;
   /** The plugin names of `/proc/core/plugins/`. */

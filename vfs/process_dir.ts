@@ -55,7 +55,7 @@ export class ProcessDir implements Mount {
    */
   private served(path: string, writes = false): { mount: ServedMount; rest: string } | null {
     if (topName(path) !== "fs") return null;
-    const files = this.source.served(this.pid);
+    const files = this.source.served?.(this.pid);
     if (!files) {
       if (writes && this.writable) throw new FsError("access", "fs belongs to the core");
       throw new FsError("no-entry", `${this.pid} serves no files`);
@@ -111,7 +111,7 @@ export class ProcessDir implements Mount {
       name: "log",
       type: "regular-file",
     }];
-    if (this.source.served(this.pid)) own.push({ name: "fs", type: "directory" });
+    if (this.source.served?.(this.pid)) own.push({ name: "fs", type: "directory" });
     return [...own, ...files.readDir("").filter((e) => !RESERVED.includes(e.name))]
       .sort((a, b) => (a.name < b.name ? -1 : 1));
   }
