@@ -181,14 +181,15 @@ Deno.test({
   fn: () =>
     withHost(async (h) => {
       const watching = h.result<{ changes: { paths: string[] }[] }>("memfs.watch_for", {
-        paths: ["/state/w", "/proc/core/locks.json"],
-        count: 3,
-        ms: 5000,
+        paths: ["/state/w", "/proc/core/locks.json", "/run/flag"],
+        count: 4,
+        ms: 3000,
         ready: "/ready",
       });
       await eventually(() => Deno.stat(`${h.root}/ready`).then(() => true, () => false), "ready");
       for (let i = 0; i < 5; i++) await Deno.writeTextFile(`${h.root}/state/w/a.txt`, `v${i}`);
       assert.equal(await h.result("memfs.hold_lock", { path: "/state/w/lock", ms: 400 }), true);
+      await run(h, { op: "write", path: "/run/flag", text: "up" }); // not there when watched
       const { changes } = await watching;
       const withA = changes.filter((c) => c.paths.includes("/state/w/a.txt"));
       assert.equal(
@@ -199,6 +200,10 @@ Deno.test({
       assert.ok(
         changes.some((c) => c.paths.includes("/proc/core/locks.json")),
         `the lock was seen in locks.json: ${JSON.stringify(changes)}`,
+      );
+      assert.ok(
+        changes.some((c) => c.paths.includes("/run/flag")),
+        `/run/flag appeared: ${JSON.stringify(changes)}`,
       );
       await eventually(() => h.host.watches.size === 0, "the watch to be released");
 
