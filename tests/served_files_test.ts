@@ -192,11 +192,10 @@ Deno.test({
       await run(h, { op: "write", path: "/run/flag", text: "up" }); // not there when watched
       const { changes } = await watching;
       const withA = changes.filter((c) => c.paths.includes("/state/w/a.txt"));
-      assert.equal(
-        withA.length,
-        1,
-        `five quick writes, one notification: ${JSON.stringify(changes)}`,
-      );
+      // Five quick writes (about ten events of the OS) come in one notification (two when the
+      // writes straddle the 100 ms window on a busy machine), each path once in each.
+      assert.ok(withA.length >= 1 && withA.length <= 2, `coalesced: ${JSON.stringify(changes)}`);
+      for (const c of changes) assert.equal(new Set(c.paths).size, c.paths.length);
       assert.ok(
         changes.some((c) => c.paths.includes("/proc/core/locks.json")),
         `the lock was seen in locks.json: ${JSON.stringify(changes)}`,
