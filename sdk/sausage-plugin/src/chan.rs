@@ -15,7 +15,11 @@ pub(crate) struct Chan<T> {
 
 impl<T> Default for Chan<T> {
     fn default() -> Self {
-        Chan { items: RefCell::new(VecDeque::new()), waker: RefCell::new(None), closed: RefCell::new(false) }
+        Chan {
+            items: RefCell::new(VecDeque::new()),
+            waker: RefCell::new(None),
+            closed: RefCell::new(false),
+        }
     }
 }
 

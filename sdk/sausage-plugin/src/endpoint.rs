@@ -97,7 +97,10 @@ async fn listen_pipe<T: Interface>(path: PathBuf, iface: Rc<T>, name: &'static s
         spawn(serve_peer(iface.clone(), peer, name), true);
     })
     .await?;
-    write_file(&path, &EndpointFile { address, owner: crate::process::pid(), interface: name.to_string() })
+    write_file(
+        &path,
+        &EndpointFile { address, owner: crate::process::pid(), interface: name.to_string() },
+    )
 }
 
 async fn listen_rc<T: Interface>(path: PathBuf, iface: Rc<T>, name: &'static str) -> Result<()> {

@@ -107,8 +107,8 @@ pub use lock::{lock, Lock, LockGuard};
 pub use process::{exit_after_response, pid, plugin_name};
 pub use reactor::{sleep, timeout, Elapsed};
 pub use schema::JsonSchema;
-pub use server::run;
 pub use served::{serve_files, FileServer};
+pub use server::run;
 pub use watch::{watch, Changes, Watch};
 
 /// Makes an `impl` block an interface.

@@ -31,7 +31,10 @@ thread_local! {
 
 /// Asks the core for a pipe serving `interface`; `on_open` gets each new
 /// connection. Returns the address (`pipe:<n>`).
-pub(crate) async fn listen(interface: &str, on_open: impl Fn(Rc<Peer>) + 'static) -> Result<String> {
+pub(crate) async fn listen(
+    interface: &str,
+    on_open: impl Fn(Rc<Peer>) + 'static,
+) -> Result<String> {
     let answer = crate::call("core.listen", json!({ "interface": interface })).await?;
     let address = answer["address"]
         .as_str()
@@ -56,7 +59,9 @@ pub(crate) async fn connect(address: &str, interface: &str, name: String) -> Res
 fn open(conn: u64, name: String) -> Rc<Peer> {
     let outbox = Rc::new(Outbox::default());
     let peer = Peer::new(name, Transport::Stream(outbox.clone()));
-    CONNS.with(|c| c.borrow_mut().insert(conn, Conn { peer: peer.clone(), lines: LineBuffer::default() }));
+    CONNS.with(|c| {
+        c.borrow_mut().insert(conn, Conn { peer: peer.clone(), lines: LineBuffer::default() })
+    });
     spawn(
         async move {
             let stdio = crate::stdio::peer();
@@ -89,7 +94,8 @@ pub(crate) fn receive(req: Request) {
         match on_open {
             Some(f) => f(open(conn, format!("a connection of {from} to the endpoint {address}"))),
             None => {
-                let _ = crate::stdio::peer().notify("core.pipe", json!({"conn": conn, "close": true}));
+                let _ =
+                    crate::stdio::peer().notify("core.pipe", json!({"conn": conn, "close": true}));
             }
         }
         return;
@@ -121,4 +127,3 @@ pub(crate) fn stop() {
     }
     LISTENERS.with(|l| l.borrow_mut().clear());
 }
-
