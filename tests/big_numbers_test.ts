@@ -11,6 +11,7 @@ import { builtTestPlugin } from "./helpers/plugins.ts";
 import { hostTests, TestHost } from "./helpers/host.ts";
 import { makeWorld } from "./helpers/world.ts";
 import { launcher, sausage } from "./helpers/cli.ts";
+import { mcpInitialize } from "./helpers/mcp.ts";
 import { streamLines } from "../rpc/line_splitter.ts";
 import { ControlServer } from "../core/control_server.ts";
 import { parseExact } from "../rpc/exact_json.ts";
@@ -150,16 +151,7 @@ Deno.test({
     }
   };
   try {
-    await send({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "t", version: "1" },
-      },
-    });
+    await send(mcpInitialize(1));
     assert.ok((await answer(1)).result);
     await send({ jsonrpc: "2.0", method: "notifications/initialized" });
     // Written by hand: JSON.stringify of a number would round it before it left.
@@ -227,16 +219,7 @@ Deno.test({
       session ??= res.headers.get("mcp-session-id");
       return await mcpMessages(res);
     };
-    const [init] = await post(JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "t", version: "1" },
-      },
-    }));
+    const [init] = await post(JSON.stringify(mcpInitialize(1)));
     assert.ok(init.result, JSON.stringify(init));
     await post('{"jsonrpc":"2.0","method":"notifications/initialized"}');
     const tool = (id: number, name: string, args: string) =>

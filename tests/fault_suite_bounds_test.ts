@@ -10,6 +10,7 @@
 
 import { strict as assert } from "node:assert";
 import { builtTestPlugin } from "./helpers/plugins.ts";
+import { random } from "./helpers/seeded.ts";
 import { eventually, hostTests, type TestHost } from "./helpers/host.ts";
 import { parseExact } from "../rpc/exact_json.ts";
 
@@ -102,18 +103,6 @@ test(
   },
   { "config/limits.json": '{"calls_in_flight": 1, "calls_starting": 1}' },
 );
-
-/** A small seeded generator: the same numbers every run. */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 /**
  * `n` integers a double cannot hold that a Rust plugin's serde_json keeps (64-bit):
