@@ -20,6 +20,12 @@ export interface Limits {
   processes: number;
   /** Calls of plugins one caller has in flight at once; more wait their turn (default 64). */
   calls_in_flight: number;
+  /**
+   * Of those, calls one caller has starting at once: started less than 20 ms
+   * ago and not yet answered (default 4). A flood of short calls keeps only
+   * this many in the sandboxes' pipes, ahead of other callers' calls.
+   */
+  calls_starting: number;
   /** How many sandbox subprocesses run processes (default: one per core). */
   sandboxes: number;
   /** A sandbox that does not answer the core for this long is killed, with its processes (ms). */
@@ -75,6 +81,7 @@ export function defaultLimits(): Limits {
     memory_mib: 256,
     processes: 10_000,
     calls_in_flight: 64,
+    calls_starting: 4,
     sandboxes: navigator.hardwareConcurrency || 1,
     stall_ms: 10_000,
     line_mib: 16,
@@ -113,6 +120,7 @@ const BOUNDS: Record<keyof Limits, [number, number]> = {
   memory_mib: [1, 4096],
   processes: [1, 1_000_000],
   calls_in_flight: [1, 1_000_000],
+  calls_starting: [1, 1_000_000],
   sandboxes: [1, 256],
   stall_ms: [100, 3_600_000],
   line_mib: [1, 1024],

@@ -47,8 +47,8 @@ export class Router {
 
   constructor(private supervisor: Supervisor) {
     supervisor.onStdout = (p, line) => this.fromProcess(p, line);
-    const { calls_in_flight, processes } = supervisor.limits;
-    this.calls = new CallQueue(calls_in_flight, processes);
+    const { calls_in_flight, calls_starting, processes } = supervisor.limits;
+    this.calls = new CallQueue(calls_in_flight, processes, calls_starting);
   }
 
   /** Answers a request of `caller`; nothing when it was a notification. */
