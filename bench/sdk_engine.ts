@@ -40,15 +40,24 @@ export async function sdkEngineRows(
   const probe = await builtTestPlugin("probe");
   const world = await makeWorld({ plugins: { bigsource, probe } });
   const runs: Record<string, [(r: Uint8Array) => Promise<number>, Uint8Array]> = {
-    "SDK no-op, lean path": [await ourInstance(bigsource, world, { engine: "auto" }), request("max")],
-    "SDK no-op, jco's glue": [await ourInstance(bigsource, world, { engine: "jco" }), request("max")],
+    "SDK no-op, lean path": [
+      await ourInstance(bigsource, world, { engine: "auto" }),
+      request("max"),
+    ],
+    "SDK no-op, jco's glue": [
+      await ourInstance(bigsource, world, { engine: "jco" }),
+      request("max"),
+    ],
     "probe no-op (no SDK), lean path": [
       await ourInstance(probe, world, { engine: "auto" }),
       request("noop"),
     ],
   };
   for (const [name, wasm] of Object.entries(also)) {
-    runs[`${name}, lean path`] = [await ourInstance(wasm, world, { engine: "auto" }), request("max")];
+    runs[`${name}, lean path`] = [
+      await ourInstance(wasm, world, { engine: "auto" }),
+      request("max"),
+    ];
   }
   const names = Object.keys(runs);
   const cold: Record<string, number> = {};

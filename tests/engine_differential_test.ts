@@ -83,7 +83,9 @@ async function outcome(c: Case, wasm: Record<string, string>, engine: "p1" | "jc
         if (e.stream === "core") {
           const ev = JSON.parse(e.line);
           if (ev.event === "start") out.engines.push(ev.engine);
-          if (ev.event === "exit") out.exits.push(ev.status === 0 ? "ok" : `failed ${ev.trap ?? ""}`);
+          if (ev.event === "exit") {
+            out.exits.push(ev.status === 0 ? "ok" : `failed ${ev.trap ?? ""}`);
+          }
           delete ev.engine;
           if (ev.event === "exit" && ev.status !== 0) ev.status = "<failure>";
           line = JSON.stringify(ev);

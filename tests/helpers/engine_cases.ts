@@ -12,10 +12,12 @@ import { builtCrate, builtTestPlugin } from "./plugins.ts";
 import { ScriptedModel } from "./scripted_model.ts";
 
 /** One call: a method and its params, or made from the answers so far. */
-export type Call = [method: string, params: Record<string, unknown>] | ((answers: unknown[]) => [
-  string,
-  Record<string, unknown>,
-]);
+export type Call =
+  | [method: string, params: Record<string, unknown>]
+  | ((answers: unknown[]) => [
+    string,
+    Record<string, unknown>,
+  ]);
 
 /** A world and its script. */
 export interface Case {
@@ -128,12 +130,19 @@ export const CASES: Record<string, Case> = {
   },
   net: {
     plugins: test("net"),
-    async around() {
-      const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (r) =>
-        new Response(`${r.method} ${new URL(r.url).pathname} ${await r.text()}`, {
-          headers: { "x-seen": r.headers.get("x-test") ?? "" },
-        }));
-      return { port: server.addr.port, closed: closedPort(), close: () => server.shutdown() };
+    around() {
+      const server = Deno.serve(
+        { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+        async (r) =>
+          new Response(`${r.method} ${new URL(r.url).pathname} ${await r.text()}`, {
+            headers: { "x-seen": r.headers.get("x-test") ?? "" },
+          }),
+      );
+      return Promise.resolve({
+        port: server.addr.port,
+        closed: closedPort(),
+        close: () => server.shutdown(),
+      });
     },
     calls: ({ port, closed }) => [
       ["net.http", {
@@ -152,11 +161,13 @@ export const CASES: Record<string, Case> = {
       ["net.tcp_states", {}],
     ],
     // The ports the system picked for UDP sockets.
-    alike: (a) => JSON.parse(JSON.stringify(a).replace(/("[a-z_]+_(?:port|from|remote)":)\d+/g, "$1 0")),
+    alike: (a) =>
+      JSON.parse(JSON.stringify(a).replace(/("[a-z_]+_(?:port|from|remote)":)\d+/g, "$1 0")),
   },
   notes: {
     plugins: example("examples/notes", "notes"),
-    calls: () => [["notes.add", { text: "one" }], ["notes.add", { text: "two" }], ["notes.list", {}]],
+    calls:
+      () => [["notes.add", { text: "one" }], ["notes.add", { text: "two" }], ["notes.list", {}]],
   },
   secrets: {
     plugins: example("examples/secrets", "secrets"),
@@ -189,7 +200,9 @@ export const CASES: Record<string, Case> = {
       ["sdkprobe.fanout", {
         calls: [1, 2, 3].map((ms) => ({ method: "sdkprobe.sleepy", params: { ms } })),
       }],
-      ["sdkprobe.relay", { call: { method: "sdkprobe.fail", params: { code: -32001, message: "no" } } }],
+      ["sdkprobe.relay", {
+        call: { method: "sdkprobe.fail", params: { code: -32001, message: "no" } },
+      }],
       ["sdkprobe.try_lock", { path: "/state/l", hold_ms: 1 }],
       ["sdkprobe.abandon", { call: { method: "sdkprobe.sleepy", params: { ms: 2000 } }, ms: 20 }],
       ["sdkprobe.fail", { code: -32001, message: "no" }],
@@ -213,12 +226,12 @@ export const CASES: Record<string, Case> = {
   },
   agent: {
     plugins: world("agent"),
-    async around() {
+    around() {
       const model = new ScriptedModel("openai", [
         () => ({ text: ["Hello ", "there."] }),
         () => ({ text: ["Hello ", "there."] }),
       ]);
-      return { model, close: () => model.close() };
+      return Promise.resolve({ model, close: () => model.close() });
     },
     files: ({ model }) => ({
       "config/agent.json": (model as ScriptedModel).config({ stream: true }),

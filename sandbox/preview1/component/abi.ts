@@ -2,9 +2,9 @@
  * Moving WIT values across the canonical ABI, compiled once per type into
  * closures: `load`/`store` read and write a value in linear memory (lists
  * and strings the host hands out are placed with the guest's
- * `cabi_realloc`), `liftFlat` reads a parameter from core arguments,
- * `lowerFlat` makes a one-value result. Values are in jco's form, so the
- * implementations in `sandbox/wasi/` serve both paths.
+ * `cabi_realloc`); `lift.ts` reads parameters from core arguments. Values
+ * are in jco's form, so the implementations in `sandbox/wasi/` serve both
+ * paths.
  *
  * @module
  */
@@ -14,8 +14,6 @@ import {
   alignOf,
   casesOf,
   discSize,
-  type Flat,
-  flatOf,
   fromCase,
   offsetsOf,
   payloadOffset,
@@ -50,7 +48,7 @@ export type LiftFlat = (abi: Abi, r: ArgReader) => unknown;
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
 
-function memo<F>(cache: WeakMap<WitType, F>, t: WitType, make: () => F): F {
+export function memo<F>(cache: WeakMap<WitType, F>, t: WitType, make: () => F): F {
   let f = cache.get(t);
   if (!f) cache.set(t, f = make());
   return f;
@@ -58,7 +56,6 @@ function memo<F>(cache: WeakMap<WitType, F>, t: WitType, make: () => F): F {
 
 const loads = new WeakMap<WitType, Load>();
 const stores = new WeakMap<WitType, Store>();
-const lifts = new WeakMap<WitType, LiftFlat>();
 
 /** Writes `bytes` into fresh guest memory; returns its address. */
 function place(abi: Abi, bytes: Uint8Array, align: number): number {
@@ -73,7 +70,7 @@ function bytesOf(v: unknown): Uint8Array {
 }
 
 /** The value of a `list<T>` at `ptr`, `len` elements. */
-function loadList(abi: Abi, of: WitType, ptr: number, len: number): unknown {
+export function loadList(abi: Abi, of: WitType, ptr: number, len: number): unknown {
   if (of.k === "u8") return abi.bytes().slice(ptr, ptr + len);
   const size = sizeOf(of);
   const load = loadOf(of);
@@ -98,13 +95,15 @@ function storeList(abi: Abi, of: WitType, v: unknown): [number, number] {
   return [base, list.length];
 }
 
-function flagsFrom(names: string[], bits: number): Record<string, boolean> {
+export function flagsFrom(names: string[], bits: number): Record<string, boolean> {
   const out: Record<string, boolean> = {};
-  names.forEach((n, i) => out[n.replace(/-([a-z0-9])/g, (_, c) => c.toUpperCase())] = !!(bits & (1 << i)));
+  names.forEach((n, i) =>
+    out[n.replace(/-([a-z0-9])/g, (_, c) => c.toUpperCase())] = !!(bits & (1 << i))
+  );
   return out;
 }
 
-function flagsTo(names: string[], v: unknown): number {
+export function flagsTo(names: string[], v: unknown): number {
   const o = v as Record<string, boolean>;
   let bits = 0;
   names.forEach((n, i) => {
@@ -170,7 +169,11 @@ export function loadOf(t: WitType): Load {
         const size = sizeOf(t);
         return (a, p) => {
           const v = a.view();
-          const bits = size === 1 ? v.getUint8(p) : size === 2 ? v.getUint16(p, true) : v.getUint32(p, true);
+          const bits = size === 1
+            ? v.getUint8(p)
+            : size === 2
+            ? v.getUint16(p, true)
+            : v.getUint32(p, true);
           return flagsFrom(t.names, bits);
         };
       }
@@ -185,7 +188,11 @@ export function loadOf(t: WitType): Load {
         const payloads = cases.map((c) => c && loadOf(c));
         return (a, p) => {
           const v = a.view();
-          const i = disc === 1 ? v.getUint8(p) : disc === 2 ? v.getUint16(p, true) : v.getUint32(p, true);
+          const i = disc === 1
+            ? v.getUint8(p)
+            : disc === 2
+            ? v.getUint16(p, true)
+            : v.getUint32(p, true);
           const load = payloads[i];
           return fromCase(t, i, load ? load(a, p + off) : undefined);
         };
@@ -281,118 +288,4 @@ export function storeOf(t: WitType): Store {
       }
     }
   });
-}
-
-/** A core argument of flat type `from` read as flat type `to` (a joined variant slot). */
-function coerce(v: unknown, from: Flat, to: Flat): unknown {
-  if (from === to) return v;
-  if (from === "i64" && to === "i32") return Number(BigInt.asIntN(32, v as bigint));
-  if (from === "i32" && to === "f32") return new Float32Array(new Int32Array([v as number]).buffer)[0];
-  if (from === "i64" && to === "f64") {
-    return new Float64Array(new BigInt64Array([v as bigint]).buffer)[0];
-  }
-  throw new TypeError(`cannot read a ${to} from a ${from} slot`);
-}
-
-/** Reads a `t` from core arguments. */
-export function liftOf(t: WitType): LiftFlat {
-  return memo(lifts, t, (): LiftFlat => {
-    switch (t.k) {
-      case "u8":
-        return (_, r) => (r.args[r.i++] as number) & 0xff;
-      case "s8":
-        return (_, r) => ((r.args[r.i++] as number) << 24) >> 24;
-      case "u16":
-        return (_, r) => (r.args[r.i++] as number) & 0xffff;
-      case "s16":
-        return (_, r) => ((r.args[r.i++] as number) << 16) >> 16;
-      case "u32":
-        return (_, r) => (r.args[r.i++] as number) >>> 0;
-      case "s32":
-      case "f32":
-      case "f64":
-        return (_, r) => r.args[r.i++];
-      case "bool":
-        return (_, r) => r.args[r.i++] !== 0;
-      case "char":
-        return (_, r) => String.fromCodePoint((r.args[r.i++] as number) >>> 0);
-      case "u64":
-        return (_, r) => BigInt.asUintN(64, r.args[r.i++] as bigint);
-      case "s64":
-        return (_, r) => r.args[r.i++];
-      case "string":
-        return (a, r) => {
-          const ptr = (r.args[r.i++] as number) >>> 0;
-          const len = (r.args[r.i++] as number) >>> 0;
-          return decoder.decode(a.bytes().subarray(ptr, ptr + len));
-        };
-      case "list":
-        return (a, r) => {
-          const ptr = (r.args[r.i++] as number) >>> 0;
-          return loadList(a, t.of, ptr, (r.args[r.i++] as number) >>> 0);
-        };
-      case "record": {
-        const fields = t.fields.map(([n, f]) => [n, liftOf(f)] as const);
-        return (a, r) => {
-          const out: Record<string, unknown> = {};
-          for (const [n, lift] of fields) out[n] = lift(a, r);
-          return out;
-        };
-      }
-      case "tuple": {
-        const elems = t.of.map(liftOf);
-        return (a, r) => elems.map((lift) => lift(a, r));
-      }
-      case "flags":
-        return (_, r) => flagsFrom(t.names, r.args[r.i++] as number);
-      case "own":
-        return (a, r) => a.handles.take(r.args[r.i++] as number);
-      case "borrow":
-        return (a, r) => a.handles.get(r.args[r.i++] as number);
-      default: {
-        const cases = casesOf(t)!;
-        const joined = flatOf(t).slice(1);
-        const payloads = cases.map((c) => c && [liftOf(c), flatOf(c)] as const);
-        return (a, r) => {
-          const i = r.args[r.i++] as number;
-          const start = r.i;
-          r.i += joined.length;
-          const c = payloads[i];
-          if (!c) return fromCase(t, i, undefined);
-          const [lift, flat] = c;
-          const args = flat.map((f, j) => coerce(r.args[start + j], joined[j], f));
-          return fromCase(t, i, lift(a, { args, i: 0 }));
-        };
-      }
-    }
-  });
-}
-
-/** Makes the one core value of a result whose flat form is one value. */
-export function lowerOf(t: WitType): (abi: Abi, v: unknown) => unknown {
-  switch (t.k) {
-    case "u64":
-    case "s64":
-      return (_, v) => BigInt.asUintN(64, BigInt(v as bigint));
-    case "bool":
-      return (_, v) => v ? 1 : 0;
-    case "char":
-      return (_, v) => (v as string).codePointAt(0);
-    case "own":
-      return (a, v) => a.handles.add(v as object);
-    case "flags":
-      return (_, v) => flagsTo(t.names, v);
-    case "u8":
-    case "s8":
-    case "u16":
-    case "s16":
-    case "u32":
-    case "s32":
-    case "f32":
-    case "f64":
-      return (_, v) => v;
-    default:
-      if (casesOf(t)?.every((c) => c === undefined)) return (_, v) => toCase(t, v)[0];
-      throw new TypeError(`${t.k} is not returned as one value`);
-  }
 }

@@ -13,7 +13,8 @@
  */
 
 import { ASYNC_IMPORTS } from "../../wasi/async_imports.ts";
-import { type Abi, type ArgReader, liftOf, loadOf, lowerOf, storeOf } from "./abi.ts";
+import { type Abi, type ArgReader, loadOf, storeOf } from "./abi.ts";
+import { liftOf, lowerOf } from "./lift.ts";
 import { flatOf } from "./layout.ts";
 import { camel, interfaceOf, type WitFunction, witFunctions } from "./wit.ts";
 

@@ -11,7 +11,9 @@
 /** Package name and the text of its interfaces. */
 export const HTTP_WIT: readonly [pkg: string, text: string][] = [
   // http/types.wit
-  ["wasi:http", `
+  [
+    "wasi:http",
+    `
 interface types {
 use wasi:clocks/monotonic-clock@0.2.4.{duration};
 use wasi:io/streams@0.2.4.{input-stream, output-stream};
@@ -112,9 +114,12 @@ subscribe: func() -> pollable;
 get: func() -> option<result<result<incoming-response, error-code>>>;
 }
 }
-`],
+`,
+  ],
   // http/handler.wit
-  ["wasi:http", `
+  [
+    "wasi:http",
+    `
 interface incoming-handler {
 use types.{incoming-request, response-outparam};
 handle: func(request: incoming-request, response-out: response-outparam);
@@ -123,5 +128,6 @@ interface outgoing-handler {
 use types.{outgoing-request, request-options, future-incoming-response, error-code};
 handle: func(request: outgoing-request, options: option<request-options>) -> result<future-incoming-response, error-code>;
 }
-`],
+`,
+  ],
 ];

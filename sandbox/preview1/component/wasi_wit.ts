@@ -11,15 +11,20 @@
 /** Package name and the text of its interfaces. */
 export const WASI_WIT: readonly [pkg: string, text: string][] = [
   // io/error.wit
-  ["wasi:io", `
+  [
+    "wasi:io",
+    `
 interface error {
 resource error {
 to-debug-string: func() -> string;
 }
 }
-`],
+`,
+  ],
   // io/poll.wit
-  ["wasi:io", `
+  [
+    "wasi:io",
+    `
 interface poll {
 resource pollable {
 ready: func() -> bool;
@@ -27,9 +32,12 @@ block: func();
 }
 poll: func(in: list<borrow<pollable>>) -> list<u32>;
 }
-`],
+`,
+  ],
   // io/streams.wit
-  ["wasi:io", `
+  [
+    "wasi:io",
+    `
 interface streams {
 use error.{error};
 use poll.{pollable};
@@ -55,9 +63,12 @@ splice: func(src: borrow<input-stream>, len: u64) -> result<u64, stream-error>;
 blocking-splice: func(src: borrow<input-stream>, len: u64) -> result<u64, stream-error>;
 }
 }
-`],
+`,
+  ],
   // cli/stdio.wit
-  ["wasi:cli", `
+  [
+    "wasi:cli",
+    `
 interface stdin {
 use wasi:io/streams@0.2.4.{input-stream};
 get-stdin: func() -> input-stream;
@@ -70,24 +81,33 @@ interface stderr {
 use wasi:io/streams@0.2.4.{output-stream};
 get-stderr: func() -> output-stream;
 }
-`],
+`,
+  ],
   // cli/environment.wit
-  ["wasi:cli", `
+  [
+    "wasi:cli",
+    `
 interface environment {
 get-environment: func() -> list<tuple<string, string>>;
 get-arguments: func() -> list<string>;
 initial-cwd: func() -> option<string>;
 }
-`],
+`,
+  ],
   // cli/exit.wit
-  ["wasi:cli", `
+  [
+    "wasi:cli",
+    `
 interface exit {
 exit: func(status: result);
 exit-with-code: func(status-code: u8);
 }
-`],
+`,
+  ],
   // clocks/monotonic-clock.wit
-  ["wasi:clocks", `
+  [
+    "wasi:clocks",
+    `
 interface monotonic-clock {
 use wasi:io/poll@0.2.4.{pollable};
 type instant = u64;
@@ -97,38 +117,53 @@ resolution: func() -> duration;
 subscribe-instant: func(when: instant) -> pollable;
 subscribe-duration: func(when: duration) -> pollable;
 }
-`],
+`,
+  ],
   // clocks/wall-clock.wit
-  ["wasi:clocks", `
+  [
+    "wasi:clocks",
+    `
 interface wall-clock {
 record datetime {
 seconds: u64, nanoseconds: u32,}
 now: func() -> datetime;
 resolution: func() -> datetime;
 }
-`],
+`,
+  ],
   // random/random.wit
-  ["wasi:random", `
+  [
+    "wasi:random",
+    `
 interface random {
 get-random-bytes: func(len: u64) -> list<u8>;
 get-random-u64: func() -> u64;
 }
-`],
+`,
+  ],
   // random/insecure.wit
-  ["wasi:random", `
+  [
+    "wasi:random",
+    `
 interface insecure {
 get-insecure-random-bytes: func(len: u64) -> list<u8>;
 get-insecure-random-u64: func() -> u64;
 }
-`],
+`,
+  ],
   // random/insecure-seed.wit
-  ["wasi:random", `
+  [
+    "wasi:random",
+    `
 interface insecure-seed {
 insecure-seed: func() -> tuple<u64, u64>;
 }
-`],
+`,
+  ],
   // sockets/network.wit
-  ["wasi:sockets", `
+  [
+    "wasi:sockets",
+    `
 interface network {
 use wasi:io/error@0.2.4.{error};
 resource network;
@@ -148,16 +183,22 @@ port: u16, flow-info: u32, address: ipv6-address, scope-id: u32,}
 variant ip-socket-address {
 ipv4(ipv4-socket-address), ipv6(ipv6-socket-address),}
 }
-`],
+`,
+  ],
   // sockets/instance-network.wit
-  ["wasi:sockets", `
+  [
+    "wasi:sockets",
+    `
 interface instance-network {
 use network.{network};
 instance-network: func() -> network;
 }
-`],
+`,
+  ],
   // sockets/tcp.wit
-  ["wasi:sockets", `
+  [
+    "wasi:sockets",
+    `
 interface tcp {
 use wasi:io/streams@0.2.4.{input-stream, output-stream};
 use wasi:io/poll@0.2.4.{pollable};
@@ -196,17 +237,23 @@ subscribe: func() -> pollable;
 shutdown: func(shutdown-type: shutdown-type) -> result<_, error-code>;
 }
 }
-`],
+`,
+  ],
   // sockets/tcp-create-socket.wit
-  ["wasi:sockets", `
+  [
+    "wasi:sockets",
+    `
 interface tcp-create-socket {
 use network.{network, error-code, ip-address-family};
 use tcp.{tcp-socket};
 create-tcp-socket: func(address-family: ip-address-family) -> result<tcp-socket, error-code>;
 }
-`],
+`,
+  ],
   // sockets/udp.wit
-  ["wasi:sockets", `
+  [
+    "wasi:sockets",
+    `
 interface udp {
 use wasi:io/poll@0.2.4.{pollable};
 use network.{network, error-code, ip-socket-address, ip-address-family};
@@ -239,17 +286,23 @@ send: func(datagrams: list<outgoing-datagram>) -> result<u64, error-code>;
 subscribe: func() -> pollable;
 }
 }
-`],
+`,
+  ],
   // sockets/udp-create-socket.wit
-  ["wasi:sockets", `
+  [
+    "wasi:sockets",
+    `
 interface udp-create-socket {
 use network.{network, error-code, ip-address-family};
 use udp.{udp-socket};
 create-udp-socket: func(address-family: ip-address-family) -> result<udp-socket, error-code>;
 }
-`],
+`,
+  ],
   // sockets/ip-name-lookup.wit
-  ["wasi:sockets", `
+  [
+    "wasi:sockets",
+    `
 interface ip-name-lookup {
 use wasi:io/poll@0.2.4.{pollable};
 use network.{network, error-code, ip-address};
@@ -259,5 +312,6 @@ resolve-next-address: func() -> result<option<ip-address>, error-code>;
 subscribe: func() -> pollable;
 }
 }
-`],
+`,
+  ],
 ];

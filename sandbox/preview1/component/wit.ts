@@ -304,7 +304,9 @@ export function witFunctions(): Map<string, Map<string, WitFunction>> {
   for (const [name, scope] of scopes) {
     const funcs = new Map<string, WitFunction>();
     for (const [importName, f] of scope.funcs) {
-      const member = f.kind === "func" ? camel(importName) : f.kind === "method"
+      const member = f.kind === "func"
+        ? camel(importName)
+        : f.kind === "method"
         ? camel(importName.slice(importName.indexOf(".") + 1))
         : f.kind === "static"
         ? camel(importName.slice(importName.indexOf(".") + 1))
