@@ -35,20 +35,23 @@ export function casesOf(t: WitType): (WitType | undefined)[] | null {
 
 const alignUp = (n: number, a: number) => Math.ceil(n / a) * a;
 
+/** Size and alignment of the scalars that are not 4 bytes. */
+const SCALAR: Partial<Record<WitType["k"], number>> = {
+  u8: 1,
+  s8: 1,
+  bool: 1,
+  u16: 2,
+  s16: 2,
+  u64: 8,
+  s64: 8,
+  f64: 8,
+};
+
 /** The alignment of `t` in memory. */
 export function alignOf(t: WitType): number {
+  const scalar = SCALAR[t.k];
+  if (scalar) return scalar;
   switch (t.k) {
-    case "u8":
-    case "s8":
-    case "bool":
-      return 1;
-    case "u16":
-    case "s16":
-      return 2;
-    case "u64":
-    case "s64":
-    case "f64":
-      return 8;
     case "record":
       return Math.max(1, ...t.fields.map(([, f]) => alignOf(f)));
     case "tuple":
@@ -82,18 +85,9 @@ export function offsetsOf(types: WitType[]): number[] {
 
 /** The size of `t` in memory. */
 export function sizeOf(t: WitType): number {
+  const scalar = SCALAR[t.k];
+  if (scalar) return scalar;
   switch (t.k) {
-    case "u8":
-    case "s8":
-    case "bool":
-      return 1;
-    case "u16":
-    case "s16":
-      return 2;
-    case "u64":
-    case "s64":
-    case "f64":
-      return 8;
     case "string":
     case "list":
       return 8;
