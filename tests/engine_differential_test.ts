@@ -8,7 +8,9 @@
  * world and how each process ended must be the same. Exit codes are
  * compared as success or failure: jco's adapter carries only ok/err
  * (`proc_exit(3)` arrives as 1), ours the code. Also: a raw preview-1
- * plugin answers 5 MB and writes and reads 5 MB files on the binding.
+ * plugin (as a component, and as a plain core module) answers 5 MB and
+ * writes and reads 5 MB files on the binding, and an SDK plugin takes and
+ * answers 5 MB on it.
  *
  * @module
  */
@@ -19,6 +21,7 @@ const assert: (ok: unknown, message?: string) => asserts ok = nodeAssert;
 import { builtTestPlugin } from "./helpers/plugins.ts";
 import { eventually, TestHost } from "./helpers/host.ts";
 import { type Case, CASES, type Env } from "./helpers/engine_cases.ts";
+import { mainModuleOf } from "../wasm/main_module.ts";
 
 /** What one engine did with a script: answers, exits, journal lines and the world's files. */
 interface Outcome {
@@ -148,25 +151,58 @@ for (const [name, c] of Object.entries(CASES)) {
   });
 }
 
-Deno.test("a raw preview-1 plugin answers 5 MB and writes and reads 5 MB files on the binding", async () => {
-  const wasm = await builtTestPlugin("probe");
-  Deno.env.set("SAUSAGE_ENGINE", "p1");
-  const t = await TestHost.start({ plugins: { probe: wasm } });
+/** The probe's main module alone: a plain preview-1 core module, as any toolchain makes one. */
+async function plainProbe(): Promise<string> {
+  const main = mainModuleOf(await Deno.readFile(await builtTestPlugin("probe")));
+  const out = await Deno.makeTempFile({ suffix: ".wasm" });
+  await Deno.writeFile(out, main.bytes);
+  return out;
+}
+
+for (
+  const [what, make] of [["component", () => builtTestPlugin("probe")], [
+    "core module",
+    plainProbe,
+  ]] as const
+) {
+  Deno.test(`a raw preview-1 plugin (${what}) answers 5 MB and writes and reads 5 MB files on the binding`, async () => {
+    const wasm = await make();
+    Deno.env.set("SAUSAGE_ENGINE", "p1");
+    const t = await TestHost.start({ plugins: { probe: wasm } });
+    try {
+      const five = "y".repeat(5 * 2 ** 20);
+      const echoed = await t.result<{ five: string }>("probe.echo", { five });
+      assert(echoed.five === five, "the 5 MB answer came back whole");
+      await t.result("probe.write_file", { path: "/five.txt", text: five });
+      assert((await Deno.readTextFile(`${t.root}/five.txt`)) === five, "the 5 MB file on disk");
+      const read = await t.result<string>("probe.read_file", { path: "/five.txt" });
+      assert(read === five, "the 5 MB file read back");
+      assert((await engines(t, "probe")).join() === "p1,p1,p1");
+    } finally {
+      await t.close();
+      Deno.env.delete("SAUSAGE_ENGINE");
+    }
+  });
+}
+
+Deno.test("an SDK plugin takes and answers 5 MB on the lean path (stdin through wasi:io/streams)", async () => {
+  const { sdkprobe } = await CASES.sdkprobe.plugins();
+  const t = await TestHost.start({ plugins: { sdkprobe } });
   try {
-    const five = "y".repeat(5 * 2 ** 20);
-    const echoed = await t.result<{ five: string }>("probe.echo", { five });
-    assert(echoed.five === five, "the 5 MB answer came back whole");
-    await t.result("probe.write_file", { path: "/five.txt", text: five });
-    assert((await Deno.readTextFile(`${t.root}/five.txt`)) === five, "the 5 MB file on disk");
-    const read = await t.result<string>("probe.read_file", { path: "/five.txt" });
-    assert(read === five, "the 5 MB file read back");
-    const log = await t.result<{ line: string; stream: string }[]>("core.log", {
-      plugin: "probe",
-      grep: '"event":"start"',
+    const five = "z".repeat(5 * 2 ** 20);
+    const echoed = await t.result<{ params: { five: string } }>("sdkprobe.echo", {
+      method: "m",
+      params: { five },
     });
-    assert(log.length === 3 && log.every((e) => JSON.parse(e.line).engine === "p1"));
+    assert(echoed.params.five === five, "the 5 MB answer came back whole");
+    assert((await engines(t, "sdkprobe")).join() === "p1");
   } finally {
     await t.close();
-    Deno.env.delete("SAUSAGE_ENGINE");
   }
 });
+
+/** The engines the `start` events of `plugin` name, in order. */
+async function engines(t: TestHost, plugin: string): Promise<string[]> {
+  const log = await t.result<{ line: string }[]>("core.log", { plugin, grep: '"event":"start"' });
+  return log.map((e) => JSON.parse(e.line).engine);
+}
