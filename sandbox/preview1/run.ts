@@ -3,8 +3,10 @@
  * (made preemptible and importing its memory by the component cache), a
  * fresh instance per process with a pooled memory, its `_start` run through
  * JSPI. No jco glue, no adapter, shim or fixup instance: one core instance
- * per process. Preemption, kills, the memory limit, the pool and the
- * preopens are the same objects the jco path uses.
+ * per process. The WASI 0.2 functions an SDK plugin's main module imports
+ * directly are bound at the canonical-ABI level (`component/`). Preemption,
+ * kills, the memory limit, the pool and the preopens are the same objects
+ * the jco path uses.
  *
  * @module
  */
