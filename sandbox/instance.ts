@@ -11,7 +11,7 @@ import { filesystemInterfaces, OpenFiles } from "./wasi/filesystem.ts";
 import type { ByteQueue } from "./wasi/pipes.ts";
 import { outputSinks } from "./output_sinks.ts";
 import { ProcessResources } from "./wasi/resources.ts";
-import { wasiInterfaces } from "./preview1/component/process.ts";
+import { wasiInterfaces } from "./wasi/process_interfaces.ts";
 import type { FsChannel } from "./remote_mount.ts";
 import type { ExtraPreopen } from "./protocol.ts";
 import { type GuestControl, GuestKilled } from "./guest_control.ts";

@@ -30,7 +30,8 @@ import { PREVIEW1_MAIN, PREVIEW1_MODULE } from "./names.ts";
 import type { Preview1Context } from "./context.ts";
 import { ProcessResources } from "../wasi/resources.ts";
 import { type ComponentImport, componentImports } from "./component/bind.ts";
-import { GuestAbi, wasiInterfaces } from "./component/process.ts";
+import { GuestAbi } from "./component/guest_abi.ts";
+import { wasiInterfaces } from "../wasi/process_interfaces.ts";
 import { interfaceOf } from "./component/wit.ts";
 
 /** A main module loaded into this sandbox. */
