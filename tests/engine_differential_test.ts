@@ -70,12 +70,14 @@ async function outcome(c: Case, wasm: Record<string, string>, engine: "p1" | "jc
       out.answers.push(c.alike ? c.alike(answer) : answer);
       if (engine === "p1" && method.endsWith(".exit")) out.exitCode = r.error?.message;
     }
-    // Every process has ended (a callee's exit may come after its caller's answer).
+    // Every attached process has ended (a callee's exit may come after its caller's answer).
     await eventually(async () => {
-      const log = await t.result<unknown[]>("core.log", { grep: '"event":"start"', limit: 10000 });
-      const exits = await t.result<unknown[]>("core.log", { grep: '"event":"exit"', limit: 10000 });
-      return log.length === exits.length;
-    }, "every process to end");
+      const log = (grep: string) =>
+        t.result<{ pid: string; line: string }[]>("core.log", { grep, limit: 10000 });
+      const ended = new Set((await log('"event":"exit"')).map((e) => e.pid));
+      const starts = await log('"event":"start"');
+      return starts.every((e) => JSON.parse(e.line).detached || ended.has(e.pid));
+    }, "every attached process to end");
     for (const plugin of Object.keys(wasm)) {
       const log = await t.result<{ line: string; stream: string }[]>("core.log", {
         plugin,
