@@ -1,6 +1,7 @@
 /**
  * WIT of WASI 0.2 interfaces the lean path binds at the canonical-ABI level
- * (the HTTP client: `wasi:http/types` and the outgoing handler),
+ * (the HTTP client: `wasi:http/types` and the outgoing handler; the incoming
+ * handler, which a guest exports, is left out),
  * as the `wasi` crate 0.14.4 (WASI 0.2.4) ships them, comments and feature
  * gates taken out; `wit.ts` reads it. Generated from the crate's
  * `wit/deps/` (Apache-2.0 WITH LLVM-exception).
@@ -120,10 +121,6 @@ get: func() -> option<result<result<incoming-response, error-code>>>;
   [
     "wasi:http",
     `
-interface incoming-handler {
-use types.{incoming-request, response-outparam};
-handle: func(request: incoming-request, response-out: response-outparam);
-}
 interface outgoing-handler {
 use types.{outgoing-request, request-options, future-incoming-response, error-code};
 handle: func(request: outgoing-request, options: option<request-options>) -> result<future-incoming-response, error-code>;
