@@ -137,15 +137,7 @@ async function runJco(
   const files = new OpenFiles();
   const resources = new ProcessResources();
   const imports = {
-    ...wasiInterfaces({
-      env,
-      args: command.args ?? [],
-      cwd: command.cwd ?? "/",
-      stdin: io.stdin,
-      stdout,
-      stderr,
-      resources,
-    }),
+    ...wasiInterfaces({ ...command, env, stdin: io.stdin, stdout, stderr, resources }),
     ...filesystemInterfaces(processPreopens(world, io.fs, command.preopens), files),
   };
   let ended: Ended;

@@ -143,9 +143,8 @@ export async function runPreview1(
         };
         if (abi) {
           const wasi = wasiInterfaces({
+            ...command,
             env,
-            args: command.args ?? [],
-            cwd: command.cwd ?? "/",
             stdin: io.stdin,
             stdout,
             stderr,

@@ -25,8 +25,10 @@ import type { ProcessResources } from "./resources.ts";
 /** What the shared WASI 0.2 interfaces of one process are made from. */
 export interface ProcessWasi {
   env: [string, string][];
-  args: string[];
-  cwd: string;
+  /** `get-arguments` (default none). */
+  args?: string[];
+  /** `initial-cwd` (default `/`). */
+  cwd?: string;
   stdin: ByteQueue;
   stdout: ByteSink;
   stderr: ByteSink;
@@ -41,8 +43,8 @@ export function wasiInterfaces(p: ProcessWasi): Record<string, unknown> {
   return {
     ...cliInterfaces({
       env: p.env,
-      args: p.args,
-      cwd: p.cwd,
+      args: p.args ?? [],
+      cwd: p.cwd ?? "/",
       stdin: new InputStream(p.stdin),
       stdout: new OutputStream(p.stdout),
       stderr: new OutputStream(p.stderr),
