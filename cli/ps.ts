@@ -32,8 +32,16 @@ export async function ps(args: string[]): Promise<number> {
   }
   if (client) {
     console.log(table(
-      ["PID", "METHOD", "PARENT", "DETACHED", "START", "STATE"],
-      list.map((p) => [p.pid, p.method, p.parent, p.detached ? "yes" : "no", p.start, p.state]),
+      ["PID", "METHOD", "PARENT", "DETACHED", "START", "STATE", "WORKER"],
+      list.map((p) => [
+        p.pid,
+        p.method,
+        p.parent,
+        p.detached ? "yes" : "no",
+        p.start,
+        p.state,
+        p.worker ?? "-",
+      ]),
     ));
   }
   return 0;

@@ -38,6 +38,8 @@ import { callAsCore, discoverAsCore } from "./call_as_core.ts";
 import type { HostOptions } from "./host_options.ts";
 import { SdkCopy } from "./sdk_copy.ts";
 import { defaultCommand, HostLock } from "./host_lock.ts";
+import { readNatsConfig, RemoteWorld } from "./remote/remote_world.ts";
+import { DiskBudget } from "../vfs/disk_budget.ts";
 
 /** A running world. */
 export class Host {
@@ -62,6 +64,8 @@ export class Host {
   /** The world folder as a mount: `sausage ls`/`cat`, and the symlinks guests make. */
   private worldMount: DiskMount;
   readonly pool: SandboxPool;
+  /** Workers on other machines, when `config/nats.json` asks for them (`remote/`). */
+  readonly remote: RemoteWorld | null = null;
   /** The world's limits (`config/limits.json`). */
   readonly limits: Limits;
   readonly supervisor: Supervisor;
@@ -136,6 +140,18 @@ export class Host {
         sandboxes,
         (event, fields) => this.journal.coreEvent(event, fields),
       );
+      const nats = readNatsConfig(this.world.root);
+      if (nats) {
+        const budget = new DiskBudget(this.world.root, this.limits.disk_mib * 2 ** 20);
+        budget.prime().catch(() => {});
+        this.remote = new RemoteWorld(
+          nats,
+          this.world.root,
+          new DiskMount(this.world.root, { budget }),
+          this.pool,
+          (event, fields) => this.journal.coreEvent(event, fields),
+        );
+      }
       this.docs = new PluginDocs(
         this.world,
         (plugin) => discoverAsCore(this.supervisor, this.journal, plugin),
@@ -166,7 +182,7 @@ export class Host {
         this.world,
         this.journal,
         this.table,
-        this.pool,
+        this.remote?.placer ?? this.pool,
         components,
         {
           proc: this.proc,
@@ -205,6 +221,7 @@ export class Host {
         }),
       );
     } catch (e) {
+      this.remote?.close();
       this.lock.release();
       throw e;
     }
@@ -257,6 +274,7 @@ export class Host {
     this.graph.close();
     await this.supervisor.stopAll(graceMs);
     await this.control?.close();
+    this.remote?.close();
     if (!this.opts.pool) this.pool.close();
     this.journal.close();
     this.lock.release();
