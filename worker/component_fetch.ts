@@ -94,8 +94,15 @@ export class ComponentCopies {
         await Deno.writeFile(`${tmp}/${file}`, bytes);
       }
       await Deno.writeTextFile(`${tmp}/manifest.json`, text);
-      await Deno.remove(dir, { recursive: true }).catch(() => {});
-      await Deno.rename(tmp, dir);
+      if (!await Deno.rename(tmp, dir).then(() => true, () => false)) {
+        // Another worker on this machine (sharing the cache) was first: its copy, if whole.
+        if (await this.whole(dir, manifest)) {
+          await Deno.remove(tmp, { recursive: true }).catch(() => {});
+          return dir;
+        }
+        await Deno.remove(dir, { recursive: true }).catch(() => {});
+        await Deno.rename(tmp, dir);
+      }
     } catch (e) {
       await Deno.remove(tmp, { recursive: true }).catch(() => {});
       throw e;

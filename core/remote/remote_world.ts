@@ -27,7 +27,7 @@ export interface NatsConfig {
   password?: string;
   /** The world's name on NATS (its subjects' prefix). */
   world: string;
-  /** Silence after which a worker is lost (ms; default 3000). */
+  /** Silence after which a worker is lost (ms; default 2500). */
   loss_ms: number;
 }
 
