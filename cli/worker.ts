@@ -15,7 +15,7 @@ import { defaultLimits } from "../core/limits.ts";
 
 /** Usage of `worker`. */
 export const WORKER_USAGE = "sausage worker --nats <url> --world <name> [--user <user>] " +
-  "[--password-file <file>] [--sandboxes <n>] [--id <id>]";
+  "[--password-file <file>] [--ca-file <pem>] [--sandboxes <n>] [--id <id>]";
 
 /** Runs the subcommand; resolves with the exit code when it is stopped. */
 export async function worker(args: string[]): Promise<number> {
@@ -24,6 +24,7 @@ export async function worker(args: string[]): Promise<number> {
     "--world",
     "--user",
     "--password-file",
+    "--ca-file",
     "--sandboxes",
     "--id",
   ]);
@@ -42,6 +43,7 @@ export async function worker(args: string[]): Promise<number> {
   const password = typeof file === "string"
     ? (await Deno.readTextFile(file)).trim()
     : Deno.env.get("SAUSAGE_NATS_PASSWORD");
+  const ca = flags.get("--ca-file");
   const cache = `${cacheDir()}/workers/${world}`;
   await Deno.mkdir(cache, { recursive: true, mode: 0o700 });
   const scratch = await Deno.makeTempDir({ prefix: "sausage-worker-" });
@@ -51,6 +53,7 @@ export async function worker(args: string[]): Promise<number> {
     world,
     user: flags.get("--user") as string | undefined,
     password,
+    caCerts: typeof ca === "string" ? [await Deno.readTextFile(ca)] : undefined,
     id: flags.get("--id") as string | undefined,
     sandboxes,
     cache,

@@ -24,6 +24,13 @@ import { eventually } from "./helpers/host.ts";
 
 const WORLD = "natstest";
 
+if (natsServerPath() === null) {
+  console.warn(
+    "nats_workers_test: skipped: nats-server is not installed and npm test could not install it " +
+      "(scripts/install-toolchain.sh --with-test-tools: apt-get install nats-server)",
+  );
+}
+
 /** A `sausage` subprocess left running (the host, a worker). */
 function spawn(args: string[], env: Record<string, string> = {}): Deno.ChildProcess {
   return new Deno.Command(launcher, { args, env, stdout: "null", stderr: "null" }).spawn();
@@ -94,40 +101,53 @@ Deno.test({
     const listed = async () => (await client.request("$/workers", {})) as WorkerInfo[];
     try {
       await t.step("every worker joins", async () => {
-        const seen = await eventually(async () => {
-          const l = await listed();
-          return l.length === 3 ? l : null;
-        }, "three workers", 30_000);
+        const seen = await eventually(
+          async () => {
+            const l = await listed();
+            return l.length === 3 ? l : null;
+          },
+          "three workers",
+          30_000,
+        );
         assert.deepEqual(seen.map((w) => w.worker).sort(), ["w1", "w2", "w3"]);
         const out = await sausage("workers", root);
         for (const id of ["w1", "w2", "w3"]) assert.match(out.stdout, new RegExp(`\\b${id}\\b`));
       });
 
-      await t.step("3,000 calls placed anywhere: all answered, every worker takes part", async () => {
-        const before = await listed();
-        const rs = await calls(clients, 3000, "probe.echo", (i) => ({ i }));
-        assert.deepEqual(rs.length, 3000);
-        for (const r of rs) assert(!r.error, JSON.stringify(r.error));
-        assert.deepEqual(new Set(rs.map((r) => (r.result as { i: number }).i)).size, 3000);
-        const after = await listed();
-        for (const w of after) {
-          const was = before.find((b) => b.worker === w.worker)!.placed;
-          assert(w.placed > was, `${w.worker} took no call: ${JSON.stringify(after)}`);
-        }
-      });
+      await t.step(
+        "3,000 calls placed anywhere: all answered, every worker takes part",
+        async () => {
+          const before = await listed();
+          const rs = await calls(clients, 3000, "probe.echo", (i) => ({ i }));
+          assert.deepEqual(rs.length, 3000);
+          for (const r of rs) assert(!r.error, JSON.stringify(r.error));
+          assert.deepEqual(new Set(rs.map((r) => (r.result as { i: number }).i)).size, 3000);
+          const after = await listed();
+          for (const w of after) {
+            const was = before.find((b) => b.worker === w.worker)!.placed;
+            assert(w.placed > was, `${w.worker} took no call: ${JSON.stringify(after)}`);
+          }
+        },
+      );
 
-      await t.step("files through the host: a remote process reads and writes the world", async () => {
-        const r = await client.request("fsprobe.run", {
-          ops: [
-            { op: "read", path: "/hello.txt" },
-            { op: "write", path: "/state/from-worker.txt", text: "written remotely" },
-            { op: "read", path: "/config/nats.json" },
-          ],
-        }) as unknown[];
-        assert.deepEqual(r[0], "from the host");
-        assert.deepEqual(await Deno.readTextFile(`${root}/state/from-worker.txt`), "written remotely");
-        assert.deepEqual((r[2] as { error?: string }).error, undefined); // the world's own files
-      });
+      await t.step(
+        "files through the host: a remote process reads and writes the world",
+        async () => {
+          const r = await client.request("fsprobe.run", {
+            ops: [
+              { op: "read", path: "/hello.txt" },
+              { op: "write", path: "/state/from-worker.txt", text: "written remotely" },
+              { op: "read", path: "/config/nats.json" },
+            ],
+          }) as unknown[];
+          assert.deepEqual(r[0], "from the host");
+          assert.deepEqual(
+            await Deno.readTextFile(`${root}/state/from-worker.txt`),
+            "written remotely",
+          );
+          assert.deepEqual((r[2] as { error?: string }).error, undefined); // the world's own files
+        },
+      );
 
       await t.step("300 notes.add from all three workers leave exactly 300 notes", async () => {
         const before = await listed();
@@ -143,82 +163,96 @@ Deno.test({
         }
       });
 
-      await t.step("a worker killed mid-call: its calls end -32002 within 3 s, locks freed", async () => {
-        // Each rprobe process takes a lock, then waits on a long call of its own.
-        const waiting: HostClient[] = [];
-        for (let i = 0; i < 6; i++) waiting.push((await HostClient.connect(world))!);
-        const pending = Array.from({ length: 6 }, (_, i) =>
-          waiting[i].send("rprobe.fanout", {
-            calls: [
-              { method: "core.lock", params: { path: `/held/${i}` } },
-              { method: "fsprobe.run", params: { ops: [{ op: "sleep", ms: 60_000 }] } },
-            ],
-          }).then((r) => ({ r, at: performance.now() })));
-        const running = await eventually(async () => {
-          const ps = (await client.request("$/ps", {})) as ProcessInfo[];
-          const mine = ps.filter((p) => p.plugin === "rprobe" && p.worker);
-          return mine.length === 6 && ps.filter((p) => p.plugin === "fsprobe").length === 6
-            ? mine
-            : null;
-        }, "six rprobe processes on workers", 20_000);
-        const psOut = await sausage("ps", root);
-        assert.match(psOut.stdout, /WORKER/);
-        const victim = running[0].worker!;
-        const held = (p: ProcessInfo) =>
-          Number(
-            ((p.params.calls as { params: { path: string } }[])[0].params.path).split("/").pop(),
+      await t.step(
+        "a worker killed mid-call: its calls end -32002 within 3 s, locks freed",
+        async () => {
+          // Each rprobe process takes a lock, then waits on a long call of its own.
+          const waiting: HostClient[] = [];
+          for (let i = 0; i < 6; i++) waiting.push((await HostClient.connect(world))!);
+          const pending = Array.from({ length: 6 }, (_, i) =>
+            waiting[i].send("rprobe.fanout", {
+              calls: [
+                { method: "core.lock", params: { path: `/held/${i}` } },
+                { method: "fsprobe.run", params: { ops: [{ op: "sleep", ms: 60_000 }] } },
+              ],
+            }).then((r) => ({ r, at: performance.now() })));
+          const running = await eventually(
+            async () => {
+              const ps = (await client.request("$/ps", {})) as ProcessInfo[];
+              const mine = ps.filter((p) => p.plugin === "rprobe" && p.worker);
+              return mine.length === 6 && ps.filter((p) => p.plugin === "fsprobe").length === 6
+                ? mine
+                : null;
+            },
+            "six rprobe processes on workers",
+            20_000,
           );
-        const onVictim = running.filter((p) => p.worker === victim).map(held);
-        const killedAt = performance.now();
-        workers.get(victim)!.kill("SIGKILL");
-        const results = await Promise.race([
-          Promise.all(onVictim.map((i) => pending[i])),
-          new Promise<never>((_, reject) =>
-            setTimeout(() => reject(new Error("no answer within 5 s")), 5000)
-          ),
-        ]);
-        for (const { r, at } of results) {
-          assert.deepEqual(r.error?.code, -32002, JSON.stringify(r));
-          assert.match(r.error!.message, new RegExp(`the worker ${victim} was lost`));
-          assert(at - killedAt < 3000, `answered ${Math.round(at - killedAt)} ms after the kill`);
-        }
-        // Its locks are free: another process takes them without waiting.
-        for (const i of onVictim) {
-          const r = await client.request("rprobe.call", {
-            method: "core.lock",
-            params: { path: `/held/${i}`, wait: false },
-          });
-          assert.deepEqual((r as { result?: unknown }).result ?? r, { held: true });
-        }
-        // Later calls go to the others.
-        const rs = await calls(clients, 30, "rprobe.noop", () => ({}));
-        for (const r of rs) assert(!r.error, JSON.stringify(r.error));
-        assert(!(await listed()).some((w) => w.worker === victim));
-        const log = await sausage("log", root, "-n", "100000");
-        assert.match(log.stdout, /worker-lost/);
-        assert.match(log.stdout, / on w[123] /);
-        for (const c of waiting) c.close(); // their calls on the other workers stop
-      });
+          const psOut = await sausage("ps", root);
+          assert.match(psOut.stdout, /WORKER/);
+          const victim = running[0].worker!;
+          const held = (p: ProcessInfo) =>
+            Number(
+              (p.params.calls as { params: { path: string } }[])[0].params.path.split("/").pop(),
+            );
+          const onVictim = running.filter((p) => p.worker === victim).map(held);
+          const killedAt = performance.now();
+          workers.get(victim)!.kill("SIGKILL");
+          const results = await Promise.race([
+            Promise.all(onVictim.map((i) => pending[i])),
+            new Promise<never>((_, reject) =>
+              setTimeout(() => reject(new Error("no answer within 5 s")), 5000)
+            ),
+          ]);
+          for (const { r, at } of results) {
+            assert.deepEqual(r.error?.code, -32002, JSON.stringify(r));
+            assert.match(r.error!.message, new RegExp(`the worker ${victim} was lost`));
+            assert(at - killedAt < 3000, `answered ${Math.round(at - killedAt)} ms after the kill`);
+          }
+          // Its locks are free: another process takes them without waiting.
+          for (const i of onVictim) {
+            const r = await client.request("rprobe.call", {
+              method: "core.lock",
+              params: { path: `/held/${i}`, wait: false },
+            });
+            assert.deepEqual((r as { result?: unknown }).result ?? r, { held: true });
+          }
+          // Later calls go to the others.
+          const rs = await calls(clients, 30, "rprobe.noop", () => ({}));
+          for (const r of rs) assert(!r.error, JSON.stringify(r.error));
+          assert(!(await listed()).some((w) => w.worker === victim));
+          const log = await sausage("log", root, "-n", "100000");
+          assert.match(log.stdout, /worker-lost/);
+          assert.match(log.stdout, / on w[123] /);
+          for (const c of waiting) c.close(); // their calls on the other workers stop
+        },
+      );
 
-      await t.step("NATS stopped: local calls go on, remote ones fail fast, then resume", async () => {
-        await nats.stop();
-        const local = await client.send("lprobe.noop", {});
-        assert(!local.error, JSON.stringify(local.error));
-        const began = performance.now();
-        const remote = await eventually(async () => {
-          const r = await client.send("rprobe.noop", {});
-          return r.error ? r : null;
-        }, "a remote call failing", 5000);
-        assert.match(remote.error!.message, /NATS is unreachable|no worker/);
-        assert(performance.now() - began < 3000);
-        const failFast = performance.now();
-        await client.send("rprobe.noop", {});
-        assert(performance.now() - failFast < 500, "a remote call waited while NATS was down");
-        await nats.restart();
-        await eventually(async () => (await listed()).length === 2, "workers rejoining", 20_000);
-        const back = await client.send("rprobe.echo", { back: true });
-        assert.deepEqual(back.result, { back: true });
-      });
+      await t.step(
+        "NATS stopped: local calls go on, remote ones fail fast, then resume",
+        async () => {
+          await nats.stop();
+          const local = await client.send("lprobe.noop", {});
+          assert(!local.error, JSON.stringify(local.error));
+          const began = performance.now();
+          const remote = await eventually(
+            async () => {
+              const r = await client.send("rprobe.noop", {});
+              return r.error ? r : null;
+            },
+            "a remote call failing",
+            5000,
+          );
+          assert.match(remote.error!.message, /NATS is unreachable|no worker/);
+          assert(performance.now() - began < 3000);
+          const failFast = performance.now();
+          await client.send("rprobe.noop", {});
+          assert(performance.now() - failFast < 500, "a remote call waited while NATS was down");
+          await nats.restart();
+          await eventually(async () => (await listed()).length === 2, "workers rejoining", 20_000);
+          const back = await client.send("rprobe.echo", { back: true });
+          assert.deepEqual(back.result, { back: true });
+        },
+      );
     } finally {
       for (const c of clients) c.close();
       for (const w of workers.values()) {

@@ -53,7 +53,9 @@ export class ComponentCopies {
   private async ask(req: FetchRequest): Promise<Uint8Array> {
     const reply = await this.client.request(this.subject, encode(req), FETCH_TIMEOUT_MS);
     if (reply.data[0] !== 0) {
-      throw new Error(`the host would not give ${req.entry}: ${decoder.decode(reply.data.slice(1))}`);
+      throw new Error(
+        `the host would not give ${req.entry}: ${decoder.decode(reply.data.slice(1))}`,
+      );
     }
     return reply.data.subarray(1);
   }
@@ -84,7 +86,9 @@ export class ComponentCopies {
         let n = 0;
         while (n < want.size) {
           const chunk = await this.ask({ entry, file, offset: n });
-          if (!chunk.length) throw new Error(`${entry}/${file} ended at ${n} of ${want.size} bytes`);
+          if (!chunk.length) {
+            throw new Error(`${entry}/${file} ended at ${n} of ${want.size} bytes`);
+          }
           bytes.set(chunk.subarray(0, want.size - n), n);
           n += chunk.length;
         }

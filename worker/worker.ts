@@ -48,6 +48,8 @@ export interface WorkerOptions {
   url: string;
   user?: string;
   password?: string;
+  /** CA certificates (PEM) to trust for a `tls://` URL. */
+  caCerts?: string[];
   /** The world's name on NATS. */
   world: string;
   /** This worker's id (default: machine, OS pid and a random part). */
@@ -105,6 +107,7 @@ export class Worker {
       url: this.opts.url,
       user: this.opts.user,
       password: this.opts.password,
+      caCerts: this.opts.caCerts,
       name: `sausage worker ${this.id}`,
       inboxPrefix: this.subjects.inbox,
       onStatus: (down) => {
@@ -164,7 +167,9 @@ export class Worker {
       sandbox = await this.pool.place();
     } catch (e) {
       this.running.delete(msg.pid);
-      const error = `the worker ${this.id} could not start it: ${e instanceof Error ? e.message : e}`;
+      const error = `the worker ${this.id} could not start it: ${
+        e instanceof Error ? e.message : e
+      }`;
       return this.out.push({ op: "exit", pid: msg.pid, status: 1, error });
     }
     if (this.running.get(msg.pid) !== r) return; // forgotten meanwhile

@@ -29,6 +29,8 @@ export interface NatsOptions {
    * other); `<prefix>.<random>.<n>`.
    */
   inboxPrefix: string;
+  /** For a `tls://` URL: the CA certificates (PEM) to trust beside the system's. */
+  caCerts?: string[];
   /** The most bytes waiting to be written before `publish` throws (default 64 MiB). */
   maxPending?: number;
   /** Told when the connection goes down (with why) or comes back (null). */
@@ -52,15 +54,19 @@ interface Sub {
 /** Thrown when a publish or request cannot reach the server now. */
 export class NatsDown extends Error {}
 
-/** Splits `nats://host:port` into what `Deno.connect` takes. */
-function address(url: string): { hostname: string; port: number } {
+/** Splits `nats://host:port` (or `tls://`) into what `Deno.connect` takes. */
+function address(url: string): { hostname: string; port: number; tls: boolean } {
   const u = new URL(url.includes("://") ? url : `nats://${url}`);
-  return { hostname: u.hostname || "127.0.0.1", port: Number(u.port || 4222) };
+  return {
+    hostname: u.hostname || "127.0.0.1",
+    port: Number(u.port || 4222),
+    tls: u.protocol === "tls:",
+  };
 }
 
 /** One connection to a NATS server, kept up until `close()`. */
 export class NatsClient {
-  private conn: Deno.TcpConn | null = null;
+  private conn: Deno.Conn | null = null;
   private subs = new Map<number, Sub>();
   private nextSid = 0;
   private pending: Uint8Array[] = [];
@@ -126,9 +132,8 @@ export class NatsClient {
     let delay = 100;
     while (!this.closed) {
       try {
-        const conn = await Deno.connect(address(this.opts.url));
-        conn.setNoDelay(true);
-        await this.session(conn);
+        const [conn, head] = await this.dial();
+        await this.session(conn, head);
         delay = 100;
       } catch (e) {
         this.setDown(e instanceof Error ? e.message : String(e));
@@ -137,6 +142,27 @@ export class NatsClient {
       await new Promise((r) => setTimeout(r, delay));
       delay = Math.min(delay * 2, 1000);
     }
+  }
+
+  /**
+   * A connection to the server, and what was read of it already. For a
+   * `tls://` URL, the server's INFO line arrives in the clear and the
+   * connection turns to TLS before anything is sent (NATS's own upgrade).
+   */
+  private async dial(): Promise<[Deno.Conn, Uint8Array]> {
+    const { hostname, port, tls } = address(this.opts.url);
+    const conn = await Deno.connect({ hostname, port });
+    conn.setNoDelay(true);
+    if (!tls) return [conn, new Uint8Array(0)];
+    let head: Uint8Array = new Uint8Array(0);
+    while (indexOfCrlf(head, 0) < 0) {
+      const chunk = new Uint8Array(4096);
+      const n = await conn.read(chunk);
+      if (n === null) throw new Error("the server closed the connection");
+      head = concat([head, chunk.subarray(0, n)]);
+      if (head.length > 64 * 1024) throw new Error("the server's INFO line is too long");
+    }
+    return [await Deno.startTls(conn, { hostname, caCerts: this.opts.caCerts }), head];
   }
 
   private setDown(why: string): void {
@@ -149,15 +175,17 @@ export class NatsClient {
   }
 
   /** One connection's life: handshake, subscriptions, then reading until it closes. */
-  private async session(conn: Deno.TcpConn): Promise<void> {
-    let buf: Uint8Array = new Uint8Array(0);
+  private async session(conn: Deno.Conn, head: Uint8Array): Promise<void> {
+    let buf: Uint8Array = head;
     let authed = false;
     const reader = conn.readable.getReader();
     try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) throw new Error("the server closed the connection");
-        buf = buf.length ? concat([buf, value]) : value;
+      for (let first = true;; first = false) {
+        if (!first || !buf.length) {
+          const { value, done } = await reader.read();
+          if (done) throw new Error("the server closed the connection");
+          buf = buf.length ? concat([buf, value]) : value;
+        }
         let at = 0;
         for (;;) {
           const eol = indexOfCrlf(buf, at);
@@ -204,7 +232,7 @@ export class NatsClient {
     }
   }
 
-  private handshake(conn: Deno.TcpConn): void {
+  private handshake(conn: Deno.Conn): void {
     const connect = {
       verbose: false,
       pedantic: false,
@@ -222,7 +250,7 @@ export class NatsClient {
     this.raw(conn, text + "PING\r\n");
   }
 
-  private raw(conn: Deno.TcpConn, text: string): void {
+  private raw(conn: Deno.Conn, text: string): void {
     this.pending.unshift(encoder.encode(text));
     this.writeOut(conn);
   }
@@ -231,7 +259,7 @@ export class NatsClient {
     if (this.conn) this.writeOut(this.conn);
   }
 
-  private async writeOut(conn: Deno.TcpConn): Promise<void> {
+  private async writeOut(conn: Deno.Conn): Promise<void> {
     if (this.writing) return;
     this.writing = true;
     try {
@@ -242,7 +270,9 @@ export class NatsClient {
         let n = 0;
         while (n < chunk.length) n += await conn.write(chunk.subarray(n));
       }
-    } catch { /* the read side notices */ } finally {
+    } catch {
+      /* the read side notices */
+    } finally {
       this.writing = false;
     }
   }

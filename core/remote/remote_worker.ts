@@ -17,6 +17,26 @@ import type { Mount } from "../../vfs/mount.ts";
 import { Batcher, type Heartbeat, publishSplit, type ToWorker } from "./wire.ts";
 import type { NatsClient } from "./nats_client.ts";
 
+/** True for a message about a process of the shape its `op` says. */
+function wellFormed(
+  m: FromSandbox,
+): m is Exclude<FromSandbox, { op: "ready" } | { op: "pong" }> {
+  if (typeof m !== "object" || m === null || !("pid" in m) || typeof m.pid !== "string") {
+    return false;
+  }
+  switch (m.op) {
+    case "out":
+    case "err":
+      return typeof m.line === "string";
+    case "exit":
+      return Number.isInteger(m.status) && (m.error === undefined || typeof m.error === "string");
+    case "fs":
+      return Number.isSafeInteger(m.id);
+    default:
+      return false;
+  }
+}
+
 /** What a remote worker needs from its world on the host. */
 export interface WorkerContext {
   client: NatsClient;
@@ -102,9 +122,13 @@ export class RemoteWorker {
     this.out.push(msg);
   }
 
-  /** A message from the worker about one of its processes. */
+  /**
+   * A message from the worker about one of its processes. A worker is not
+   * trusted: a message of the wrong shape is dropped (`fs` requests are
+   * checked again by `FsServer`).
+   */
   deliver(msg: FromSandbox): void {
-    if (msg.op === "ready" || msg.op === "pong") return;
+    if (!wellFormed(msg)) return;
     const handler = this.handlers.get(msg.pid);
     if (!handler) return; // it ended here already
     if (msg.op === "fs" && msg.mount === "world") {

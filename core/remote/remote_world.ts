@@ -7,7 +7,8 @@
  *     { "url": "nats://10.0.0.5:4222", "user": "host-notes", "password": "…", "world": "notes" }
  *
  * `world` defaults to the world folder's name; a `password_file` (relative
- * to the world, or absolute) may stand for `password`.
+ * to the world, or absolute) may stand for `password`. A `tls://` URL turns
+ * on TLS; `ca_file` (PEM) names a CA to trust beside the system's.
  *
  * @module
  */
@@ -27,6 +28,8 @@ export interface NatsConfig {
   password?: string;
   /** The world's name on NATS (its subjects' prefix). */
   world: string;
+  /** CA certificates (PEM) to trust for a `tls://` URL. */
+  caCerts?: string[];
   /** Silence after which a worker is lost (ms; default 2500). */
   loss_ms: number;
 }
@@ -43,11 +46,12 @@ export function readNatsConfig(root: string): NatsConfig | undefined {
   };
   const url = text("url");
   if (!url) throw bad(`"url" is missing (nats://host:port)`);
+  const read = (file: string) =>
+    Deno.readTextFileSync(file.startsWith("/") ? file : `${root}/${file}`);
   let password = text("password");
   const file = text("password_file");
-  if (password === undefined && file) {
-    password = Deno.readTextFileSync(file.startsWith("/") ? file : `${root}/${file}`).trim();
-  }
+  if (password === undefined && file) password = read(file).trim();
+  const ca = text("ca_file");
   const loss = raw.loss_ms ?? DEFAULT_LOSS_MS;
   if (!Number.isInteger(loss) || (loss as number) < 500) {
     throw bad(`"loss_ms" must be an integer of at least 500`);
@@ -57,6 +61,7 @@ export function readNatsConfig(root: string): NatsConfig | undefined {
     user: text("user"),
     password,
     world: text("world") ?? root.split("/").filter(Boolean).at(-1)!,
+    caCerts: ca ? [read(ca)] : undefined,
     loss_ms: loss as number,
   };
 }
@@ -87,6 +92,7 @@ export class RemoteWorld {
       url: config.url,
       user: config.user,
       password: config.password,
+      caCerts: config.caCerts,
       name: `sausage host ${config.world}`,
       inboxPrefix: this.subjects.inbox,
       onStatus: (down) => this.workers.natsStatus(down),
