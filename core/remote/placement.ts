@@ -66,10 +66,10 @@ export class Placer {
   /** A sandbox for one more process of `plugin` (none: a command or the core's: local). */
   async place(plugin?: string): Promise<GuestSandbox> {
     const where = this.where(plugin);
-    if (where === "local") return this.pool.place();
+    if (where === "local") return await this.pool.place();
     const worker = this.natsDown() === null ? this.workers.pick() : null;
     if (where === "anywhere") {
-      return worker && worker.share < this.localShare() ? worker : this.pool.place();
+      return worker && worker.share < this.localShare() ? worker : await this.pool.place();
     }
     if (!worker) {
       const down = this.natsDown();
