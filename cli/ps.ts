@@ -31,8 +31,10 @@ export async function ps(args: string[]): Promise<number> {
     return 0;
   }
   if (client) {
+    // A WORKER column when a process runs on a remote worker (`sausage worker`).
+    const remote = list.some((p) => p.worker);
     console.log(table(
-      ["PID", "METHOD", "PARENT", "DETACHED", "START", "STATE", "WORKER"],
+      ["PID", "METHOD", "PARENT", "DETACHED", "START", "STATE", ...(remote ? ["WORKER"] : [])],
       list.map((p) => [
         p.pid,
         p.method,
@@ -40,7 +42,7 @@ export async function ps(args: string[]): Promise<number> {
         p.detached ? "yes" : "no",
         p.start,
         p.state,
-        p.worker ?? "-",
+        ...(remote ? [p.worker ?? "-"] : []),
       ]),
     ));
   }

@@ -187,9 +187,12 @@ Deno.test({
             "six rprobe processes on workers",
             20_000,
           );
+          const victim = running[0].worker!;
           const psOut = await sausage("ps", root);
           assert.match(psOut.stdout, /WORKER/);
-          const victim = running[0].worker!;
+          assert.match(psOut.stdout, new RegExp(`rprobe-\\S+ .* ${victim}\\b`));
+          // Spread over the workers, not all on one (placement reserves as it picks).
+          assert(new Set(running.map((p) => p.worker)).size > 1, JSON.stringify(running));
           const held = (p: ProcessInfo) =>
             Number(
               (p.params.calls as { params: { path: string } }[])[0].params.path.split("/").pop(),

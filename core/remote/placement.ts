@@ -69,7 +69,11 @@ export class Placer {
     if (where === "local") return await this.pool.place();
     const worker = this.natsDown() === null ? this.workers.pick() : null;
     if (where === "anywhere") {
-      return worker && worker.share < this.localShare() ? worker : await this.pool.place();
+      if (worker && worker.share < this.localShare()) {
+        worker.picked();
+        return worker;
+      }
+      return await this.pool.place();
     }
     if (!worker) {
       const down = this.natsDown();
@@ -80,6 +84,7 @@ export class Placer {
         { reason: "no-worker" },
       );
     }
+    worker.picked();
     return worker;
   }
 

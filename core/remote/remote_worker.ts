@@ -62,6 +62,12 @@ export class RemoteWorker {
   readonly joined = new Date().toISOString();
   /** How many processes the host placed on it in all. */
   placed = 0;
+  /**
+   * When each pick that has not started its process yet was made: a burst of
+   * calls picks before any starts, and each pick must count (a pick never
+   * followed by a start, a call refused meanwhile, counts for a second).
+   */
+  private picks: number[] = [];
 
   constructor(public beat: Heartbeat, private ctx: WorkerContext) {
     this.out = new Batcher(
@@ -80,9 +86,16 @@ export class RemoteWorker {
     return this.lost !== null;
   }
 
-  /** How many processes it runs: the host's own count, or the heartbeat's if higher. */
+  /** How many processes it runs or is about to: the host's own count, or the heartbeat's if higher. */
   get load(): number {
-    return Math.max(this.handlers.size, this.beat.load);
+    const now = Date.now();
+    while (this.picks.length && now - this.picks[0] > 1000) this.picks.shift();
+    return Math.max(this.handlers.size, this.beat.load) + this.picks.length;
+  }
+
+  /** Counts a placement on it until its process starts. */
+  picked(): void {
+    this.picks.push(Date.now());
   }
 
   /** Its load per sandbox, to compare workers (and local sandboxes) of different sizes. */
@@ -102,6 +115,7 @@ export class RemoteWorker {
     if (msg.preopens?.length) {
       return handler(this.exit(msg.pid, "a command with extra folders runs on the host only"));
     }
+    this.picks.shift();
     this.handlers.set(msg.pid, handler);
     this.files.set(
       msg.pid,
