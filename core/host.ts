@@ -150,6 +150,7 @@ export class Host {
           new DiskMount(this.world.root, { budget }),
           this.pool,
           (event, fields) => this.journal.coreEvent(event, fields),
+          opts.report ?? ((l) => console.error(l)),
         );
       }
       this.docs = new PluginDocs(

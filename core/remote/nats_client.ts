@@ -78,6 +78,10 @@ export class NatsClient {
   private nextReply = 0;
   private ready: Promise<void>;
   private up!: () => void;
+  /** Rejects the first connection when the server refuses the credentials. */
+  private refused!: (e: Error) => void;
+  /** Rejects when the server refuses the credentials before the first connection. */
+  readonly refusal: Promise<never>;
   /** Why the connection is down, or null while it is up. */
   down: string | null = "connecting";
   /** The most bytes one message may carry (the server's `max_payload`). */
@@ -86,6 +90,8 @@ export class NatsClient {
   private constructor(private opts: NatsOptions) {
     this.inbox = `${opts.inboxPrefix}.${crypto.randomUUID().replaceAll("-", "")}`;
     this.ready = new Promise((r) => (this.up = r));
+    this.refusal = new Promise((_, reject) => (this.refused = reject));
+    this.refusal.catch(() => {});
     this.subs.set(++this.nextSid, {
       subject: `${this.inbox}.*`,
       handler: (msg) => {
@@ -111,7 +117,7 @@ export class NatsClient {
       );
     });
     try {
-      await Promise.race([c.ready, late]);
+      await Promise.race([c.ready, late, c.refusal]);
     } catch (e) {
       c.close();
       throw e;
@@ -136,7 +142,11 @@ export class NatsClient {
         await this.session(conn, head);
         delay = 100;
       } catch (e) {
-        this.setDown(e instanceof Error ? e.message : String(e));
+        const why = e instanceof Error ? e.message : String(e);
+        if (/authoriz|authentic/i.test(why)) {
+          this.refused(new Error(`NATS at ${this.opts.url}: ${why}`));
+        }
+        this.setDown(why);
       }
       if (this.closed) break;
       await new Promise((r) => setTimeout(r, delay));

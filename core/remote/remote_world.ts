@@ -79,6 +79,7 @@ export class RemoteWorld {
    * @param world `/` of remote processes: the world folder as a mount, with its disk bound
    * @param pool the host's sandboxes
    * @param events the journal's core events
+   * @param report told (once) when the server refuses the host's credentials
    */
   constructor(
     readonly config: NatsConfig,
@@ -86,6 +87,7 @@ export class RemoteWorld {
     world: Mount,
     pool: SandboxPool,
     events: WorkerEvents,
+    report: (line: string) => void = () => {},
   ) {
     this.subjects = new Subjects(config.world);
     this.client = NatsClient.open({
@@ -96,6 +98,10 @@ export class RemoteWorld {
       name: `sausage host ${config.world}`,
       inboxPrefix: this.subjects.inbox,
       onStatus: (down) => this.workers.natsStatus(down),
+    });
+    this.client.refusal.catch((e) => {
+      report(`sausage: ${e.message} (config/nats.json); remote placements fail until it is fixed`);
+      events("nats-down", { reason: e.message });
     });
     this.workers = new WorkerSet(this.client, this.subjects, world, events, config.loss_ms);
     this.workers.start();
