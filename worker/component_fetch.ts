@@ -4,7 +4,9 @@
  * folder, every file checked against the SHA-256 its manifest lists, the
  * manifest written last and the folder renamed into place, so a copy is
  * used only whole. Each entry is fetched once, however many processes
- * wait for it.
+ * wait for it. The copies are laid out as the host's compile cache is
+ * (`components/<folder>/<hash>`), marked used as they are, and kept within
+ * the same bound (`SAUSAGE_CACHE_MIB`, `cache_entries.ts`).
  *
  * @module
  */
@@ -13,7 +15,7 @@ import type { NatsClient } from "../core/remote/nats_client.ts";
 import type { FetchRequest } from "../core/remote/component_shelf.ts";
 import { encode } from "../core/remote/wire.ts";
 import { sha256 } from "../core/file_hash.ts";
-import type { Manifest } from "../core/cache_entries.ts";
+import { componentsRoot, evict, type Manifest } from "../core/cache_entries.ts";
 
 /** How long one fetch request may wait for its reply (ms). */
 const FETCH_TIMEOUT_MS = 10_000;
@@ -26,6 +28,8 @@ const decoder = new TextDecoder();
 /** The component entries of one worker. */
 export class ComponentCopies {
   private fetching = new Map<string, Promise<string>>();
+  /** When each entry was last marked used (its folder's mtime, which eviction reads). */
+  private touched = new Map<string, number>();
 
   /**
    * @param client the worker's NATS connection
@@ -42,7 +46,13 @@ export class ComponentCopies {
   get(key: string): Promise<string> {
     if (!KEY.test(key)) return Promise.reject(new Error(`not a component key: ${key}`));
     let p = this.fetching.get(key);
+    if (p && Date.now() - (this.touched.get(key) ?? 0) > 30_000) {
+      this.touched.set(key, Date.now());
+      const now = new Date();
+      p.then((dir) => Deno.utime(dir, now, now)).catch(() => {});
+    }
     if (!p) {
+      this.touched.set(key, Date.now());
       p = this.ensure(key);
       this.fetching.set(key, p);
       p.catch(() => this.fetching.delete(key)); // the next process tries again
@@ -73,10 +83,16 @@ export class ComponentCopies {
   }
 
   private async ensure(entry: string): Promise<string> {
-    const dir = `${this.folder}/${entry}`;
+    const [folder, hash] = entry.split(".");
+    await Deno.mkdir(`${componentsRoot(this.folder)}/${folder}`, { recursive: true });
+    const dir = `${componentsRoot(this.folder)}/${folder}/${hash}`;
     const text = decoder.decode(await this.ask({ entry }));
     const manifest = JSON.parse(text) as Manifest;
-    if (await this.whole(dir, manifest)) return dir;
+    if (await this.whole(dir, manifest)) {
+      const now = new Date();
+      await Deno.utime(dir, now, now).catch(() => {});
+      return dir;
+    }
     const tmp = `${dir}.tmp-${crypto.randomUUID()}`;
     await Deno.mkdir(tmp, { recursive: true });
     try {
@@ -98,6 +114,7 @@ export class ComponentCopies {
         await Deno.writeFile(`${tmp}/${file}`, bytes);
       }
       await Deno.writeTextFile(`${tmp}/manifest.json`, text);
+      evict(this.folder).catch(() => {}); // within the bound, the least recently used go
       if (!await Deno.rename(tmp, dir).then(() => true, () => false)) {
         // Another worker on this machine (sharing the cache) was first: its copy, if whole.
         if (await this.whole(dir, manifest)) {
