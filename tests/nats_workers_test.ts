@@ -80,7 +80,7 @@ Deno.test({
       },
     });
     const world = new World(root);
-    const host = spawn(["run", "--headless", root]);
+    let host = spawn(["run", "--headless", root]);
     const workers = new Map<string, Deno.ChildProcess>();
     for (const id of ["w1", "w2", "w3"]) {
       workers.set(
@@ -91,7 +91,7 @@ Deno.test({
         ),
       );
     }
-    const client = await eventually(
+    let client = await eventually(
       () => HostClient.connect(world).catch(() => null),
       "the host",
       60_000,
@@ -254,6 +254,33 @@ Deno.test({
           await eventually(async () => (await listed()).length === 2, "workers rejoining", 20_000);
           const back = await client.send("rprobe.echo", { back: true });
           assert.deepEqual(back.result, { back: true });
+        },
+      );
+
+      await t.step(
+        "a host killed and started again: what its workers ran for it ends",
+        async () => {
+          const waiting = (await HostClient.connect(world))!;
+          waiting.send("fsprobe.run", { ops: [{ op: "sleep", ms: 60_000 }] }).catch(() => {});
+          const busy = async () => (await listed()).filter((w) => w.load > 0);
+          await eventually(async () => (await busy()).length > 0, "a busy worker", 10_000);
+          host.kill("SIGKILL");
+          await host.status;
+          for (const c of [...clients, waiting]) c.close();
+          host = spawn(["run", "--headless", root]);
+          const again = await eventually(
+            () => HostClient.connect(world).catch(() => null),
+            "the host again",
+            60_000,
+          );
+          clients.splice(0, clients.length, again);
+          client = again;
+          await eventually(async () => (await listed()).length === 2, "workers joining", 20_000);
+          // The new host greets each worker with its run: the orphan ends without a call.
+          await eventually(async () => (await busy()).length === 0, "orphans ended", 10_000);
+          for (let i = 0; i < 4; i++) {
+            assert.deepEqual((await again.send("rprobe.echo", { i })).result, { i });
+          }
         },
       );
     } finally {

@@ -85,6 +85,8 @@ export class Worker {
   private out!: Batcher<FromSandbox>;
   private beat: ReturnType<typeof setInterval> | undefined;
   private slots: number;
+  /** The run of the host whose processes these are (`ToWorkerBatch.h`). */
+  private hostRun: string | null = null;
 
   constructor(private opts: WorkerOptions) {
     this.subjects = new Subjects(opts.world);
@@ -127,6 +129,11 @@ export class Worker {
         batch = decode<ToWorkerBatch>(m.data);
       } catch {
         return;
+      }
+      if (batch.h !== this.hostRun) {
+        // A new run of the host (it restarted): the last one's processes are nobody's.
+        if (this.hostRun !== null) this.forget();
+        this.hostRun = batch.h;
       }
       for (const msg of batch.m ?? []) this.handle(msg);
     });

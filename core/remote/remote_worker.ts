@@ -42,6 +42,8 @@ export interface WorkerContext {
   client: NatsClient;
   /** The worker's subject. */
   subject: string;
+  /** This host run's id (`ToWorkerBatch.h`). */
+  run: string;
   /** The world folder as a mount (with the world's disk bound): `/` of remote processes. */
   world: Mount;
   /** Allows the worker to fetch the cache entry at `dir` by its hash; returns the hash. */
@@ -71,9 +73,13 @@ export class RemoteWorker {
 
   constructor(public beat: Heartbeat, private ctx: WorkerContext) {
     this.out = new Batcher(
-      (batch) => publishSplit(ctx.client, ctx.subject, batch, (m) => ({ m })),
+      (batch) => publishSplit(ctx.client, ctx.subject, batch, (m) => ({ h: ctx.run, m })),
       (batch, e) => this.dropped(batch, e),
     );
+    // Tells it this host's run at once: what an earlier run left there ends now.
+    try {
+      ctx.client.publish(ctx.subject, JSON.stringify({ h: ctx.run, m: [] }));
+    } catch { /* NATS is down: it will hear with the first run */ }
   }
 
   /** The worker's name, as `sausage ps` and the journal show it. */
@@ -189,7 +195,10 @@ export class RemoteWorker {
     for (const [pid] of ended) this.forget(pid);
     for (const [pid, handler] of ended) handler(this.exit(pid, this.lostMessage()));
     try {
-      this.ctx.client.publish(this.ctx.subject, JSON.stringify({ m: [{ op: "forget" }] }));
+      this.ctx.client.publish(
+        this.ctx.subject,
+        JSON.stringify({ h: this.ctx.run, m: [{ op: "forget" }] }),
+      );
     } catch { /* NATS is down: the worker drops them when it notices */ }
     return ended.length;
   }

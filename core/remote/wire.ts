@@ -79,6 +79,8 @@ export type ToWorker = Exclude<ToSandbox, RunMessage | { op: "ping" }> | RemoteR
 
 /** A batch of messages from the host to a worker. */
 export interface ToWorkerBatch {
+  /** The host's run (random, per start): a new one means the last host's processes are gone. */
+  h: string;
   m: ToWorker[];
 }
 

@@ -42,6 +42,8 @@ export class WorkerSet {
   private unsubscribe: (() => void)[] = [];
   private shelf = new ComponentShelf();
   private turn = 0;
+  /** This host run's id: workers drop what an earlier run of the host left them. */
+  private run = crypto.randomUUID();
 
   /**
    * @param client the host's NATS connection
@@ -83,6 +85,7 @@ export class WorkerSet {
     const w = new RemoteWorker(beat, {
       client: this.client,
       subject: this.subjects.worker(beat.worker),
+      run: this.run,
       world: this.world,
       share: (dir) => this.shelf.share(dir),
       fault: (pid, message) => this.events("host-fault", { pid, error: message }),
