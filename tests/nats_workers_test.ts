@@ -62,6 +62,9 @@ Deno.test({
     const notes = await builtCrate("examples/notes", "notes");
     const users = worldUsers(WORLD);
     const nats = await TestNats.start({ [WORLD]: users });
+    // The host's password outside the world (guests can read config/).
+    const secrets = await Deno.makeTempDir({ prefix: "sausage-secrets-" });
+    await Deno.writeTextFile(`${secrets}/host-password`, users.host.password + "\n");
     const root = await makeWorld({
       // probe anywhere; rprobe (the same component) and notes on workers only; lprobe on the host.
       plugins: { probe, rprobe: probe, lprobe: probe, fsprobe, notes },
@@ -69,7 +72,7 @@ Deno.test({
         "config/nats.json": JSON.stringify({
           url: nats.url,
           user: users.host.user,
-          password: users.host.password,
+          password_file: `${secrets}/host-password`,
           world: WORLD,
         }),
         "config/placement.json": JSON.stringify({
@@ -295,6 +298,7 @@ Deno.test({
       await host.status;
       await nats.stop();
       await Deno.remove(root, { recursive: true }).catch(() => {});
+      await Deno.remove(secrets, { recursive: true }).catch(() => {});
     }
   },
 });

@@ -6,8 +6,10 @@
  *
  *     { "url": "nats://10.0.0.5:4222", "user": "host-notes", "password": "…", "world": "notes" }
  *
- * `world` defaults to the world folder's name; a `password_file` (relative
- * to the world, or absolute) may stand for `password`. A `tls://` URL turns
+ * `world` defaults to the world folder's name. The password: `password`,
+ * or a `password_file`, or `SAUSAGE_NATS_PASSWORD`; keep it outside the
+ * world (guests can read `config/` and `state/`): an absolute
+ * `password_file` or the variable. A `tls://` URL turns
  * on TLS; `ca_file` (PEM) names a CA to trust beside the system's.
  *
  * @module
@@ -51,6 +53,7 @@ export function readNatsConfig(root: string): NatsConfig | undefined {
   let password = text("password");
   const file = text("password_file");
   if (password === undefined && file) password = read(file).trim();
+  password ??= Deno.env.get("SAUSAGE_NATS_PASSWORD");
   const ca = text("ca_file");
   const loss = raw.loss_ms ?? DEFAULT_LOSS_MS;
   if (!Number.isInteger(loss) || (loss as number) < 500) {
