@@ -206,3 +206,78 @@ Deno.test({
     }
   },
 });
+
+/** Runs openssl with `args` in `dir`; false when it is not installed. */
+async function openssl(dir: string, ...args: string[]): Promise<boolean> {
+  try {
+    const r = await new Deno.Command("openssl", { args, cwd: dir, stdout: "null", stderr: "piped" })
+      .output();
+    if (!r.success) throw new Error(new TextDecoder().decode(r.stderr));
+    return true;
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return false;
+    throw e;
+  }
+}
+
+Deno.test({
+  ...opts,
+  name: "nats: a tls:// URL speaks TLS after the server's INFO, trusting the given CA",
+  async fn() {
+    const dir = await Deno.makeTempDir({ prefix: "sausage-tls-" });
+    try {
+      const made = await openssl(
+        dir,
+        ..."req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 1 -subj /CN=test-ca"
+          .split(" "),
+      );
+      if (!made) return console.warn("openssl is not installed: TLS not tried");
+      await openssl(
+        dir,
+        ..."req -newkey rsa:2048 -nodes -keyout key.pem -out leaf.csr -subj /CN=localhost".split(
+          " ",
+        ),
+      );
+      await Deno.writeTextFile(
+        `${dir}/ext.cnf`,
+        "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n",
+      );
+      await openssl(
+        dir,
+        ..."x509 -req -in leaf.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out cert.pem -days 1 -extfile ext.cnf"
+          .split(" "),
+      );
+      const nats = await TestNats.start(users, {
+        tls: `tls { cert_file: "${dir}/cert.pem", key_file: "${dir}/key.pem" }`,
+      });
+      try {
+        const u = users.a.host;
+        const c = await NatsClient.connect({
+          url: `tls://localhost:${nats.port}`,
+          user: u.user,
+          password: u.password,
+          inboxPrefix: "sausage.a.inbox",
+          caCerts: [await Deno.readTextFile(`${dir}/ca.pem`)],
+        });
+        c.subscribe("sausage.a.echo", (m) => c.publish(m.reply!, m.data));
+        const r = await c.request("sausage.a.echo", "over tls", 2000);
+        assert.equal(new TextDecoder().decode(r.data), "over tls");
+        c.close();
+        // Without the CA the server is not trusted.
+        await assert.rejects(
+          NatsClient.connect({
+            url: `tls://localhost:${nats.port}`,
+            user: u.user,
+            password: u.password,
+            inboxPrefix: "sausage.a.inbox",
+          }, 2000),
+          /certificate/i,
+        );
+      } finally {
+        await nats.stop();
+      }
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});

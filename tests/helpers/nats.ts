@@ -54,8 +54,11 @@ export class TestNats {
     this.url = `nats://127.0.0.1:${port}`;
   }
 
-  /** Starts a server with users for `worlds`. */
-  static async start(worlds: Record<string, WorldUsers>): Promise<TestNats> {
+  /** Starts a server with users for `worlds` (and `extra.tls`, a `tls { … }` block). */
+  static async start(
+    worlds: Record<string, WorldUsers>,
+    extra: { tls?: string } = {},
+  ): Promise<TestNats> {
     const bin = natsServerPath();
     if (!bin) throw new Error("nats-server is not installed");
     const dir = await Deno.makeTempDir({ prefix: "sausage-nats-" });
@@ -64,7 +67,8 @@ export class TestNats {
     const conf = `${dir}/nats.conf`;
     await Deno.writeTextFile(
       conf,
-      `listen: 127.0.0.1:${port}\nmax_payload: 8MB\nauthorization {\n  users = [${users}\n  ]\n}\n`,
+      `listen: 127.0.0.1:${port}\nmax_payload: 8MB\n${extra.tls ?? ""}\n` +
+        `authorization {\n  users = [${users}\n  ]\n}\n`,
     );
     const nats = new TestNats(bin, conf, port);
     await nats.restart();
