@@ -286,6 +286,19 @@ Deno.test({
           }
         },
       );
+
+      await t.step(
+        "sausage call without a running host: a transient host waits for a heartbeat",
+        async () => {
+          for (const c of clients) c.close();
+          host.kill("SIGTERM");
+          await host.status;
+          const r = await sausage("call", root, "rprobe.echo", '{"transient": true}');
+          assert.equal(r.code, 0, r.stderr);
+          assert.deepEqual(JSON.parse(r.stdout), { transient: true });
+          host = spawn(["run", "--headless", root]); // for the finally block
+        },
+      );
     } finally {
       for (const c of clients) c.close();
       for (const w of workers.values()) {
@@ -294,7 +307,9 @@ Deno.test({
         } catch { /* gone */ }
         await w.status;
       }
-      host.kill("SIGTERM");
+      try {
+        host.kill("SIGTERM");
+      } catch { /* ended */ }
       await host.status;
       await nats.stop();
       await Deno.remove(root, { recursive: true }).catch(() => {});

@@ -67,6 +67,7 @@ export class Placer {
   async place(plugin?: string): Promise<GuestSandbox> {
     const where = this.where(plugin);
     if (where === "local") return await this.pool.place();
+    if (where === "remote") await this.workers.settle(); // right after start: a heartbeat
     const worker = this.natsDown() === null ? this.workers.pick() : null;
     if (where === "anywhere") {
       if (worker && worker.share < this.localShare()) {

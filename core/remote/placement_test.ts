@@ -34,7 +34,10 @@ function placer(opts: { localLoad: number; worker: RemoteWorker | null; down?: s
     place: () => Promise.resolve(local),
     sandboxes: [{ hasEnded: false, load: opts.localLoad }],
   } as unknown as SandboxPool;
-  const workers = { pick: () => opts.worker } as unknown as WorkerSet;
+  const workers = {
+    pick: () => opts.worker,
+    settle: () => Promise.resolve(),
+  } as unknown as WorkerSet;
   const placement = { default: "local" as const, plugins: { r: "remote", a: "anywhere" } as const };
   return { local, placer: new Placer(pool, workers, placement, () => opts.down ?? null) };
 }

@@ -42,6 +42,10 @@ export class WorkerSet {
   private unsubscribe: (() => void)[] = [];
   private shelf = new ComponentShelf();
   private turn = 0;
+  /** When the host began to listen: workers make themselves heard within a heartbeat of it. */
+  private began = Date.now();
+  /** Told of the next worker to join. */
+  private joins: (() => void)[] = [];
   /** This host run's id: workers drop what an earlier run of the host left them. */
   private run = crypto.randomUUID();
 
@@ -62,6 +66,7 @@ export class WorkerSet {
 
   /** Listens for heartbeats, messages and fetches; checks for silent workers. */
   start(): void {
+    this.began = Date.now();
     this.unsubscribe.push(
       this.client.subscribe(this.subjects.heartbeat, (m) => this.heartbeat(m)),
       this.client.subscribe(this.subjects.toHost, (m) => this.fromWorker(m)),
@@ -91,6 +96,7 @@ export class WorkerSet {
       fault: (pid, message) => this.events("host-fault", { pid, error: message }),
     });
     this.workers.set(beat.worker, w);
+    for (const joined of this.joins.splice(0)) joined();
     this.events("worker-joined", {
       worker: beat.worker,
       machine: beat.machine,
@@ -144,6 +150,22 @@ export class WorkerSet {
     const least = Math.min(...live.map((w) => w.share));
     const best = live.filter((w) => w.share === least);
     return best[this.turn++ % best.length];
+  }
+
+  /**
+   * Right after the host started (within `ms` of it), waits until a worker
+   * joins or that time is over: a call made at once (a transient host's)
+   * must not fail only because no heartbeat has come yet.
+   */
+  async settle(ms = 1500): Promise<void> {
+    const left = this.began + ms - Date.now();
+    if (left <= 0 || this.workers.size) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      new Promise<void>((r) => this.joins.push(r)),
+      new Promise<void>((r) => (timer = setTimeout(r, left))),
+    ]);
+    clearTimeout(timer);
   }
 
   /** The live workers, for `sausage workers`. */
