@@ -30,7 +30,7 @@ export interface WorkerInfo {
 
 /**
  * How long a worker may stay silent before it is lost (ms): two and a half
- * heartbeats, so that with checks every 250 ms the calls of a dead worker
+ * heartbeats, so that with checks every 100 ms the calls of a dead worker
  * are answered within 3 s of its death.
  */
 export const DEFAULT_LOSS_MS = 2500;
@@ -72,7 +72,7 @@ export class WorkerSet {
       this.client.subscribe(this.subjects.toHost, (m) => this.fromWorker(m)),
       this.client.subscribe(this.subjects.blob, (m) => this.shelf.serve(this.client, m)),
     );
-    const timer = setInterval(() => this.check(), Math.min(250, this.lossMs / 8));
+    const timer = setInterval(() => this.check(), Math.min(100, this.lossMs / 8));
     Deno.unrefTimer(timer);
     this.timer = timer;
   }
