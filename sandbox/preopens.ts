@@ -72,7 +72,7 @@ export function processPreopens(
       guestPath: p.guestPath,
       mount: new CoreSymlinks(diskMount(p.hostPath), `preopen:${p.guestPath}`, fs),
     })),
-    { guestPath: "/proc", mount: new RemoteMount("proc", false, fs) },
+    { guestPath: "/proc", mount: new RemoteMount("proc", true, fs) },
     { guestPath: "/self", mount: new RemoteMount("self", true, fs) },
     { guestPath: "/run", mount: new RemoteMount("run", true, fs) },
   ];
