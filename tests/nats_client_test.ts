@@ -15,6 +15,8 @@ import { publishSplit, Subjects } from "../core/remote/wire.ts";
 import { ComponentCopies } from "../worker/component_fetch.ts";
 import { natsServerPath, TestNats, worldUsers } from "./helpers/nats.ts";
 import { sha256 } from "../core/file_hash.ts";
+import { WorkerSet } from "../core/remote/worker_set.ts";
+import type { Mount } from "../vfs/mount.ts";
 
 const ignore = natsServerPath() === null;
 const opts = { ignore, sanitizeResources: false, sanitizeOps: false };
@@ -278,6 +280,46 @@ Deno.test({
       }
     } finally {
       await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  ...opts,
+  name: "nats: a host takes at most max_workers workers, and says so once",
+  async fn() {
+    const nats = await TestNats.start(users);
+    const host = await client(nats, "a", "host");
+    const worker = await client(nats, "a", "worker");
+    const events: [string, Record<string, unknown>][] = [];
+    const set = new WorkerSet(
+      host,
+      new Subjects("a"),
+      {} as Mount, // no process runs: the world is never read
+      (event, fields) => events.push([event, fields]),
+      2500,
+      2,
+    );
+    try {
+      set.start();
+      await new Promise((r) => setTimeout(r, 100)); // the subscriptions reach the server
+      for (const id of ["w1", "w2", "w3", "w4"]) {
+        worker.publish(
+          "sausage.a.hb",
+          JSON.stringify({ worker: id, machine: "m", load: 0, slots: 1 }),
+        );
+      }
+      while (events.filter(([e]) => e !== "worker-joined").length < 1) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      assert.deepEqual(set.list().map((w) => w.worker), ["w1", "w2"]);
+      assert.deepEqual(events.map(([e]) => e), ["worker-joined", "worker-joined", "limit"]);
+      assert.equal(events[2][1].limit, "max_workers");
+    } finally {
+      set.close();
+      host.close();
+      worker.close();
+      await nats.stop();
     }
   },
 });

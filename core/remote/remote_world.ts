@@ -34,6 +34,8 @@ export interface NatsConfig {
   caCerts?: string[];
   /** Silence after which a worker is lost (ms; default 2500). */
   loss_ms: number;
+  /** The most workers at once (default 256): heartbeats of more are ignored. */
+  max_workers: number;
 }
 
 /** Reads `config/nats.json`; undefined when absent; throws a one-line error when wrong. */
@@ -59,7 +61,12 @@ export function readNatsConfig(root: string): NatsConfig | undefined {
   if (!Number.isInteger(loss) || (loss as number) < 500) {
     throw bad(`"loss_ms" must be an integer of at least 500`);
   }
+  const max = raw.max_workers ?? 256;
+  if (!Number.isInteger(max) || (max as number) < 1) {
+    throw bad(`"max_workers" must be an integer of at least 1`);
+  }
   return {
+    max_workers: max as number,
     url,
     user: text("user"),
     password,
@@ -106,7 +113,14 @@ export class RemoteWorld {
       report(`sausage: ${e.message} (config/nats.json); remote placements fail until it is fixed`);
       events("nats-down", { reason: e.message });
     });
-    this.workers = new WorkerSet(this.client, this.subjects, world, events, config.loss_ms);
+    this.workers = new WorkerSet(
+      this.client,
+      this.subjects,
+      world,
+      events,
+      config.loss_ms,
+      config.max_workers,
+    );
     this.workers.start();
     this.placer = new Placer(pool, this.workers, readPlacement(root), () => this.client.down);
   }

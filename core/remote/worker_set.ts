@@ -42,6 +42,8 @@ export class WorkerSet {
   private unsubscribe: (() => void)[] = [];
   private shelf = new ComponentShelf();
   private turn = 0;
+  /** Whether a worker was turned away for `max_workers` since the last loss. */
+  private full = false;
   /** When the host began to listen: workers make themselves heard within a heartbeat of it. */
   private began = Date.now();
   /** Told of the next worker to join. */
@@ -55,6 +57,7 @@ export class WorkerSet {
    * @param world `/` of remote processes (with the world's disk bound)
    * @param events the journal's core events
    * @param lossMs silence after which a worker is lost
+   * @param maxWorkers the most workers at once (`max_workers`): more are ignored
    */
   constructor(
     private client: NatsClient,
@@ -62,6 +65,7 @@ export class WorkerSet {
     private world: Mount,
     private events: WorkerEvents,
     private lossMs = DEFAULT_LOSS_MS,
+    private maxWorkers = 256,
   ) {}
 
   /** Listens for heartbeats, messages and fetches; checks for silent workers. */
@@ -87,6 +91,13 @@ export class WorkerSet {
     }
     const known = this.workers.get(beat.worker);
     if (known) return known.heard(beat);
+    if (this.workers.size >= this.maxWorkers) {
+      if (!this.full) {
+        this.full = true; // said once until one leaves
+        this.events("limit", { limit: "max_workers", value: this.maxWorkers, worker: beat.worker });
+      }
+      return;
+    }
     const w = new RemoteWorker(beat, {
       client: this.client,
       subject: this.subjects.worker(beat.worker),
@@ -129,6 +140,7 @@ export class WorkerSet {
 
   private lose(w: RemoteWorker, why: string): void {
     this.workers.delete(w.worker);
+    this.full = false;
     const processes = w.lose(why);
     this.events("worker-lost", { worker: w.worker, reason: why, processes });
   }
