@@ -17,6 +17,8 @@
  * 5. The same component on our preview-1 binding and on jco's glue, side by
  *    side: one process in this process, cold and warm, and a no-op call
  *    through the core (`bench/engine.ts`).
+ * 6. A no-op call on a remote worker over NATS beside a local sandbox, 1 and
+ *    10 callers (`bench/remote_calls.ts`; none without nats-server).
  */
 
 import { Host } from "../core/host.ts";
@@ -29,6 +31,7 @@ import { cacheDir } from "../core/paths.ts";
 import { inProcess, subprocess } from "./alternatives/jco_shim.ts";
 import { ourInstance } from "./alternatives/our_instance.ts";
 import { type EngineRow, engineRows } from "./engine.ts";
+import { remoteRows } from "./remote_calls.ts";
 import { WASI } from "node:wasi";
 import * as fs from "node:fs";
 
@@ -332,6 +335,20 @@ try {
   engines = await engineRows(quick);
 } catch (e) {
   engines = [{ what: `not measured: ${e}`, p1: "", jco: "" }];
+}
+
+// 6: a no-op on a remote worker over NATS beside a local sandbox (`remote_calls.ts`).
+try {
+  rows.push(...await remoteRows(N));
+} catch (e) {
+  rows.push({
+    what: "no-op on a remote worker",
+    p50: NaN,
+    p99: NaN,
+    perSecond: NaN,
+    runs: 0,
+    note: String(e),
+  });
 }
 
 // Results.

@@ -31,9 +31,19 @@ export async function ps(args: string[]): Promise<number> {
     return 0;
   }
   if (client) {
+    // A WORKER column when a process runs on a remote worker (`sausage worker`).
+    const remote = list.some((p) => p.worker);
     console.log(table(
-      ["PID", "METHOD", "PARENT", "DETACHED", "START", "STATE"],
-      list.map((p) => [p.pid, p.method, p.parent, p.detached ? "yes" : "no", p.start, p.state]),
+      ["PID", "METHOD", "PARENT", "DETACHED", "START", "STATE", ...(remote ? ["WORKER"] : [])],
+      list.map((p) => [
+        p.pid,
+        p.method,
+        p.parent,
+        p.detached ? "yes" : "no",
+        p.start,
+        p.state,
+        ...(remote ? [p.worker ?? "-"] : []),
+      ]),
     ));
   }
   return 0;

@@ -41,6 +41,8 @@ import { callAsCore, discoverAsCore } from "./call_as_core.ts";
 import type { HostOptions } from "./host_options.ts";
 import { SdkCopy } from "./sdk_copy.ts";
 import { defaultCommand, HostLock } from "./host_lock.ts";
+import { readNatsConfig, RemoteWorld } from "./remote/remote_world.ts";
+import { DiskBudget } from "../vfs/disk_budget.ts";
 
 /** A running world. */
 export class Host {
@@ -65,6 +67,8 @@ export class Host {
   /** The world folder as a mount: `sausage ls`/`cat`, and the symlinks guests make. */
   private worldMount: DiskMount;
   readonly pool: SandboxPool;
+  /** Workers on other machines, when `config/nats.json` asks for them (`remote/`). */
+  readonly remote: RemoteWorld | null = null;
   /** The subscriptions to file changes (`core.watch`). */
   readonly watches: Watches;
   /** The world's limits (`config/limits.json`). */
@@ -141,6 +145,19 @@ export class Host {
         sandboxes,
         (event, fields) => this.journal.coreEvent(event, fields),
       );
+      const nats = readNatsConfig(this.world.root);
+      if (nats) {
+        const budget = new DiskBudget(this.world.root, this.limits.disk_mib * 2 ** 20);
+        budget.prime().catch(() => {});
+        this.remote = new RemoteWorld(
+          nats,
+          this.world.root,
+          new DiskMount(this.world.root, { budget }),
+          this.pool,
+          (event, fields) => this.journal.coreEvent(event, fields),
+          opts.report ?? ((l) => console.error(l)),
+        );
+      }
       this.docs = new PluginDocs(
         this.world,
         (plugin) => discoverAsCore(this.supervisor, this.journal, plugin),
@@ -176,7 +193,7 @@ export class Host {
         this.world,
         this.journal,
         this.table,
-        this.pool,
+        this.remote?.placer ?? this.pool,
         components,
         {
           proc: this.proc,
@@ -227,6 +244,7 @@ export class Host {
         }),
       );
     } catch (e) {
+      this.remote?.close();
       this.lock.release();
       throw e;
     }
@@ -280,6 +298,7 @@ export class Host {
     this.watches.close();
     await this.supervisor.stopAll(graceMs);
     await this.control?.close();
+    this.remote?.close();
     if (!this.opts.pool) this.pool.close();
     this.journal.close();
     this.lock.release();

@@ -43,6 +43,8 @@ const SUBCOMMANDS = [
   "run",
   "call",
   "ps",
+  "worker",
+  "workers",
   "log",
   "ls",
   "cat",
