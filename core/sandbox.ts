@@ -11,8 +11,9 @@
  */
 
 import type { ExitMessage, FromSandbox, ProcessMessage, ToSandbox } from "../sandbox/protocol.ts";
-import { LineWriter } from "../rpc/line_channel.ts";
-import { carrierLineLimit, streamLines } from "../rpc/line_splitter.ts";
+import { carrierLineLimit } from "../rpc/line_splitter.ts";
+import { type MessageLink, streamDuplex, StreamLink } from "../sandbox/link.ts";
+import { checkFromSandbox } from "../sandbox/protocol_check.ts";
 
 /** How to start a sandbox subprocess. */
 export interface SandboxOptions {
@@ -99,7 +100,7 @@ export class Sandbox {
   /** Resolves with why the sandbox ended, once its subprocess has exited. */
   readonly ended: Promise<string>;
   private child: Deno.ChildProcess;
-  private out: LineWriter;
+  private link: MessageLink<ToSandbox, FromSandbox>;
   private handlers = new Map<string, ProcessHandler>();
   private lost: string | null = null;
   private lastPong = Date.now();
@@ -114,7 +115,10 @@ export class Sandbox {
       stdout: "piped",
       stderr: "inherit",
     }).spawn();
-    this.out = new LineWriter(this.child.stdin);
+    this.link = new StreamLink(streamDuplex(this.child.stdout, this.child.stdin), {
+      check: checkFromSandbox,
+      maxFrame: carrierLineLimit(opts.maxLine),
+    });
     let started: () => void;
     this.ready = new Promise((r) => (started = r));
     this.ended = this.child.status.then((s) => {
@@ -123,25 +127,22 @@ export class Sandbox {
       this.lose(why);
       return why;
     });
-    this.read(() => started());
+    this.link.listen((msg) => this.receive(msg, started));
+    this.link.closed.then((why) => {
+      // A sandbox that sent what fails the check is not trusted further.
+      if (!why.startsWith("its peer closed")) this.kill(why);
+    });
     this.pings = setInterval(() => this.ping(), PING_MS);
     Deno.unrefTimer(this.pings);
   }
 
-  private async read(started: () => void): Promise<void> {
-    try {
-      const max = carrierLineLimit(this.opts.maxLine);
-      const tooLong = () => this.kill(`it sent a line longer than ${max} bytes`);
-      for await (const line of streamLines(this.child.stdout, max, tooLong)) {
-        const msg = JSON.parse(line) as FromSandbox;
-        if (msg.op === "ready") started();
-        else if (msg.op === "pong") this.lastPong = Date.now();
-        else {
-          this.handlers.get(msg.pid)?.(msg);
-          if (msg.op === "exit") this.handlers.delete(msg.pid);
-        }
-      }
-    } catch { /* killed */ }
+  private receive(msg: FromSandbox, started: () => void): void {
+    if (msg.op === "ready") started();
+    else if (msg.op === "pong") this.lastPong = Date.now();
+    else {
+      this.handlers.get(msg.pid)?.(msg);
+      if (msg.op === "exit") this.handlers.delete(msg.pid);
+    }
   }
 
   private ping(): void {
@@ -176,7 +177,7 @@ export class Sandbox {
 
   /** Sends a message; lost silently if the sandbox is gone. */
   send(msg: ToSandbox): void {
-    if (!this.lost) this.out.send(msg);
+    if (!this.lost) this.link.send(msg);
   }
 
   /** SIGKILLs the subprocess; its processes end with `why`. */

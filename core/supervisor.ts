@@ -55,7 +55,7 @@ class GuestRunner implements ProcessRunner {
   readonly native = false;
   constructor(readonly sandbox: GuestSandbox, readonly pid: string) {}
   input(msg: Message): void {
-    this.sandbox.send({ op: "in", pid: this.pid, msg });
+    this.sandbox.send({ op: "in", pid: this.pid, line: JSON.stringify(msg) });
   }
   eof(): void {
     this.sandbox.send({ op: "eof", pid: this.pid });
