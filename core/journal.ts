@@ -231,9 +231,8 @@ export class Journal {
       recovered: (r) => (this.recovered = r),
     };
     if (path === ":memory:") {
-      const inline = new InlineSink(db, path, bounds, on);
-      this.sink = inline;
-      inline.prune();
+      this.sink = new InlineSink(db, path, bounds, on);
+      this.sink.prune();
     } else this.sink = new WorkerSink(db, path, bounds, on);
     if (recovered) {
       this.recovered = recovered;

@@ -104,6 +104,7 @@ export class WorkerSink implements JournalSink {
 
   constructor(db: DatabaseSync, path: string, bounds: JournalBounds, on: WriterEvents) {
     this.early = new JournalWriter(db, path, bounds, on, 5);
+    this.early.prune(); // before the host answers anything, as a host that starts promises
     this.worker = new Worker(new URL("./journal_worker.ts", import.meta.url), { type: "module" });
     this.worker.onmessage = (e: MessageEvent<FromWriter>) => {
       const m = e.data;

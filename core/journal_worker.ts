@@ -31,7 +31,6 @@ function open(path: string, bounds: JournalBounds): void {
     health: (view) => self.postMessage({ op: "health", view }),
     recovered: (r) => self.postMessage({ op: "recovered", r }),
   }, 0);
-  writer.prune();
   self.postMessage({ op: "ready" });
 }
 

@@ -12,7 +12,8 @@
 
 import type { ExitMessage, FromSandbox, ProcessMessage, ToSandbox } from "../sandbox/protocol.ts";
 import { carrierLineLimit } from "../rpc/line_splitter.ts";
-import { type MessageLink, streamDuplex, StreamLink } from "../sandbox/link.ts";
+import { type MessageLink, StreamLink } from "../sandbox/link.ts";
+import { type Hop, hopKind, pipeHop, unixHop } from "./sandbox_hop.ts";
 import { checkFromSandbox } from "../sandbox/protocol_check.ts";
 
 /** How to start a sandbox subprocess. */
@@ -64,7 +65,9 @@ const PING_MS = 500;
  * narrow permissions, or, in a compiled binary (whose permissions are fixed
  * at compile time), the binary itself with the hidden `__sandbox` command.
  */
-function sandboxCommand(opts: SandboxOptions): [string, string[]] {
+function sandboxCommand(opts: SandboxOptions, hop: Hop): [string, string[]] {
+  const read = [opts.world, opts.cache, ...opts.folders ?? [], ...hop.folder ? [hop.folder] : []];
+  const write = [opts.world, ...opts.folders ?? [], ...hop.folder ? [hop.folder] : []];
   const args = COMPILED ? ["__sandbox"] : [
     "run",
     "--quiet",
@@ -73,13 +76,13 @@ function sandboxCommand(opts: SandboxOptions): [string, string[]] {
     // and node_modules) cost every sandbox start ~15 ms.
     "--no-config",
     "--no-prompt",
-    `--allow-read=${[opts.world, opts.cache, ...opts.folders ?? []].join(",")}`,
-    `--allow-write=${[opts.world, ...opts.folders ?? []].join(",")}`,
+    `--allow-read=${read.join(",")}`,
+    `--allow-write=${write.join(",")}`,
     "--allow-net",
     "--allow-env=JCO_DEBUG",
     new URL("../sandbox/main.ts", import.meta.url).pathname,
   ];
-  args.push(`--max-line=${opts.maxLine}`);
+  args.push(`--max-line=${opts.maxLine}`, ...hop.args);
   if (opts.memoryPool !== undefined) args.push(`--memory-pool=${opts.memoryPool}`);
   if (opts.diskBytes !== undefined) {
     args.push(`--disk-bytes=${opts.diskBytes}`, `--world=${opts.world}`);
@@ -108,20 +111,27 @@ export class Sandbox {
 
   /** Starts the subprocess. */
   constructor(private opts: SandboxOptions) {
-    const [cmd, args] = sandboxCommand(opts);
-    this.child = new Deno.Command(cmd, {
-      args,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "inherit",
-    }).spawn();
-    this.link = new StreamLink(streamDuplex(this.child.stdout, this.child.stdin), {
+    const hop = hopKind() === "pipe" ? pipeHop() : unixHop();
+    const [cmd, args] = sandboxCommand(opts, hop);
+    try {
+      this.child = new Deno.Command(cmd, {
+        args,
+        stdin: hop.stdio,
+        stdout: hop.stdio,
+        stderr: "inherit",
+      }).spawn();
+    } catch (e) {
+      hop.done();
+      throw e;
+    }
+    this.link = new StreamLink(hop.duplex(this.child), {
       check: checkFromSandbox,
       maxFrame: carrierLineLimit(opts.maxLine),
     });
     let started: () => void;
     this.ready = new Promise((r) => (started = r));
     this.ended = this.child.status.then((s) => {
+      hop.done();
       const why = this.lost ??
         (s.signal ? `it was killed by ${s.signal}` : `it exited with status ${s.code}`);
       this.lose(why);

@@ -198,3 +198,14 @@ export function streamDuplex(
     },
   };
 }
+
+/** A duplex that becomes `later` once it is there (a socket still being accepted). */
+export function laterDuplex(later: Promise<ByteDuplex>): ByteDuplex {
+  let io: ByteDuplex | null = null;
+  later.then((d) => (io = d), () => {});
+  return {
+    read: async () => (io ?? await later).read(),
+    write: (bytes) => io ? io.write(bytes) : later.then((d) => d.write(bytes)),
+    close: () => void later.then((d) => d.close(), () => {}),
+  };
+}

@@ -16,14 +16,24 @@ import { GuestControl } from "./guest_control.ts";
 import { MemoryShare } from "./memory_share.ts";
 import { DEFAULT_MEMORY_POOL_MIB, MemoryPool } from "./memory_pool.ts";
 import { carrierLineLimit, DEFAULT_MAX_LINE } from "../rpc/line_splitter.ts";
-import { type MessageLink, rawDuplex, StreamLink } from "./link.ts";
+import { type ByteDuplex, type MessageLink, rawDuplex, StreamLink } from "./link.ts";
 import { checkToSandbox } from "./protocol_check.ts";
 
 const encoder = new TextEncoder();
 
-/** The link to the core: stdin and stdout (blocking writes, in the order of sends). */
+/**
+ * The bytes to and from the core: the Unix socket of `--link=unix:<path>`,
+ * or else stdin and stdout (blocking writes, in the order of sends).
+ */
+async function hopToCore(): Promise<ByteDuplex> {
+  const unix = Deno.args.find((a) => a.startsWith("--link=unix:"))?.slice("--link=unix:".length);
+  if (!unix) return rawDuplex(Deno.stdin, Deno.stdout);
+  return rawDuplex(await Deno.connect({ transport: "unix", path: unix }));
+}
+
+/** The link to the core. */
 const link: MessageLink<FromSandbox, ToSandbox> = new StreamLink(
-  rawDuplex(Deno.stdin, Deno.stdout),
+  await hopToCore(),
   {
     check: checkToSandbox,
     maxFrame: carrierLineLimit(bytesArg("max-line", DEFAULT_MAX_LINE) || DEFAULT_MAX_LINE),
