@@ -93,6 +93,20 @@ function sandboxCommand(opts: SandboxOptions, hop: Hop): [string, string[]] {
     : [Deno.execPath(), args];
 }
 
+/**
+ * V8's flags for sandboxes (`DENO_V8_FLAGS`, which a compiled binary reads
+ * too): `SAUSAGE_SANDBOX_V8_FLAGS` when set (`bench/tier_up.ts` measures
+ * eager compilation with it), else the host's own.
+ */
+function v8Flags(): Record<string, string> {
+  try {
+    const flags = Deno.env.get("SAUSAGE_SANDBOX_V8_FLAGS");
+    return flags === undefined ? {} : { DENO_V8_FLAGS: flags };
+  } catch {
+    return {}; // no permission to read the environment
+  }
+}
+
 /** Receives the messages of one process, ending with its `exit`. */
 export type ProcessHandler = (msg: ProcessMessage) => void;
 
@@ -111,11 +125,12 @@ export class Sandbox {
 
   /** Starts the subprocess. */
   constructor(private opts: SandboxOptions) {
-    const hop = hopKind() === "pipe" ? pipeHop() : unixHop();
+    const hop = hopKind() === "unix" ? unixHop() : pipeHop();
     const [cmd, args] = sandboxCommand(opts, hop);
     try {
       this.child = new Deno.Command(cmd, {
         args,
+        env: v8Flags(),
         stdin: hop.stdio,
         stdout: hop.stdio,
         stderr: "inherit",

@@ -1,10 +1,13 @@
 /**
  * The hop between the core and a sandbox on this machine: what carries the
- * frames of `sandbox/frames.ts` under a `StreamLink`. A Unix socket (the
- * default: read and written directly, without web streams, it costs the
- * core less per message than the subprocess's stdin and stdout) or the
- * pipes (`SAUSAGE_HOP=pipe`). The socket lives in a folder of its own,
- * owner-only, and is removed once the sandbox has connected.
+ * frames of `sandbox/frames.ts` under a `StreamLink`: the subprocess's
+ * stdin and stdout (the default), or a Unix socket (`SAUSAGE_HOP=unix`,
+ * for measuring: the socket lives in a folder of its own, owner-only,
+ * removed once the sandbox has connected). The pipes stay the default: a
+ * sandbox writes them with blocking writes, so a guest that floods its
+ * stdout waits for the core (at most a pipe's buffer in flight); a socket
+ * has only async writes in Deno, so its queue in the sandbox has no bound,
+ * and it did not measure cheaper (DECISIONS, "The core's share").
  *
  * @module
  */
@@ -17,9 +20,9 @@ export type HopKind = "unix" | "pipe";
 /** The hop new sandboxes use (`SAUSAGE_HOP`, for measuring one against the other). */
 export function hopKind(): HopKind {
   try {
-    return Deno.env.get("SAUSAGE_HOP") === "pipe" ? "pipe" : "unix";
+    return Deno.env.get("SAUSAGE_HOP") === "unix" ? "unix" : "pipe";
   } catch {
-    return "unix"; // no permission to read the environment
+    return "pipe"; // no permission to read the environment
   }
 }
 
