@@ -91,9 +91,7 @@ for (let r = 0; r < rounds; r++) {
 }
 
 const fmt = (xs: number[]) =>
-  xs.length > 1
-    ? `${Math.min(...xs).toFixed(3)}–${Math.max(...xs).toFixed(3)}`
-    : xs[0].toFixed(3);
+  xs.length > 1 ? `${Math.min(...xs).toFixed(3)}–${Math.max(...xs).toFixed(3)}` : xs[0].toFixed(3);
 console.log(`| p50 ms (ranges over ${rounds} hosts each) | ${Object.keys(MODES).join(" | ")} |`);
 console.log(`| --- | ${Object.keys(MODES).map(() => "---").join(" | ")} |`);
 for (const key of Object.keys(results.lazy)) {

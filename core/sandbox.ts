@@ -13,7 +13,7 @@
 import type { ExitMessage, FromSandbox, ProcessMessage, ToSandbox } from "../sandbox/protocol.ts";
 import { carrierLineLimit } from "../rpc/line_splitter.ts";
 import { type MessageLink, StreamLink } from "../sandbox/link.ts";
-import { type Hop, hopKind, pipeHop, unixHop } from "./sandbox_hop.ts";
+import { type Hop, newHop } from "./sandbox_hop.ts";
 import { checkFromSandbox } from "../sandbox/protocol_check.ts";
 
 /** How to start a sandbox subprocess. */
@@ -125,14 +125,14 @@ export class Sandbox {
 
   /** Starts the subprocess. */
   constructor(private opts: SandboxOptions) {
-    const hop = hopKind() === "unix" ? unixHop() : pipeHop();
+    const hop = newHop();
     const [cmd, args] = sandboxCommand(opts, hop);
     try {
       this.child = new Deno.Command(cmd, {
         args,
         env: v8Flags(),
-        stdin: hop.stdio,
-        stdout: hop.stdio,
+        stdin: hop.stdin,
+        stdout: hop.stdout,
         stderr: "inherit",
       }).spawn();
     } catch (e) {

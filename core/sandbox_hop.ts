@@ -1,13 +1,15 @@
 /**
  * The hop between the core and a sandbox on this machine: what carries the
- * frames of `sandbox/frames.ts` under a `StreamLink`: the subprocess's
- * stdin and stdout (the default), or a Unix socket (`SAUSAGE_HOP=unix`,
- * for measuring: the socket lives in a folder of its own, owner-only,
- * removed once the sandbox has connected). The pipes stay the default: a
- * sandbox writes them with blocking writes, so a guest that floods its
- * stdout waits for the core (at most a pipe's buffer in flight); a socket
- * has only async writes in Deno, so its queue in the sandbox has no bound,
- * and it did not measure cheaper (DECISIONS, "The core's share").
+ * frames of `sandbox/frames.ts` under a `StreamLink`. By default ("split")
+ * the core writes to a Unix socket and reads the sandbox's stdout: a
+ * sandbox reads the socket directly (reading its stdin goes through Deno's
+ * blocking-read thread) and writes its stdout with blocking writes, so a
+ * guest that floods its output waits for the core, with at most a pipe's
+ * buffer in flight. Deno has only async writes on a socket, so a sandbox
+ * writing one would queue without a bound. `SAUSAGE_HOP=pipe` (stdin and
+ * stdout) and `=unix` (the socket both ways) are kept for measuring
+ * (`bench/hop_cost.ts`, DECISIONS "The core's share"). The socket lives in
+ * a folder of its own, owner-only, removed once the sandbox has connected.
  *
  * @module
  */
@@ -15,15 +17,20 @@
 import { type ByteDuplex, laterDuplex, rawDuplex, streamDuplex } from "../sandbox/link.ts";
 
 /** The carriers a sandbox on this machine can be reached by. */
-export type HopKind = "unix" | "pipe";
+export type HopKind = "split" | "unix" | "pipe";
 
 /** The hop new sandboxes use (`SAUSAGE_HOP`, for measuring one against the other). */
 export function hopKind(): HopKind {
+  let kind: string | undefined;
   try {
-    return Deno.env.get("SAUSAGE_HOP") === "unix" ? "unix" : "pipe";
-  } catch {
-    return "pipe"; // no permission to read the environment
-  }
+    kind = Deno.env.get("SAUSAGE_HOP");
+  } catch { /* no permission to read the environment */ }
+  return kind === "unix" || kind === "pipe" ? kind : "split";
+}
+
+/** The hop of a new sandbox. */
+export function newHop(kind = hopKind()): Hop {
+  return kind === "pipe" ? pipeHop() : socketHop(kind);
 }
 
 /** One sandbox's hop, before and after its subprocess starts. */
@@ -33,7 +40,8 @@ export interface Hop {
   /** A folder the sandbox must be allowed to read and write (the socket's), if any. */
   folder?: string;
   /** How the subprocess's stdin and stdout are set. */
-  stdio: "piped" | "null";
+  stdin: "piped" | "null";
+  stdout: "piped" | "null";
   /** The bytes both ways, once the subprocess runs. */
   duplex(child: Deno.ChildProcess): ByteDuplex;
   /** Called when the sandbox ended: nothing is left behind. */
@@ -44,14 +52,19 @@ export interface Hop {
 export function pipeHop(): Hop {
   return {
     args: [],
-    stdio: "piped",
+    stdin: "piped",
+    stdout: "piped",
     duplex: (child) => streamDuplex(child.stdout, child.stdin),
     done: () => {},
   };
 }
 
-/** A Unix socket the sandbox connects to (`--link=unix:<path>`). */
-export function unixHop(): Hop {
+/**
+ * A Unix socket the sandbox connects to (`--link=<kind>:<path>`): both ways
+ * (`unix`), or only from the core, the sandbox answering on its stdout
+ * (`split`).
+ */
+function socketHop(kind: "split" | "unix"): Hop {
   const folder = Deno.makeTempDirSync({ prefix: "sausage-hop-" }); // 0700
   const path = `${folder}/s`;
   const listener = Deno.listen({ transport: "unix", path });
@@ -64,14 +77,31 @@ export function unixHop(): Hop {
     } catch { /* gone */ }
   };
   return {
-    args: [`--link=unix:${path}`],
+    args: [`--link=${kind}:${path}`],
     folder,
-    stdio: "null",
-    duplex: () =>
-      laterDuplex(listener.accept().then((conn) => {
-        clean(); // one connection: no other can follow
-        return rawDuplex(conn);
-      })),
+    stdin: "null",
+    stdout: kind === "split" ? "piped" : "null",
+    duplex: (child) => {
+      const socket = laterDuplex(
+        listener.accept().then((conn) => {
+          clean(); // one connection: no other can follow
+          return rawDuplex(conn);
+        }),
+      );
+      if (kind === "unix") return socket;
+      const out = child.stdout.getReader();
+      return {
+        read: async () => {
+          const r = await out.read();
+          return r.done ? null : r.value;
+        },
+        write: (bytes) => socket.write(bytes),
+        close: () => {
+          out.cancel().catch(() => {});
+          socket.close();
+        },
+      };
+    },
     done: clean,
   };
 }

@@ -22,13 +22,17 @@ import { checkToSandbox } from "./protocol_check.ts";
 const encoder = new TextEncoder();
 
 /**
- * The bytes to and from the core: the Unix socket of `--link=unix:<path>`,
- * or else stdin and stdout (blocking writes, in the order of sends).
+ * The bytes to and from the core (`core/sandbox_hop.ts`): with
+ * `--link=split:<path>`, read from that Unix socket and written to stdout;
+ * with `--link=unix:<path>`, the socket both ways; else stdin and stdout.
+ * Writes to stdout block, in the order of sends: a flood waits for the core.
  */
 async function hopToCore(): Promise<ByteDuplex> {
-  const unix = Deno.args.find((a) => a.startsWith("--link=unix:"))?.slice("--link=unix:".length);
-  if (!unix) return rawDuplex(Deno.stdin, Deno.stdout);
-  return rawDuplex(await Deno.connect({ transport: "unix", path: unix }));
+  const link = Deno.args.find((a) => a.startsWith("--link="))?.slice("--link=".length);
+  if (!link) return rawDuplex(Deno.stdin, Deno.stdout);
+  const colon = link.indexOf(":");
+  const conn = await Deno.connect({ transport: "unix", path: link.slice(colon + 1) });
+  return link.startsWith("split:") ? rawDuplex(conn, Deno.stdout) : rawDuplex(conn);
 }
 
 /** The link to the core. */
