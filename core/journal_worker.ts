@@ -42,7 +42,8 @@ self.onmessage = (e: MessageEvent<ToWriter>) => {
         shared = new Int32Array(msg.shared);
         return open(msg.path, msg.bounds);
       case "rows":
-        return writer!.add(msg.rows as Row[]);
+        writer!.add(msg.rows as Row[]);
+        return writer!.flush(); // at once: they waited on the core's side
       case "sync":
         writer!.flush();
         return answer(msg.seq);
