@@ -123,9 +123,15 @@ export class WorkerSink implements JournalSink {
   /** The worker has opened the file: what this thread still holds is written, and rows go there. */
   private ready(): void {
     const early = this.early;
+    if (!early) return;
     this.early = null;
-    early?.flush(true);
-    early?.stop();
+    early.flush(true);
+    // What could not be written here (a full disk) goes first to the worker, which retries it.
+    const left = early.stop();
+    if (left.length) {
+      this.rows.unshift(...left);
+      this.handOff();
+    }
   }
 
   private post(msg: ToWriter): void {
@@ -178,7 +184,7 @@ export class WorkerSink implements JournalSink {
     try {
       if (this.early) {
         this.early.flush(true);
-        this.early.stop();
+        this.early.stop(); // a full disk at close: lost, as it would be on this thread
       } else this.call({ op: "close" });
     } finally {
       this.worker.terminate();

@@ -263,10 +263,13 @@ export class JournalWriter {
     }
   }
 
-  /** Stops its timers (what is pending stays unwritten: flush first). */
-  stop(): void {
+  /** Stops its timers and hands back the rows not written yet (another writer takes over). */
+  stop(): Row[] {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
+    const left = this.pending;
+    this.pending = [];
+    return left;
   }
 
   /** Flushes (one last try, even while writes fail) and closes the file. */
