@@ -28,9 +28,14 @@ export function hopKind(): HopKind {
   return kind === "unix" || kind === "pipe" ? kind : "split";
 }
 
-/** The hop of a new sandbox. */
+/** The hop of a new sandbox: the pipes when a socket cannot be made (a `TMPDIR` too long for one). */
 export function newHop(kind = hopKind()): Hop {
-  return kind === "pipe" ? pipeHop() : socketHop(kind);
+  if (kind === "pipe") return pipeHop();
+  try {
+    return socketHop(kind);
+  } catch {
+    return pipeHop();
+  }
 }
 
 /** One sandbox's hop, before and after its subprocess starts. */
@@ -67,7 +72,13 @@ export function pipeHop(): Hop {
 function socketHop(kind: "split" | "unix"): Hop {
   const folder = Deno.makeTempDirSync({ prefix: "sausage-hop-" }); // 0700
   const path = `${folder}/s`;
-  const listener = Deno.listen({ transport: "unix", path });
+  let listener: Deno.UnixListener;
+  try {
+    listener = Deno.listen({ transport: "unix", path });
+  } catch (e) {
+    Deno.removeSync(folder, { recursive: true });
+    throw e;
+  }
   const clean = () => {
     try {
       listener.close();
