@@ -25,9 +25,9 @@ export interface MessageLink<Out, In> {
    */
   listen(on: (msg: In) => void): void;
   /**
-   * Resolves once, with why, when the link closed: the peer went away, it
-   * sent something that failed the check, or `close` was called. No message
-   * is delivered after.
+   * Resolves once, with why, when the link closed: the peer went away (what
+   * it sent before is delivered first), it sent something that failed the
+   * check, or `close` was called. No message is delivered after.
    */
   readonly closed: Promise<string>;
   /** Closes the link (what was sent in this turn is written first). */
@@ -60,6 +60,8 @@ export class StreamLink<Out extends object, In> implements MessageLink<Out, In> 
   private queue: In[] | null = [];
   private on: ((msg: In) => void) | null = null;
   private chain: Promise<void> = Promise.resolve();
+  /** A write failed: sends are dropped, while what the peer sent before is still read. */
+  private broken = false;
 
   constructor(private io: ByteDuplex, private opts: StreamLinkOptions<In>) {
     this.closed = new Promise((r) => (this.done = r));
@@ -67,7 +69,7 @@ export class StreamLink<Out extends object, In> implements MessageLink<Out, In> 
   }
 
   send(msg: Out): void {
-    if (!this.done) return;
+    if (!this.done || this.broken) return;
     if (this.pending.push(msg) === 1) queueMicrotask(() => this.flush());
   }
 
@@ -96,14 +98,16 @@ export class StreamLink<Out extends object, In> implements MessageLink<Out, In> 
   }
 
   private flush(): void {
-    if (this.pending.length === 0 || !this.done) return;
+    if (this.pending.length === 0 || !this.done || this.broken) return;
     const bytes = encodeFrames(this.pending);
     this.pending = [];
+    // A failed write ends nothing by itself: the link closes when the read side ends.
+    const broken = () => void (this.broken = true);
     try {
       const w = this.io.write(bytes);
-      if (w) this.chain = this.chain.then(() => w).catch(() => this.end("its peer went away"));
+      if (w) this.chain = this.chain.then(() => w).catch(broken);
     } catch {
-      this.end("its peer went away");
+      broken();
     }
   }
 
