@@ -161,7 +161,7 @@ for (const [label, cache] of [["warm", cacheDir()], ["cold", ""]] as const) {
 }
 
 // 4: alternatives.
-const ours = rows.find((r) => r.what === "no-op, 1 caller(s)")!;
+const ours = rows.find((r) => r.what === "no-op, 1 caller(s), warm")!;
 {
   const request = JSON.stringify({ jsonrpc: "2.0", id: "p", method: "noop", params: {} });
   const f = (line: string) =>
