@@ -5,7 +5,8 @@
  *
  *   deno task bench [--quick]
  *
- * 1. No-op and `notes.list` through the core with 1, 10 and 100 callers.
+ * 1. No-op and `notes.list` through the core with 1, 10 and 100 callers; the
+ *    first 100 calls of new sandboxes (cold) apart from the rest (warm).
  * 2. A nested call and a fan-out of 10 from one process.
  * 3. Host start to first answer (warm and cold cache); `sausage call` end to end.
  * 4. Alternatives as ratios to ours: a plain function call; our WASI host
@@ -98,10 +99,14 @@ const world = await makeWorld({ plugins: { probe, notes } });
 {
   const host = new Host(world, { watch: false });
   await host.start();
-  await calls(host, "warm-up", "probe.noop", {}, 10, 300);
+  // Cold and warm apart: V8 tiers a module's code up over its first 1,000–2,000
+  // processes in a sandbox (runtime.md; `bench/tier_up.ts`).
+  await Promise.all(host.pool.sandboxes.map((s) => s.ready));
+  await calls(host, "no-op, 1 caller, cold: the first 100 calls", "probe.noop", {}, 1, 100);
+  await calls(host, "warm-up", "probe.noop", {}, 10, quick ? 300 : 2000);
   rows.pop();
   for (const callers of [1, 10, 100]) {
-    await calls(host, `no-op, ${callers} caller(s)`, "probe.noop", {}, callers, N);
+    await calls(host, `no-op, ${callers} caller(s), warm`, "probe.noop", {}, callers, N);
   }
   await calls(host, "notes.add (setup)", "notes.add", { text: "milk" }, 1, 20);
   rows.pop();
@@ -159,7 +164,7 @@ for (const [label, cache] of [["warm", cacheDir()], ["cold", ""]] as const) {
 }
 
 // 4: alternatives.
-const ours = rows.find((r) => r.what === "no-op, 1 caller(s)")!;
+const ours = rows.find((r) => r.what === "no-op, 1 caller(s), warm")!;
 {
   const request = JSON.stringify({ jsonrpc: "2.0", id: "p", method: "noop", params: {} });
   const f = (line: string) =>

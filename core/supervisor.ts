@@ -58,7 +58,7 @@ class GuestRunner implements ProcessRunner {
     return this.sandbox.worker;
   }
   input(msg: Message): void {
-    this.sandbox.send({ op: "in", pid: this.pid, msg });
+    this.sandbox.send({ op: "in", pid: this.pid, line: JSON.stringify(msg) });
   }
   eof(): void {
     this.sandbox.send({ op: "eof", pid: this.pid });
