@@ -244,7 +244,7 @@ function fill(path: string): number {
   return n;
 }
 
-/** CPU time (user + system) this process used, in ms. */
+/** CPU time (user + system) this process used, in ms (every thread: other test modules too). */
 function cpuMs(): number {
   const fields = Deno.readTextFileSync("/proc/self/stat").split(") ")[1].split(" ");
   const ticks = Number(fields[11]) + Number(fields[12]);
@@ -307,9 +307,10 @@ Deno.test({
       const elapsed = performance.now() - t0;
       const cpu = cpuMs() - cpu0;
       const view = h.host.journal.health.view();
-      // Tries are paused (0.1 s doubling to 5 s): a handful, not one per entry or per 5 ms.
+      // Tries are paused (0.1 s doubling to 5 s): a handful, not one per entry or per 5 ms (a
+      // spin would count hundreds here). The CPU figure is printed, not asserted: it is the whole
+      // test process's, and `deno test --parallel` runs other modules as threads of this process.
       assert.ok(view.write_failures < 30, `${view.write_failures} failed writes in ${elapsed} ms`);
-      assert.ok(cpu < elapsed * 0.5, `${cpu} ms of CPU in ${elapsed.toFixed(0)} ms: not a spin`);
       console.error(
         `full disk: ${view.write_failures} failed journal writes, ${cpu} ms CPU in ${
           elapsed.toFixed(0)
@@ -568,7 +569,11 @@ Deno.test({
       Deno.readTextFileSync(`/proc/${pid}/cmdline`).split("\0").filter((x) => x);
     const sandboxPid = a.host.pool.sandboxes[0].osPid;
     const args = cmdline(sandboxPid);
-    const allowRead = args.find((x) => x.startsWith("--allow-read="))!.slice(13).split(",");
+    const readable = args.find((x) => x.startsWith("--allow-read="))!.slice(13).split(",");
+    // Besides the world and its cache view, only the sandbox's own hop folder (a private temporary
+    // folder for the socket to the core, removed once connected).
+    const allowRead = readable.filter((x) => !/\/sausage-hop-[^/]+$/.test(x));
+    assert.ok(readable.length - allowRead.length <= 1, readable.join(","));
     assert.equal(allowRead.length, 2, allowRead.join(","));
     assert.equal(allowRead[0], a.root);
     assert.match(allowRead[1], /\/views\/[0-9a-f]{16}$/);
