@@ -162,6 +162,14 @@ export class Activator {
       }
     } catch (e) {
       unstage();
+      // A version kept out is journaled with why (10.4), whoever asked for it.
+      if (e instanceof HostError && e.code === "activation-rejected") {
+        this.journal.coreEvent("activation-refused", {
+          plugins: list.map((c) => c.plugin),
+          how,
+          message: e.message,
+        });
+      }
       throw e;
     }
     for (const s of staged) {

@@ -25,6 +25,7 @@ import { BuildError, buildPlugin } from "./cargo/cargo_build.ts";
 import { cargoTest, type CargoTestResult } from "./cargo/test_run.ts";
 import { BuildRefused, detectToolchain } from "./cargo/toolchain.ts";
 import { importWarnings } from "./cargo/unused_imports.ts";
+import { recordBuilt, sourceHash } from "./cargo/source_stamp.ts";
 import { isCcFailure, NO_WASI_CC } from "./cargo/wasi_cc.ts";
 import type { NativeContext, NativeMethod } from "./native_process.ts";
 import { pluginNameProblem, type World } from "./world.ts";
@@ -139,6 +140,8 @@ export function cargoBuildMethod(deps: CargoBuildDeps): NativeMethod {
       ctx.notify("progress", { line });
     };
     const started = performance.now();
+    // The source as it is before the tests: recorded with the component (`source_stamp.ts`).
+    const sourceBefore = await sourceHash(source).catch(() => undefined);
 
     let tests: CargoTestResult;
     try {
@@ -179,6 +182,10 @@ export function cargoBuildMethod(deps: CargoBuildDeps): NativeMethod {
         world: deps.world.root,
       });
       warnings = await importWarnings(built.diagnostics, source);
+      if (sourceBefore) {
+        await recordBuilt(deps.world, plugin, `${deps.world.root}${wasm}`, sourceBefore)
+          .catch(() => {});
+      }
       // The consumers this build would break, before anyone activates it.
       const breaks = await deps.breaks?.(plugin, `${deps.world.root}${wasm}`).catch(() => null);
       if (breaks) {

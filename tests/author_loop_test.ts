@@ -9,30 +9,11 @@
 
 import { strict as assert } from "node:assert";
 import { launcher, sausage } from "./helpers/cli.ts";
+import { renameParam, start, waitFor, WELCOME } from "./helpers/author.ts";
 
 const opts = { sanitizeOps: false, sanitizeResources: false };
 
 const dec = new TextDecoder();
-
-/** A long-running `sausage` subprocess whose stderr is collected as it comes. */
-function start(...args: string[]): { child: Deno.ChildProcess; stderr: () => string } {
-  const child = new Deno.Command(launcher, { args, stdout: "null", stderr: "piped", stdin: "null" })
-    .spawn();
-  let text = "";
-  (async () => {
-    for await (const chunk of child.stderr) text += dec.decode(chunk);
-  })();
-  return { child, stderr: () => text };
-}
-
-/** Waits until `pattern` appears in `text()` after `from` characters. */
-async function waitFor(text: () => string, pattern: RegExp, from = 0, ms = 600_000) {
-  const end = Date.now() + ms;
-  while (!pattern.test(text().slice(from))) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${pattern}; got:\n${text()}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 const SUBCOMMANDS = [
   "new",
@@ -261,9 +242,7 @@ Deno.test({
       const hello = await Deno.readTextFile(main);
       await Deno.writeTextFile(
         main,
-        hello.replace("    name: String,", "    who: String,")
-          .replace("GreetParams { name }", "GreetParams { who: name }")
-          .replaceAll("GreetParams { name: ", "GreetParams { who: "),
+        renameParam(hello),
       );
       const refused = await sausage("build", world, "hello");
       assert.equal(refused.code, 1, refused.stderr);
@@ -298,9 +277,7 @@ Deno.test({
   const hello = await Deno.readTextFile(main);
   await Deno.writeTextFile(
     main,
-    hello.replace("    name: String,", "    who: String,")
-      .replace("GreetParams { name }", "GreetParams { who: name }")
-      .replaceAll("GreetParams { name: ", "GreetParams { who: "),
+    renameParam(hello),
   );
   const refused = await sausage("build", world, "hello");
   assert.equal(refused.code, 1, refused.stderr);
@@ -341,34 +318,3 @@ Deno.test({
   const direct = await sausage("call", world, "hello.greet", '{"who": "Bo"}');
   assert.deepEqual(JSON.parse(direct.stdout), { text: "Hello, Bo!" });
 });
-
-/** The README's second plugin. */
-const WELCOME = `//! Welcome: greets newcomers, through the hello plugin.
-
-use sausage_plugin::{Result, rpc, schema};
-
-sausage_plugin::import!("hello");
-
-/// The welcome plugin.
-struct Welcome;
-
-/// The params of \`welcome\`.
-#[schema]
-struct WelcomeParams {
-    /// The newcomer's name.
-    name: String,
-}
-
-#[rpc]
-impl Welcome {
-    /// Welcome someone: hello's greeting, then a word of welcome.
-    async fn welcome(&self, WelcomeParams { name }: WelcomeParams) -> Result<String> {
-        let greeting = hello::greet(hello::GreetParams { name }).await?;
-        Ok(format!("{} Welcome to this world.", greeting.text))
-    }
-}
-
-fn main() {
-    sausage_plugin::run(Welcome);
-}
-`;

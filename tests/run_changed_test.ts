@@ -1,0 +1,76 @@
+/**
+ * `sausage run` treats a changed source as `sausage build` does (issue 26):
+ * a plugin is rebuilt only when its source's content changed (a touch or a
+ * rewrite of the same text rebuilds nothing), its tests run, and a version
+ * that would break a consumer is kept out, with the reason on the terminal
+ * and in the journal, while the version before keeps answering.
+ */
+
+import { strict as assert } from "node:assert";
+import { sausage } from "./helpers/cli.ts";
+import { renameParam, start, waitFor, WELCOME } from "./helpers/author.ts";
+
+const opts = { sanitizeOps: false, sanitizeResources: false };
+
+/** Runs the world headless until it is up, gives its stderr to `body`, then stops it. */
+async function running(world: string, body: (stderr: () => string) => Promise<void>) {
+  const run = start("run", world, "--headless");
+  try {
+    await waitFor(run.stderr, /sausage: running /);
+    await body(run.stderr);
+  } finally {
+    run.child.kill("SIGINT");
+    await run.child.status;
+  }
+}
+
+Deno.test({
+  name: "run rebuilds a changed source as build does: tests, consumer check, refusal journaled",
+  ...opts,
+}, async () => {
+  const world = `${await Deno.makeTempDir()}/w`;
+  const main = `${world}/plugins/hello/source/src/main.rs`;
+  assert.equal((await sausage("new", world)).code, 0);
+  assert.equal((await sausage("new", world, "welcome")).code, 0);
+  await Deno.writeTextFile(`${world}/plugins/welcome/source/src/main.rs`, WELCOME);
+  const hello = await sausage("build", world, "hello");
+  assert.equal(hello.code, 0, hello.stderr);
+  assert.equal((await sausage("import", world, "welcome", "hello")).code, 0);
+  const welcome = await sausage("build", world, "welcome");
+  assert.equal(welcome.code, 0, welcome.stderr);
+
+  // An editor saving unchanged text, and a touch: the content is the same, nothing is built.
+  const text = await Deno.readTextFile(main);
+  await new Promise((r) => setTimeout(r, 20));
+  await Deno.writeTextFile(main, text);
+  await Deno.utime(main, new Date(), new Date());
+  await running(world, async (stderr) => {
+    assert.doesNotMatch(stderr(), /changed|Compiling|building/, stderr());
+  });
+
+  // A breaking change: tested, built, refused; the reason on stderr and in the journal.
+  await Deno.writeTextFile(main, renameParam(text));
+  await running(world, async (stderr) => {
+    const out = stderr();
+    assert.match(out, /hello's source changed since its plugin\.wasm was built/);
+    assert.match(out, /Running unittests/); // its tests ran, as in sausage build
+    assert.match(out, /hello was not activated: 1 consumer breaks\./);
+    assert.match(out, /activate them together: sausage build \S+ hello welcome/);
+    assert.match(out, /hello built, but was not activated \(the version before keeps running\)/);
+    const log = await sausage("call", world, "core.log", '{"grep": "activation-refused"}');
+    assert.equal(log.code, 0, log.stderr);
+    const [entry] = JSON.parse(log.stdout);
+    assert.ok(entry, "the refusal is in the journal");
+    const event = JSON.parse(entry.line);
+    assert.deepEqual(event.plugins, ["hello"]);
+    assert.match(event.message, /1 consumer breaks/);
+    const call = await sausage("call", world, "welcome.welcome", '{"name": "Ada"}');
+    assert.deepEqual(JSON.parse(call.stdout), "Hello, Ada! Welcome to this world.");
+  });
+
+  // Back to the text it was built from: current again, nothing to build.
+  await Deno.writeTextFile(main, text);
+  await running(world, async (stderr) => {
+    assert.doesNotMatch(stderr(), /changed|Compiling/, stderr());
+  });
+});
