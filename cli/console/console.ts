@@ -309,7 +309,7 @@ export class Console {
   }
 
   private ps(): void {
-    this.say(processTable(this.host) ?? this.style.dim("no process runs"));
+    this.say(processTable(this.host.processes()) ?? this.style.dim("no process runs"));
   }
 
   private log(who: string | undefined, limit: number, filter: EventFilter = {}): void {

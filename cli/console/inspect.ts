@@ -7,6 +7,7 @@
  */
 
 import type { LogFilter } from "../../core/journal.ts";
+import type { ProcessInfo } from "../../core/process.ts";
 import { table } from "../output.ts";
 import type { ConsoleHost } from "./console_host.ts";
 import { columns } from "./render.ts";
@@ -57,9 +58,8 @@ export async function readText(host: ConsoleHost, path: string): Promise<string>
   return new TextDecoder().decode(bytes).replace(/\n$/, "");
 }
 
-/** `ps`: the process table, or null when no process runs. */
-export function processTable(host: ConsoleHost): string | null {
-  const list = host.processes();
+/** `ps` (the console's and `sausage ps`): the process table, or null when no process runs. */
+export function processTable(list: ProcessInfo[]): string | null {
   if (list.length === 0) return null;
   return table(
     ["PID", "METHOD", "PARENT", "DETACHED", "START", "STATE"],
