@@ -11,7 +11,13 @@
  * @module
  */
 
-import { buildMissing, ControlServer, Host, writeCargoConfig } from "../core/mod.ts";
+import {
+  buildMissing,
+  changedPlugins,
+  ControlServer,
+  Host,
+  writeCargoConfig,
+} from "../core/mod.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { buildAndActivate, printOutcome } from "./build.ts";
 import { buildChanged, localSend } from "./start_builds.ts";
@@ -71,8 +77,20 @@ export async function dev(args: string[]): Promise<number> {
     // Plugins that changed together are activated together (a provider and
     // its consumer changed in one edit pass the checks as a set).
     queue = queue.then(async () => {
-      console.error(`sausage: dev: ${names.join(", ")} changed: testing, building, activating`);
-      printOutcome(names, await buildAndActivate(send, names), true, positional[0]);
+      // By content: a save that changed nothing (or a change undone) builds nothing.
+      const changed = await changedPlugins(world);
+      const same = names.filter((n) => !changed.includes(n));
+      if (same.length) {
+        console.error(`sausage: dev: ${same.join(", ")}: same content as the running version`);
+      }
+      const todo = names.filter((n) => changed.includes(n));
+      if (!todo.length) return;
+      console.error(`sausage: dev: ${todo.join(", ")} changed: testing, building, activating`);
+      const outcome = await buildAndActivate(send, todo, {
+        partners: () => changedPlugins(world),
+        report: (line) => console.error(line),
+      });
+      printOutcome(outcome.plugins, outcome, true, positional[0]);
     }).catch((e) => console.error(`sausage: dev: ${e instanceof Error ? e.message : e}`));
   };
   const watching = (async () => {

@@ -39,6 +39,10 @@ export async function buildChanged(world: World, send: Send, worldArg: string): 
     ? `${changed[0]}'s source changed since its plugin.wasm was built`
     : `the sources of ${changed.join(", ")} changed since they were built`;
   console.error(`sausage: ${list}: testing, building, checking (as sausage build)`);
-  printOutcome(changed, await buildAndActivate(send, changed), true, worldArg);
+  const outcome = await buildAndActivate(send, changed, {
+    partners: () => changedPlugins(world),
+    report: (line) => console.error(line),
+  });
+  printOutcome(outcome.plugins, outcome, true, worldArg);
   return changed;
 }

@@ -29,7 +29,7 @@ import { recordBuilt, sourceHash } from "./cargo/source_stamp.ts";
 import { isCcFailure, NO_WASI_CC } from "./cargo/wasi_cc.ts";
 import type { NativeContext, NativeMethod } from "./native_process.ts";
 import { pluginNameProblem, type World } from "./world.ts";
-import { inWorldFolder, removeWorldEntry } from "./world_files.ts";
+import { inWorldFolder, removeWorldEntry, writeWorldFile } from "./world_files.ts";
 
 /** The error code of a failed `cargo.build` (JSON-RPC's range for server errors). */
 export const CARGO_BUILD_FAILED = ErrorCode.BuildFailed;
@@ -40,10 +40,14 @@ export interface CargoBuildDeps {
   /** Resolves with the world's SDK folder once its copy is up to date. */
   sdk(): Promise<string>;
   /**
-   * What activating a built component would break (the activation check's
-   * text), or null; `cargo.build` puts it first in its warnings.
+   * A built component's `rpc.discover` document (kept next to it as
+   * `<name>.openrpc.json`) and what activating it would break (the
+   * activation check's text, put first in the warnings), or null.
    */
-  breaks?(plugin: string, file: string): Promise<string | null>;
+  breaks?(
+    plugin: string,
+    file: string,
+  ): Promise<{ document: unknown; refusal: string | null }>;
 }
 
 /** What `cargo.build` returns. */
@@ -187,9 +191,19 @@ export function cargoBuildMethod(deps: CargoBuildDeps): NativeMethod {
           .catch(() => {});
       }
       // The consumers this build would break, before anyone activates it.
-      const breaks = await deps.breaks?.(plugin, `${deps.world.root}${wasm}`).catch(() => null);
-      if (breaks) {
-        const why = breaks.replace(/^\S+ was not activated: /, "");
+      const checked = await deps.breaks?.(plugin, `${deps.world.root}${wasm}`).catch(() => null);
+      if (checked) {
+        // Its document, for `sausage import --built` before it is activated.
+        try {
+          writeWorldFile(
+            deps.world.root,
+            `${BUILDS}/${n}/${plugin}.openrpc.json`,
+            JSON.stringify(checked.document, null, 2) + "\n",
+          );
+        } catch { /* the import reads the active version's then */ }
+      }
+      if (checked?.refusal) {
+        const why = checked.refusal.replace(/^\S+ was not activated: /, "");
         warnings.unshift(`activating this build would be refused: ${why}`);
       }
     } catch (e) {

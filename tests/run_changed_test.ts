@@ -74,3 +74,54 @@ Deno.test({
     assert.doesNotMatch(stderr(), /changed|Compiling/, stderr());
   });
 });
+
+Deno.test({
+  name:
+    "dev: a provider's breaking change, then its consumer's, saved apart, are activated together; import --built",
+  ...opts,
+}, async () => {
+  const world = `${await Deno.makeTempDir()}/w`;
+  const main = `${world}/plugins/hello/source/src/main.rs`;
+  const welcomeMain = `${world}/plugins/welcome/source/src/main.rs`;
+  assert.equal((await sausage("new", world)).code, 0);
+  assert.equal((await sausage("new", world, "welcome")).code, 0);
+  await Deno.writeTextFile(welcomeMain, WELCOME);
+  assert.equal((await sausage("build", world, "hello")).code, 0);
+  assert.equal((await sausage("import", world, "welcome", "hello")).code, 0);
+  assert.equal((await sausage("build", world, "welcome")).code, 0);
+
+  const dev = start("dev", world);
+  try {
+    await waitFor(dev.stderr, /dev: running .*watching the source of hello, welcome/);
+    // A save that changes nothing builds nothing.
+    const text = await Deno.readTextFile(main);
+    let mark = dev.stderr().length;
+    await Deno.writeTextFile(main, text);
+    await waitFor(dev.stderr, /hello: same content as the running version/, mark);
+
+    // hello alone: refused, welcome would break.
+    mark = dev.stderr().length;
+    await Deno.writeTextFile(main, renameParam(text));
+    await waitFor(dev.stderr, /hello built, but was not activated/, mark);
+    assert.match(dev.stderr().slice(mark), /1 consumer breaks/);
+
+    // welcome follows hello's build (not yet active), then its code: both activated together.
+    mark = dev.stderr().length;
+    const imported = await sausage("import", world, "welcome", "hello", "--built");
+    assert.equal(imported.code, 0, imported.stderr);
+    assert.match(imported.stderr, /the document of hello's build \/state\/cargo\/builds\/\d+\//);
+    await Deno.writeTextFile(
+      welcomeMain,
+      WELCOME.replace("hello::GreetParams { name }", "hello::GreetParams { who: name }"),
+    );
+    await waitFor(dev.stderr, /welcome and hello are active: .*built and activated together/, mark);
+    assert.match(dev.stderr().slice(mark), /the refusal names hello, whose source changed too/);
+    const call = await sausage("call", world, "welcome.welcome", '{"name": "Ada"}');
+    assert.deepEqual(JSON.parse(call.stdout), "Hello, Ada! Welcome to this world.");
+    const direct = await sausage("call", world, "hello.greet", '{"who": "Bo"}');
+    assert.deepEqual(JSON.parse(direct.stdout), { text: "Hello, Bo!" });
+  } finally {
+    dev.child.kill("SIGINT");
+    await dev.child.status;
+  }
+});
