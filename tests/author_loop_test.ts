@@ -60,6 +60,43 @@ Deno.test(
   },
 );
 
+Deno.test(
+  { name: "new --agent: a world with the agent, or the agent added", ...opts },
+  async () => {
+    const dir = await Deno.makeTempDir();
+    // As the README types it: the hints say ./sausage.
+    const repo = launcher.slice(0, launcher.lastIndexOf("/"));
+    const out = await new Deno.Command("bash", {
+      args: ["-c", `./sausage new ${dir}/a --agent`],
+      cwd: repo,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const text = dec.decode(out.stdout);
+    assert.equal(out.code, 0, dec.decode(out.stderr));
+    assert.match(text, /made the world \S+ with the plugin hello and the agent/);
+    assert.match(text, /^  \.\/sausage build \S+ hello/m);
+    assert.match(text, /export OPENAI_API_KEY/);
+    assert.ok(Deno.statSync(`${dir}/a/plugins/agent/source/src/main.rs`).isFile);
+    assert.match(Deno.readTextFileSync(`${dir}/a/config/agent.json`), /"token_env"/);
+    assert.match(
+      Deno.readTextFileSync(`${dir}/a/config/limits.json`),
+      /"call_timeout_ms": 3600000/,
+    );
+
+    // A world without one is told how to add it; then it is added.
+    const plain = await sausage("new", `${dir}/b`);
+    assert.match(plain.stdout, /^  sausage new \S+ --agent +# an agent that writes plugins/m);
+    const added = await sausage("new", `${dir}/b`, "--agent");
+    assert.equal(added.code, 0, added.stderr);
+    assert.match(added.stdout, /added the agent to \S+/);
+    assert.ok(Deno.statSync(`${dir}/b/plugins/agent/source/Cargo.toml`).isFile);
+    const again = await sausage("new", `${dir}/b`, "--agent");
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /plugins\/agent exists already/);
+  },
+);
+
 Deno.test({ name: "a folder that is not a world is refused, not made one", ...opts }, async () => {
   const dir = await Deno.makeTempDir();
   for (const args of [["run", dir, "--headless"], ["call", dir, "x.y"], ["log", dir]]) {
