@@ -24,7 +24,10 @@ const edits = Number(Deno.args[Deno.args.indexOf("--edits") + 1]) || 3;
 const dec = new TextDecoder();
 
 function load(): string {
-  return dec.decode(new Deno.Command("uptime").outputSync().stdout).trim().replace(/.*load/, "load");
+  return dec.decode(new Deno.Command("uptime").outputSync().stdout).trim().replace(
+    /.*load/,
+    "load",
+  );
 }
 
 /** Runs `sausage <args>` to its end; throws when it fails. */
@@ -128,7 +131,9 @@ async function cold(): Promise<void> {
   const t3 = performance.now();
   await sausage(env, "call", world, "hello.greet", '{"name": "Ada"}');
   console.log(
-    `empty cache to a first active plugin: ${since(t0)} s (new ${made} s, cargo test ${tested} s, ` +
+    `empty cache to a first active plugin: ${
+      since(t0)
+    } s (new ${made} s, cargo test ${tested} s, ` +
       `build ${built} s, call ${since(t3)} s)`,
   );
   await Deno.remove(cache, { recursive: true }).catch(() => {});

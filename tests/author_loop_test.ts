@@ -75,7 +75,7 @@ Deno.test(
     const text = dec.decode(out.stdout);
     assert.equal(out.code, 0, dec.decode(out.stderr));
     assert.match(text, /made the world \S+ with the plugin hello and the agent/);
-    assert.match(text, /^  \.\/sausage build \S+ hello/m);
+    assert.match(text, /^ {2}\.\/sausage build \S+ hello/m);
     assert.match(text, /export OPENAI_API_KEY/);
     assert.ok(Deno.statSync(`${dir}/a/plugins/agent/source/src/main.rs`).isFile);
     assert.match(Deno.readTextFileSync(`${dir}/a/config/agent.json`), /"token_env"/);
@@ -86,7 +86,7 @@ Deno.test(
 
     // A world without one is told how to add it; then it is added.
     const plain = await sausage("new", `${dir}/b`);
-    assert.match(plain.stdout, /^  sausage new \S+ --agent +# an agent that writes plugins/m);
+    assert.match(plain.stdout, /^ {2}sausage new \S+ --agent +# an agent that writes plugins/m);
     const added = await sausage("new", `${dir}/b`, "--agent");
     assert.equal(added.code, 0, added.stderr);
     assert.match(added.stdout, /added the agent to \S+/);
