@@ -66,6 +66,8 @@ export interface CargoTestOptions {
   runner?: string;
   /** The world whose plugin this is (its own build folders; see `BuildOptions.world`). */
   world?: string;
+  /** Called once the tests compiled, before they run (`cargo.build` starts the release build then). */
+  onCompiled?: () => void;
 }
 
 /** What {@link cargoTest} found. */
@@ -240,6 +242,7 @@ export async function cargoTest(
   opts: CargoTestOptions = {},
 ): Promise<CargoTestResult> {
   const { diagnostics } = await buildTests(sourceDir, opts);
+  opts.onCompiled?.();
   const test = await cargoTestCommand(sourceDir, { ...opts, extra: ["--no-fail-fast"] });
   const ran = await run(test, opts, true);
   if (opts.signal?.aborted) throw new BuildError(`cargo test was stopped for ${sourceDir}`, "");
