@@ -339,6 +339,50 @@ Deno.test({
   const after = await sausage("ps", world);
   assert.match(after.stderr, /no host runs/);
 
+  // Through a running host: Ctrl-C sends core.cancel, and the host stops the process.
+  const host = new Deno.Command(launcher, {
+    args: ["run", world, "--headless", "--quiet"],
+    stdout: "null",
+    stderr: "null",
+    stdin: "null",
+  }).spawn();
+  try {
+    await eventually(
+      async () => {
+        const r = await sausage("ps", world);
+        return /sausage run/.test(r.stderr);
+      },
+      "the host to run",
+      60_000,
+    );
+    const viaHost = new Deno.Command(launcher, {
+      args: ["call", world, "probe.spin"],
+      stdout: "piped",
+      stderr: "piped",
+      stdin: "null",
+    }).spawn();
+    await eventually(
+      async () => / spin +console/.test((await sausage("ps", world)).stdout),
+      "spin",
+    );
+    viaHost.kill("SIGINT");
+    const done = await viaHost.output();
+    const text = new TextDecoder().decode(done.stderr);
+    assert.equal(done.code, 130, text);
+    assert.match(
+      text,
+      /probe\.spin cancelled after \d+\.\d s; its process probe-\S+ is being stopped/,
+    );
+    await eventually(
+      async () => !/ spin /.test((await sausage("ps", world)).stdout),
+      "the host to stop the process",
+      30_000,
+    );
+  } finally {
+    host.kill("SIGTERM");
+    await host.status;
+  }
+
   // On a terminal: the spinner with the elapsed time, on stderr; Ctrl-C there too.
   const t = await Terminal.start(`${launcher} call ${world} probe.spin`);
   try {
