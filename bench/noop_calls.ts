@@ -11,6 +11,7 @@ import { Host } from "../core/host.ts";
 import { LocalCaller } from "../core/local_caller.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
+import { cpuNow } from "./cpu_time.ts";
 
 const calls = Number(Deno.args[Deno.args.indexOf("--calls") + 1]) || 2000;
 const probe = await builtTestPlugin("probe");
@@ -34,17 +35,23 @@ async function caller(name: string, n: number, times: number[]): Promise<void> {
 
 async function round(label: string, callers: number, total: number): Promise<void> {
   const times: number[] = [];
+  const cpu0 = cpuNow();
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: callers }, (_, i) => caller(`c${i}`, Math.ceil(total / callers), times)),
   );
   const secs = (performance.now() - t0) / 1000;
+  const cpu1 = cpuNow();
+  const per = (ms: number) => (ms * 1000 / times.length).toFixed(0);
   times.sort((a, b) => a - b);
   console.log(
     `${label}: ${times.length} calls, p50 ${percentile(times, 0.5)} ms, p90 ${
       percentile(times, 0.9)
     } ms, ` +
-      `p99 ${percentile(times, 0.99)} ms, ${(times.length / secs).toFixed(0)} calls/s`,
+      `p99 ${percentile(times, 0.99)} ms, ${(times.length / secs).toFixed(0)} calls/s, ` +
+      `CPU µs/call: core ${per(cpu1.host - cpu0.host)}, sandboxes ${
+        per(cpu1.sandboxes - cpu0.sandboxes)
+      }`,
   );
 }
 

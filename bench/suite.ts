@@ -5,7 +5,8 @@
  *
  *   deno task bench [--quick]
  *
- * 1. No-op and `notes.list` through the core with 1, 10 and 100 callers.
+ * 1. No-op and `notes.list` through the core with 1, 10 and 100 callers; the
+ *    first 100 calls of new sandboxes (cold) apart from the rest (warm).
  * 2. A nested call and a fan-out of 10 from one process.
  * 3. Host start to first answer (warm and cold cache); `sausage call` end to end.
  * 4. Alternatives as ratios to ours: a plain function call; our WASI host
@@ -17,6 +18,8 @@
  * 5. The same component on our preview-1 binding and on jco's glue, side by
  *    side: one process in this process, cold and warm, and a no-op call
  *    through the core (`bench/engine.ts`).
+ * 6. A no-op call on a remote worker over NATS beside a local sandbox, 1 and
+ *    10 callers (`bench/remote_calls.ts`; none without nats-server).
  */
 
 import { Host } from "../core/host.ts";
@@ -29,6 +32,7 @@ import { cacheDir } from "../core/paths.ts";
 import { inProcess, subprocess } from "./alternatives/jco_shim.ts";
 import { ourInstance } from "./alternatives/our_instance.ts";
 import { type EngineRow, engineRows } from "./engine.ts";
+import { remoteRows } from "./remote_calls.ts";
 import { WASI } from "node:wasi";
 import * as fs from "node:fs";
 
@@ -95,10 +99,14 @@ const world = await makeWorld({ plugins: { probe, notes } });
 {
   const host = new Host(world, { watch: false });
   await host.start();
-  await calls(host, "warm-up", "probe.noop", {}, 10, 300);
+  // Cold and warm apart: V8 tiers a module's code up over its first 1,000–2,000
+  // processes in a sandbox (runtime.md; `bench/tier_up.ts`).
+  await Promise.all(host.pool.sandboxes.map((s) => s.ready));
+  await calls(host, "no-op, 1 caller, cold: the first 100 calls", "probe.noop", {}, 1, 100);
+  await calls(host, "warm-up", "probe.noop", {}, 10, quick ? 300 : 2000);
   rows.pop();
   for (const callers of [1, 10, 100]) {
-    await calls(host, `no-op, ${callers} caller(s)`, "probe.noop", {}, callers, N);
+    await calls(host, `no-op, ${callers} caller(s), warm`, "probe.noop", {}, callers, N);
   }
   await calls(host, "notes.add (setup)", "notes.add", { text: "milk" }, 1, 20);
   rows.pop();
@@ -156,7 +164,7 @@ for (const [label, cache] of [["warm", cacheDir()], ["cold", ""]] as const) {
 }
 
 // 4: alternatives.
-const ours = rows.find((r) => r.what === "no-op, 1 caller(s)")!;
+const ours = rows.find((r) => r.what === "no-op, 1 caller(s), warm")!;
 {
   const request = JSON.stringify({ jsonrpc: "2.0", id: "p", method: "noop", params: {} });
   const f = (line: string) =>
@@ -332,6 +340,20 @@ try {
   engines = await engineRows(quick);
 } catch (e) {
   engines = [{ what: `not measured: ${e}`, p1: "", jco: "" }];
+}
+
+// 6: a no-op on a remote worker over NATS beside a local sandbox (`remote_calls.ts`).
+try {
+  rows.push(...await remoteRows(N));
+} catch (e) {
+  rows.push({
+    what: "no-op on a remote worker",
+    p50: NaN,
+    p99: NaN,
+    perSecond: NaN,
+    runs: 0,
+    note: String(e),
+  });
 }
 
 // Results.

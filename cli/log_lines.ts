@@ -23,14 +23,22 @@ export class PeopleLines {
   line(e: Entry): string | null {
     const clock = new Date(e.time).toISOString().slice(11, 23);
     if (e.stream === "core" && !e.level) {
-      let event: { event?: unknown; method?: unknown; status?: unknown; trap?: string };
+      let event: {
+        event?: unknown;
+        method?: unknown;
+        status?: unknown;
+        trap?: string;
+        worker?: unknown;
+      };
       try {
         event = parseExact(e.line) as typeof event;
       } catch {
         return `${clock} ${e.pid} ${e.line}`;
       }
       if (event.event === "start" && typeof event.method === "string") {
-        this.started.set(e.pid, { method: `${e.plugin}.${event.method}`, time: e.time });
+        // A process on a remote worker (`sausage worker`) says where it ran.
+        const on = typeof event.worker === "string" ? ` on ${event.worker}` : "";
+        this.started.set(e.pid, { method: `${e.plugin}.${event.method}${on}`, time: e.time });
         return null;
       }
       if (event.event === "exit") {

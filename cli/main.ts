@@ -25,6 +25,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   run: async () => (await import("./run.ts")).run,
   call: async () => (await import("./call.ts")).call,
   ps: async () => (await import("./ps.ts")).ps,
+  worker: async () => (await import("./worker.ts")).worker,
+  workers: async () => (await import("./workers.ts")).workers,
   log: async () => (await import("./log.ts")).log,
   ls: async () => (await import("./fs_commands.ts")).ls,
   cat: async () => (await import("./fs_commands.ts")).cat,
@@ -42,6 +44,8 @@ async function help(): Promise<string> {
   const { RUN_USAGE } = await import("./run.ts");
   const { CALL_USAGE } = await import("./call.ts");
   const { PS_USAGE } = await import("./ps.ts");
+  const { WORKER_USAGE } = await import("./worker.ts");
+  const { WORKERS_USAGE } = await import("./workers.ts");
   const { LOG_USAGE } = await import("./log.ts");
   const { LS_USAGE, CAT_USAGE } = await import("./fs_commands.ts");
   const { MCP_USAGE } = await import("./mcp.ts");
@@ -87,7 +91,12 @@ Usage:
       the world, or starts one for this call. --timeout-ms sets its time
       limit (default 60 s, "call_timeout_ms" in config/limits.json).
   ${PS_USAGE}
-      The running processes.
+      The running processes (and the worker of each remote one).
+  ${WORKER_USAGE}
+      Offer this machine's sandboxes to a world's host over NATS (README,
+      "More than one machine"); the password from SAUSAGE_NATS_PASSWORD.
+  ${WORKERS_USAGE}
+      The workers of the running host, with their load.
   ${LOG_USAGE}
       The journal, newest last (default: 50 entries).
   ${LS_USAGE}

@@ -26,6 +26,7 @@ import { withoutNodeProbes } from "./glue_text.ts";
 import { mainModuleOf } from "../wasm/main_module.ts";
 import { listImports } from "../wasm/import_list.ts";
 import { PREVIEW1_FUNCTIONS, PREVIEW1_MAIN, PREVIEW1_MODULE } from "../sandbox/preview1/names.ts";
+import { isBound } from "../sandbox/preview1/component/wit.ts";
 
 /** Which engine runs a component: our preview-1 binding, or jco's glue. */
 export type Engine = "p1" | "jco";
@@ -52,7 +53,9 @@ export function engineChoice(): "auto" | "jco" {
 /**
  * The main core module of a file when our preview-1 binding can run it: a
  * plain core module, or a component whose main module imports nothing but
- * preview-1 functions (and a memory); null when the file needs jco's glue.
+ * preview-1 functions, the WASI 0.2 functions the binding has at the
+ * canonical-ABI level (an SDK plugin's: `sandbox/preview1/component/`) and
+ * a memory; null when the file needs jco's glue.
  * Throws for a core module that imports anything else (nothing can run it).
  */
 export function preview1MainOf(bytes: Uint8Array): Uint8Array | null {
@@ -66,7 +69,8 @@ export function preview1MainOf(bytes: Uint8Array): Uint8Array | null {
   try {
     other = listImports(main.bytes).find((i) =>
       i.kind !== "memory" &&
-      !(i.module === PREVIEW1_MODULE && i.kind === "function" && PREVIEW1_FUNCTIONS.has(i.name))
+      !(i.module === PREVIEW1_MODULE && i.kind === "function" && PREVIEW1_FUNCTIONS.has(i.name)) &&
+      !(main.kind === "component" && i.kind === "function" && isBound(i.module, i.name))
     );
   } catch {
     return null; // unreadable: jco's path reports it

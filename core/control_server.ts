@@ -185,6 +185,8 @@ export class ControlServer {
         return reply({ world: this.host.world.root, pid: Deno.pid });
       case "$/ps":
         return reply(this.host.table.list());
+      case "$/workers":
+        return reply(this.host.remote?.workers.list() ?? null);
       case "$/ls":
       case "$/cat": {
         const path = optionalParam(req.params, "path", "string") ?? "/";

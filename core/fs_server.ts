@@ -59,10 +59,13 @@ export class FsServer {
    * @param mounts the mounts by preopen name; `world` and `preopen:…` serve
    * `symlink` only (the sandbox does the rest itself)
    * @param onFault told of each host fault (to journal it)
+   * @param worldServed `world` serves every method (a remote worker's
+   * process, which has no world folder of its own: `core/remote/`)
    */
   constructor(
     mounts: Partial<Record<RemoteMountName, Mount>>,
     private onFault: (fault: HostError) => void = () => {},
+    private worldServed = false,
   ) {
     for (const [name, mount] of Object.entries(mounts)) if (mount) this.mounts.set(name, mount);
   }
@@ -90,7 +93,7 @@ export class FsServer {
   private mount(name: unknown, call: FsCall): Mount {
     const mount = this.mounts.get(name);
     if (!mount) throw new FsError("bad-descriptor", `no mount ${JSON.stringify(name)}`);
-    const linksOnly = name === "world" || String(name).startsWith("preopen:");
+    const linksOnly = name === "world" ? !this.worldServed : String(name).startsWith("preopen:");
     if (linksOnly && call.method !== "symlink") {
       throw new FsError("invalid", `the core makes only symlinks in ${name}`);
     }

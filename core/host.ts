@@ -26,6 +26,9 @@ import { ProcMount } from "../vfs/proc_mount.ts";
 import { PluginDocs } from "./plugin_docs.ts";
 import { FileHashes } from "./file_hash.ts";
 import { ProcView } from "./proc_view.ts";
+import { ServedRegistry } from "./served_files.ts";
+import { Pipes } from "./pipes.ts";
+import { fingerprint, Watches } from "./watches.ts";
 import { HostFs } from "../vfs/host_fs.ts";
 import { DiskMount } from "../vfs/disk_mount.ts";
 import { GraphKeeper } from "./graph_keeper.ts";
@@ -38,6 +41,8 @@ import { callAsCore, discoverAsCore } from "./call_as_core.ts";
 import type { HostOptions } from "./host_options.ts";
 import { SdkCopy } from "./sdk_copy.ts";
 import { defaultCommand, HostLock } from "./host_lock.ts";
+import { readNatsConfig, RemoteWorld } from "./remote/remote_world.ts";
+import { DiskBudget } from "../vfs/disk_budget.ts";
 
 /** A running world. */
 export class Host {
@@ -62,6 +67,10 @@ export class Host {
   /** The world folder as a mount: `sausage ls`/`cat`, and the symlinks guests make. */
   private worldMount: DiskMount;
   readonly pool: SandboxPool;
+  /** Workers on other machines, when `config/nats.json` asks for them (`remote/`). */
+  readonly remote: RemoteWorld | null = null;
+  /** The subscriptions to file changes (`core.watch`). */
+  readonly watches: Watches;
   /** The world's limits (`config/limits.json`). */
   readonly limits: Limits;
   readonly supervisor: Supervisor;
@@ -136,6 +145,19 @@ export class Host {
         sandboxes,
         (event, fields) => this.journal.coreEvent(event, fields),
       );
+      const nats = readNatsConfig(this.world.root);
+      if (nats) {
+        const budget = new DiskBudget(this.world.root, this.limits.disk_mib * 2 ** 20);
+        budget.prime().catch(() => {});
+        this.remote = new RemoteWorld(
+          nats,
+          this.world.root,
+          new DiskMount(this.world.root, { budget }),
+          this.pool,
+          (event, fields) => this.journal.coreEvent(event, fields),
+          opts.report ?? ((l) => console.error(l)),
+        );
+      }
       this.docs = new PluginDocs(
         this.world,
         (plugin) => discoverAsCore(this.supervisor, this.journal, plugin),
@@ -146,7 +168,12 @@ export class Host {
         this.docs,
         (wasm, params) => callAsCore(this.supervisor, "codegen", "client", params, wasm),
       );
+      const served = new ServedRegistry(
+        this.limits.served_requests,
+        this.limits.served_request_kib * 1024,
+      );
       const view = this.view = new ProcView({
+        served: (pid) => served.files(pid),
         world: this.world,
         table: this.table,
         locks: this.locks,
@@ -166,7 +193,7 @@ export class Host {
         this.world,
         this.journal,
         this.table,
-        this.pool,
+        this.remote?.placer ?? this.pool,
         components,
         {
           proc: this.proc,
@@ -196,6 +223,18 @@ export class Host {
       );
       for (const [name, m] of this.activator.methods()) this.router.core.set(name, m);
       this.supervisor.onEnd.push((p) => this.locks.releaseAll(p.pid));
+      // Served files, pipes and watches (PROTOCOL 5.1, 5.2, 6): released when a process ends.
+      const pipes = new Pipes(this.limits.pipes);
+      this.watches = new Watches({
+        root: this.world.root,
+        max: this.limits.watches,
+        fingerprint: (path) => fingerprint(this.fs, path),
+      });
+      for (const part of [served, pipes, this.watches]) {
+        for (const [name, m] of part.methods()) this.router.core.set(name, m);
+        this.supervisor.onEnd.push((p) => part.end(p));
+      }
+      this.router.coreReplies = (p, msg) => served.settle(p, msg);
       this.supervisor.natives.set(
         "cargo.build",
         cargoBuildMethod({
@@ -205,6 +244,7 @@ export class Host {
         }),
       );
     } catch (e) {
+      this.remote?.close();
       this.lock.release();
       throw e;
     }
@@ -257,8 +297,10 @@ export class Host {
     this.closed = true;
     this.journal.coreEvent("shutdown", { processes: this.table.size });
     this.graph.close();
+    this.watches.close();
     await this.supervisor.stopAll(graceMs);
     await this.control?.close();
+    this.remote?.close();
     if (!this.opts.pool) this.pool.close();
     this.journal.close();
     this.lock.release();

@@ -142,3 +142,24 @@ Deno.test("a journal made before structured events gets their columns; readers o
     Deno.removeSync(dir, { recursive: true });
   }
 });
+
+Deno.test("a read sees every entry appended before it, while the worker writes; close loses none", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "sausage-journal-" });
+  const path = `${dir}/journal.sqlite`;
+  try {
+    const j = new Journal(path);
+    // Before the worker is up (written on this thread), then after.
+    j.append("p1", "notes", "stdout", "early");
+    await new Promise((r) => setTimeout(r, 300));
+    for (let i = 0; i < 3000; i++) j.append("p1", "notes", "stdout", `line ${i}`);
+    const seen = j.query({ pid: "p1", limit: 10_000 });
+    assert.equal(seen.length, 3001);
+    assert.equal(seen[0].line, "early");
+    assert.equal(seen.at(-1)!.line, "line 2999");
+    for (let i = 0; i < 500; i++) j.append("p2", "notes", "stderr", `last ${i}`);
+    j.close();
+    assert.equal(readJournal(path, { pid: "p2", limit: 1000 }).length, 500);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});

@@ -20,6 +20,12 @@ export interface Limits {
   processes: number;
   /** Calls of plugins one caller has in flight at once; more wait their turn (default 64). */
   calls_in_flight: number;
+  /**
+   * Of those, calls one caller has starting at once: started less than 20 ms
+   * ago and not yet answered (default 4). A flood of short calls keeps only
+   * this many in the sandboxes' pipes, ahead of other callers' calls.
+   */
+  calls_starting: number;
   /** How many sandbox subprocesses run processes (default: one per core). */
   sandboxes: number;
   /** A sandbox that does not answer the core for this long is killed, with its processes (ms). */
@@ -59,6 +65,14 @@ export interface Limits {
   failing_calls: number;
   /** A failing plugin's new calls are refused (-32004) for this long, in ms (default 0: only reported). */
   failing_hold_ms: number;
+  /** Requests in flight to one process that serves files (default 16); more fail with `busy`. */
+  served_requests: number;
+  /** The data one read or write of a served file carries, in KiB (default 1024). */
+  served_request_kib: number;
+  /** The paths one process watches at once (`core.watch`, default 64). */
+  watches: number;
+  /** The pipes one process listens on and its pipe connections, together (default 64). */
+  pipes: number;
 }
 
 /** The defaults, for a machine like the one the host runs on. */
@@ -67,6 +81,7 @@ export function defaultLimits(): Limits {
     memory_mib: 256,
     processes: 10_000,
     calls_in_flight: 64,
+    calls_starting: 4,
     sandboxes: navigator.hardwareConcurrency || 1,
     stall_ms: 10_000,
     line_mib: 16,
@@ -81,6 +96,10 @@ export function defaultLimits(): Limits {
     call_timeout_max_ms: 3_600_000,
     failing_calls: 20,
     failing_hold_ms: 0,
+    served_requests: 16,
+    served_request_kib: 1024,
+    watches: 64,
+    pipes: 64,
   };
 }
 
@@ -101,6 +120,7 @@ const BOUNDS: Record<keyof Limits, [number, number]> = {
   memory_mib: [1, 4096],
   processes: [1, 1_000_000],
   calls_in_flight: [1, 1_000_000],
+  calls_starting: [1, 1_000_000],
   sandboxes: [1, 256],
   stall_ms: [100, 3_600_000],
   line_mib: [1, 1024],
@@ -115,6 +135,10 @@ const BOUNDS: Record<keyof Limits, [number, number]> = {
   call_timeout_max_ms: [10, 86_400_000],
   failing_calls: [1, 1_000_000],
   failing_hold_ms: [0, 86_400_000],
+  served_requests: [1, 100_000],
+  served_request_kib: [1, 1_048_576],
+  watches: [1, 100_000],
+  pipes: [1, 100_000],
 };
 
 /** The file, relative to the world. */

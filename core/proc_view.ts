@@ -7,6 +7,7 @@
 
 import type { MemMount } from "../vfs/mem_mount.ts";
 import type { ProcSource } from "../vfs/proc_source.ts";
+import type { ServedFiles } from "../vfs/served_mount.ts";
 import type { LockTable } from "./locks.ts";
 import type { PluginDocs } from "./plugin_docs.ts";
 import type { ProcessTable } from "./process_table.ts";
@@ -27,6 +28,8 @@ export interface ProcViewDeps {
   client(plugin: string): Promise<string>;
   /** `journal.json`: how the journal's writes go (failures on a full disk). */
   journal?(): unknown;
+  /** The files a process serves (`core.serve`, PROTOCOL 5.1). */
+  served?(pid: string): ServedFiles | undefined;
   /** `failing.json`: the plugins whose calls all end without an answer (`failing_plugins.ts`). */
   failing(): unknown;
 }
@@ -46,6 +49,9 @@ export class ProcView implements ProcSource {
   }
   selfFiles(pid: string): MemMount | undefined {
     return this.deps.table.get(pid)?.self;
+  }
+  served(pid: string): ServedFiles | undefined {
+    return this.deps.served?.(pid);
   }
   coreFiles(): Record<string, () => string | Promise<string>> {
     return {

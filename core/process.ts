@@ -46,6 +46,8 @@ export interface ProcessRunner {
   eof(): void;
   /** Ends it: a guest traps at its next check. */
   kill(): void;
+  /** The remote worker it runs on (`core/remote/`); none on the host. */
+  readonly worker?: string;
 }
 
 /** Receives a line of a process's output that is not a JSON-RPC message. */
@@ -75,6 +77,8 @@ export interface ProcessInfo {
   detached: boolean;
   start: string;
   state: ProcessState;
+  /** The remote worker it runs on; absent on the host. */
+  worker?: string;
 }
 
 /** How many journal lines a process keeps in memory (for -32002 and `/proc/<pid>/log`). */
@@ -275,6 +279,7 @@ export class Process implements Caller {
       detached: this.detached,
       start: new Date(this.startTime).toISOString(),
       state: this.state,
+      ...(this.runner.worker ? { worker: this.runner.worker } : {}),
     };
   }
 }

@@ -7,7 +7,13 @@
  */
 
 import { HostError, toErrorObject } from "../rpc/errors.ts";
-import { type Id, type JsonObject, parseLine, type Request } from "../rpc/message.ts";
+import {
+  type Id,
+  type JsonObject,
+  parseLine,
+  type Request,
+  type Response,
+} from "../rpc/message.ts";
 import type { CoreMethod } from "./core_method.ts";
 import type { Caller, Process } from "./process.ts";
 import type { Supervisor } from "./supervisor.ts";
@@ -30,13 +36,19 @@ export class Router {
   /** The core's methods by name (without `core.`). */
   readonly core = new Map<string, CoreMethod>();
 
+  /**
+   * Takes a process's answer to a request of the core (`core.fs`, PROTOCOL
+   * 5.1): true when it was one, and the router passes it no further.
+   */
+  coreReplies: (p: Process, msg: Response) => boolean = () => false;
+
   /** Fair starts: a few calls in flight per caller, the rest wait in order. */
   private calls: CallQueue;
 
   constructor(private supervisor: Supervisor) {
     supervisor.onStdout = (p, line) => this.fromProcess(p, line);
-    const { calls_in_flight, processes } = supervisor.limits;
-    this.calls = new CallQueue(calls_in_flight, processes);
+    const { calls_in_flight, calls_starting, processes } = supervisor.limits;
+    this.calls = new CallQueue(calls_in_flight, processes, calls_starting);
   }
 
   /** Answers a request of `caller`; nothing when it was a notification. */
@@ -127,6 +139,7 @@ export class Router {
         this.request(p, parsed.msg);
         return;
       case "response": {
+        if (this.coreReplies(p, parsed.msg)) return;
         const dropped = p.respond(parsed.msg);
         this.calls.finished(p);
         if (dropped) {

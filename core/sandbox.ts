@@ -11,8 +11,10 @@
  */
 
 import type { ExitMessage, FromSandbox, ProcessMessage, ToSandbox } from "../sandbox/protocol.ts";
-import { LineWriter } from "../rpc/line_channel.ts";
-import { carrierLineLimit, streamLines } from "../rpc/line_splitter.ts";
+import { carrierLineLimit } from "../rpc/line_splitter.ts";
+import { type MessageLink, StreamLink } from "../sandbox/link.ts";
+import { type Hop, newHop } from "./sandbox_hop.ts";
+import { checkFromSandbox } from "../sandbox/protocol_check.ts";
 
 /** How to start a sandbox subprocess. */
 export interface SandboxOptions {
@@ -63,7 +65,9 @@ const PING_MS = 500;
  * narrow permissions, or, in a compiled binary (whose permissions are fixed
  * at compile time), the binary itself with the hidden `__sandbox` command.
  */
-function sandboxCommand(opts: SandboxOptions): [string, string[]] {
+function sandboxCommand(opts: SandboxOptions, hop: Hop): [string, string[]] {
+  const read = [opts.world, opts.cache, ...opts.folders ?? [], ...hop.folder ? [hop.folder] : []];
+  const write = [opts.world, ...opts.folders ?? [], ...hop.folder ? [hop.folder] : []];
   const args = COMPILED ? ["__sandbox"] : [
     "run",
     "--quiet",
@@ -72,13 +76,13 @@ function sandboxCommand(opts: SandboxOptions): [string, string[]] {
     // and node_modules) cost every sandbox start ~15 ms.
     "--no-config",
     "--no-prompt",
-    `--allow-read=${[opts.world, opts.cache, ...opts.folders ?? []].join(",")}`,
-    `--allow-write=${[opts.world, ...opts.folders ?? []].join(",")}`,
+    `--allow-read=${read.join(",")}`,
+    `--allow-write=${write.join(",")}`,
     "--allow-net",
     "--allow-env=JCO_DEBUG",
     new URL("../sandbox/main.ts", import.meta.url).pathname,
   ];
-  args.push(`--max-line=${opts.maxLine}`);
+  args.push(`--max-line=${opts.maxLine}`, ...hop.args);
   if (opts.memoryPool !== undefined) args.push(`--memory-pool=${opts.memoryPool}`);
   if (opts.diskBytes !== undefined) {
     args.push(`--disk-bytes=${opts.diskBytes}`, `--world=${opts.world}`);
@@ -87,6 +91,20 @@ function sandboxCommand(opts: SandboxOptions): [string, string[]] {
   return SETPRIV
     ? [SETPRIV, ["--pdeathsig", "KILL", "--", Deno.execPath(), ...args]]
     : [Deno.execPath(), args];
+}
+
+/**
+ * V8's flags for sandboxes (`DENO_V8_FLAGS`, which a compiled binary reads
+ * too): `SAUSAGE_SANDBOX_V8_FLAGS` when set (`bench/tier_up.ts` measures
+ * eager compilation with it), else the host's own.
+ */
+function v8Flags(): Record<string, string> {
+  try {
+    const flags = Deno.env.get("SAUSAGE_SANDBOX_V8_FLAGS");
+    return flags === undefined ? {} : { DENO_V8_FLAGS: flags };
+  } catch {
+    return {}; // no permission to read the environment
+  }
 }
 
 /** Receives the messages of one process, ending with its `exit`. */
@@ -99,7 +117,7 @@ export class Sandbox {
   /** Resolves with why the sandbox ended, once its subprocess has exited. */
   readonly ended: Promise<string>;
   private child: Deno.ChildProcess;
-  private out: LineWriter;
+  private link: MessageLink<ToSandbox, FromSandbox>;
   private handlers = new Map<string, ProcessHandler>();
   private lost: string | null = null;
   private lastPong = Date.now();
@@ -107,41 +125,49 @@ export class Sandbox {
 
   /** Starts the subprocess. */
   constructor(private opts: SandboxOptions) {
-    const [cmd, args] = sandboxCommand(opts);
-    this.child = new Deno.Command(cmd, {
-      args,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "inherit",
-    }).spawn();
-    this.out = new LineWriter(this.child.stdin);
+    const hop = newHop();
+    const [cmd, args] = sandboxCommand(opts, hop);
+    try {
+      this.child = new Deno.Command(cmd, {
+        args,
+        env: v8Flags(),
+        stdin: hop.stdin,
+        stdout: hop.stdout,
+        stderr: "inherit",
+      }).spawn();
+    } catch (e) {
+      hop.done();
+      throw e;
+    }
+    this.link = new StreamLink(hop.duplex(this.child), {
+      check: checkFromSandbox,
+      maxFrame: carrierLineLimit(opts.maxLine),
+    });
     let started: () => void;
     this.ready = new Promise((r) => (started = r));
     this.ended = this.child.status.then((s) => {
+      hop.done();
       const why = this.lost ??
         (s.signal ? `it was killed by ${s.signal}` : `it exited with status ${s.code}`);
       this.lose(why);
       return why;
     });
-    this.read(() => started());
+    this.link.listen((msg) => this.receive(msg, started));
+    this.link.closed.then((why) => {
+      // A sandbox that sent what fails the check is not trusted further.
+      if (!why.startsWith("its peer closed")) this.kill(why);
+    });
     this.pings = setInterval(() => this.ping(), PING_MS);
     Deno.unrefTimer(this.pings);
   }
 
-  private async read(started: () => void): Promise<void> {
-    try {
-      const max = carrierLineLimit(this.opts.maxLine);
-      const tooLong = () => this.kill(`it sent a line longer than ${max} bytes`);
-      for await (const line of streamLines(this.child.stdout, max, tooLong)) {
-        const msg = JSON.parse(line) as FromSandbox;
-        if (msg.op === "ready") started();
-        else if (msg.op === "pong") this.lastPong = Date.now();
-        else {
-          this.handlers.get(msg.pid)?.(msg);
-          if (msg.op === "exit") this.handlers.delete(msg.pid);
-        }
-      }
-    } catch { /* killed */ }
+  private receive(msg: FromSandbox, started: () => void): void {
+    if (msg.op === "ready") started();
+    else if (msg.op === "pong") this.lastPong = Date.now();
+    else {
+      this.handlers.get(msg.pid)?.(msg);
+      if (msg.op === "exit") this.handlers.delete(msg.pid);
+    }
   }
 
   private ping(): void {
@@ -176,7 +202,7 @@ export class Sandbox {
 
   /** Sends a message; lost silently if the sandbox is gone. */
   send(msg: ToSandbox): void {
-    if (!this.lost) this.out.send(msg);
+    if (!this.lost) this.link.send(msg);
   }
 
   /** SIGKILLs the subprocess; its processes end with `why`. */

@@ -54,8 +54,11 @@ export const STOP_GRACE_MS = 5000;
 class GuestRunner implements ProcessRunner {
   readonly native = false;
   constructor(readonly sandbox: GuestSandbox, readonly pid: string) {}
+  get worker(): string | undefined {
+    return this.sandbox.worker;
+  }
   input(msg: Message): void {
-    this.sandbox.send({ op: "in", pid: this.pid, msg });
+    this.sandbox.send({ op: "in", pid: this.pid, line: JSON.stringify(msg) });
   }
   eof(): void {
     this.sandbox.send({ op: "eof", pid: this.pid });
@@ -114,12 +117,15 @@ export type LineHandler = (p: Process, line: string) => void;
 type GuestRun = Omit<RunMessage, "op" | "pid" | "world" | "memoryLimit" | "maxLine">;
 
 /** What the supervisor uses of a sandbox: it starts guests there and sends them messages. */
-export type GuestSandbox = Pick<Sandbox, "start" | "send">;
+export type GuestSandbox = Pick<Sandbox, "start" | "send"> & {
+  /** The remote worker it is, if any (`core/remote/`). */
+  readonly worker?: string;
+};
 
-/** Where new guests go: the sandbox pool. */
+/** Where new guests go: the sandbox pool, or workers (`core/remote/placement.ts`). */
 export interface GuestPlacer {
-  /** A sandbox for one more guest. */
-  place(): Promise<GuestSandbox>;
+  /** A sandbox for one more guest, of `plugin` (none: a command). */
+  place(plugin?: string): Promise<GuestSandbox>;
 }
 
 /** Starts, stops and cleans up processes. */
@@ -281,7 +287,7 @@ export class Supervisor {
     const timeLimit = this.timeLimit(req.timeoutMs);
     const wasm = req.wasm ?? this.world.pluginWasm(req.plugin);
     const compiled = await this.cache.load(wasm);
-    const sandbox = await this.pool.place();
+    const sandbox = await this.pool.place(req.plugin);
     this.checkProcessLimit(`${req.plugin}.${req.method}`, req.caller);
     const pid = `${req.plugin}-${uuidv7()}`;
     const p = this.create(pid, req, new GuestRunner(sandbox, pid));
@@ -380,6 +386,7 @@ export class Supervisor {
       parent: p.parent,
       detached: p.detached,
       ...(engine ? { engine } : {}),
+      ...(p.runner.worker ? { worker: p.runner.worker } : {}),
     });
   }
 

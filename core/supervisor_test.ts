@@ -160,7 +160,7 @@ supervisorTest("spawn starts a fresh instance of the plugin's component with its
   assert.deepEqual(sandbox.sent, [{
     op: "in",
     pid: p.pid,
-    msg: { jsonrpc: "2.0", method: "x", params: {} },
+    line: '{"jsonrpc":"2.0","method":"x","params":{}}',
   }]);
 });
 

@@ -10,6 +10,13 @@
 let lastMs = 0;
 let seq = 0;
 
+/** Two hex digits per byte value. */
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+
+/** Random bytes drawn 4 KiB at a time (one call into the OS per 512 ids, not one per id). */
+const pool = new Uint8Array(4096);
+let poolAt = pool.length;
+
 /** A new UUIDv7 string, e.g. `0197f3a2-7c1e-7d2b-9a41-5f0c2e8b1d34`. */
 export function uuidv7(now = Date.now()): string {
   if (now <= lastMs) {
@@ -23,14 +30,16 @@ export function uuidv7(now = Date.now()): string {
     lastMs = now;
     seq = 0;
   }
-  const b = new Uint8Array(16);
-  crypto.getRandomValues(b.subarray(8));
-  for (let i = 0; i < 6; i++) b[i] = Math.floor(now / 2 ** (8 * (5 - i))) & 0xff;
-  b[6] = 0x70 | (seq >> 8);
-  b[7] = seq & 0xff;
-  b[8] = 0x80 | (b[8] & 0x3f);
-  const h = Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  if (poolAt + 8 > pool.length) {
+    crypto.getRandomValues(pool);
+    poolAt = 0;
+  }
+  const r = poolAt;
+  poolAt += 8;
+  const ms = now.toString(16).padStart(12, "0");
+  const h = (i: number) => HEX[pool[r + i]];
+  return `${ms.slice(0, 8)}-${ms.slice(8, 12)}-${HEX[0x70 | (seq >> 8)]}${HEX[seq & 0xff]}-` +
+    `${HEX[0x80 | (pool[r] & 0x3f)]}${h(1)}-${h(2)}${h(3)}${h(4)}${h(5)}${h(6)}${h(7)}`;
 }
 
 /** The smallest UUIDv7 of a millisecond: `id >= uuidFloor(t)` means "made at or after t". */

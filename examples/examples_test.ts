@@ -17,7 +17,7 @@ const sdkprobe = await builtCrate("sdk/tests/plugins/sdkprobe", "sdkprobe");
 
 const test = hostTests({ plugins: { www, secrets, sdkprobe } });
 
-test("www serves /state/www over HTTP with its own TcpListener; control counts and stops it", async (h) => {
+test("www serves /state/www over HTTP with its own TcpListener; control counts and stops it; fs/hits shows the count", async (h) => {
   await Deno.mkdir(`${h.root}/state/www/docs`, { recursive: true });
   await Deno.writeTextFile(`${h.root}/state/www/index.html`, "<h1>hi</h1>");
   await Deno.writeTextFile(`${h.root}/state/www/docs/a b.txt`, "spaced");
@@ -50,6 +50,9 @@ test("www serves /state/www over HTTP with its own TcpListener; control counts a
     assert.ok(stats[0] <= 3, `at most 3 requests: ${stats}`);
   }
   assert.deepEqual(stats, [3]);
+  // The same count as a file it serves (PROTOCOL 5.1); the endpoint is a pipe of the core (6).
+  assert.equal(new TextDecoder().decode(await h.host.fs.read(`/proc/${pid}/fs/hits`)), "3\n");
+  assert.match(new TextDecoder().decode(await h.host.fs.read(control)), /^pipe:\d+ /);
   const busy = await h.call("www.start", { port });
   assert.ok(busy.error, "a second server on the same port fails");
   assert.match(busy.error!.message, /in use/i);

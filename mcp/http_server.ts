@@ -6,6 +6,9 @@
  * `Host` other than `127.0.0.1:<port>` or `localhost:<port>` gets 403 (a web
  * page that rebinds its own name to 127.0.0.1 cannot send ours), and so does
  * a request with an `Origin` (browsers send one; MCP clients do not).
+ * A POST's body is read here (within the SDK's bound) and parsed with
+ * `parseExact`, so a tool's big integer arguments reach the plugin exactly
+ * (the SDK's own `JSON.parse` rounded them past 2^53).
  *
  * @module
  */
@@ -16,7 +19,14 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 // @ts-types="@modelcontextprotocol/sdk/server/index"
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+// @ts-types="@modelcontextprotocol/sdk/server/requestBody"
+import {
+  DEFAULT_MAX_REQUEST_BODY_SIZE,
+  readRequestBody,
+  requestBodyTooLargeMessage,
+} from "@modelcontextprotocol/sdk/server/requestBody.js";
 import { authorized } from "./http_token.ts";
+import { parseExact } from "../rpc/exact_json.ts";
 import { guardArguments } from "./argument_guard.ts";
 
 /** The path the server answers on. */
@@ -40,11 +50,30 @@ export interface HttpServer {
   close(): Promise<void>;
 }
 
-function refuse(status: number, message: string, headers: Record<string, string> = {}): Response {
+function refuse(
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+  code = -32000,
+): Response {
   return new Response(
-    JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32000, message } }),
+    JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } }),
     { status, headers: { "content-type": "application/json", ...headers } },
   );
+}
+
+/**
+ * A POST's body parsed with big integers kept exactly, within the SDK's
+ * bound (4 MiB); or the SDK's answer to one too large (413) or not JSON (400, -32700).
+ */
+async function exactBody(req: Request): Promise<{ parsed: unknown } | Response> {
+  const body = await readRequestBody(req, DEFAULT_MAX_REQUEST_BODY_SIZE);
+  if (body.tooLarge) return refuse(413, requestBodyTooLargeMessage(DEFAULT_MAX_REQUEST_BODY_SIZE));
+  try {
+    return { parsed: parseExact(body.text ?? "") };
+  } catch {
+    return refuse(400, "Parse error: Invalid JSON", {}, -32700);
+  }
 }
 
 /** Starts the server. */
@@ -66,13 +95,18 @@ export function serveHttp(opts: HttpOptions): Promise<HttpServer> {
     }
     if (new URL(req.url).pathname !== MCP_HTTP_PATH) return refuse(404, `use ${MCP_HTTP_PATH}`);
     const id = req.headers.get("mcp-session-id");
-    if (id !== null) {
-      const t = sessions.get(id);
-      return t ? await t.handleRequest(req) : refuse(404, "no such session; initialize again");
+    const t = id === null ? undefined : sessions.get(id);
+    if (id !== null && !t) return refuse(404, "no such session; initialize again");
+    if (req.method !== "POST") {
+      return t ? await t.handleRequest(req) : refuse(400, "initialize a session first");
     }
-    if (req.method !== "POST") return refuse(400, "initialize a session first");
-    const body = await req.json().catch(() => undefined);
-    if (!isInitializeRequest(body)) return refuse(400, "initialize a session first");
+    const body = await exactBody(req);
+    if (body instanceof Response) return body;
+    if (t) return await t.handleRequest(req, { parsedBody: body.parsed });
+    if (!isInitializeRequest(body.parsed)) return refuse(400, "initialize a session first");
+    return await newSession(req, body.parsed);
+  };
+  const newSession = async (req: Request, body: unknown): Promise<Response> => {
     const t: WebStandardStreamableHTTPServerTransport =
       new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => crypto.randomUUID(),

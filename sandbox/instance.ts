@@ -6,16 +6,12 @@
  * @module
  */
 
-import { cliInterfaces, ExitCode, GuestExit } from "./wasi/cli.ts";
-import { clockInterfaces } from "./wasi/clocks.ts";
+import { ExitCode, GuestExit } from "./wasi/cli.ts";
 import { filesystemInterfaces, OpenFiles } from "./wasi/filesystem.ts";
 import type { ByteQueue } from "./wasi/pipes.ts";
 import { outputSinks } from "./output_sinks.ts";
-import { errorInterface, InputStream, OutputStream, streamsInterface } from "./wasi/streams.ts";
-import { pollInterface } from "./wasi/poll.ts";
-import { randomInterfaces } from "./wasi/random.ts";
-import { networkInterfaces } from "./wasi/network.ts";
 import { ProcessResources } from "./wasi/resources.ts";
+import { wasiInterfaces } from "./wasi/process_interfaces.ts";
 import type { FsChannel } from "./remote_mount.ts";
 import type { ExtraPreopen } from "./protocol.ts";
 import { type GuestControl, GuestKilled } from "./guest_control.ts";
@@ -141,21 +137,8 @@ async function runJco(
   const files = new OpenFiles();
   const resources = new ProcessResources();
   const imports = {
-    ...cliInterfaces({
-      env,
-      args: command.args ?? [],
-      cwd: command.cwd ?? "/",
-      stdin: new InputStream(io.stdin),
-      stdout: new OutputStream(stdout),
-      stderr: new OutputStream(stderr),
-    }),
-    ...clockInterfaces(),
-    ...randomInterfaces(),
+    ...wasiInterfaces({ ...command, env, stdin: io.stdin, stdout, stderr, resources }),
     ...filesystemInterfaces(processPreopens(world, io.fs, command.preopens), files),
-    "wasi:io/poll": pollInterface,
-    "wasi:io/streams": streamsInterface,
-    "wasi:io/error": errorInterface,
-    ...networkInterfaces(resources),
   };
   let ended: Ended;
   /** The memories this process took from the pool: they go back once `run` has settled. */

@@ -2,8 +2,8 @@
  * The sandbox: a long-lived subprocess that runs many processes at once,
  * each a fresh instance, sharing its thread through time slices
  * (`guest_control.ts`). It talks to the core with the messages of
- * `protocol.ts`, one JSON object per line on stdin and stdout, and ends when
- * the core goes away (EOF on stdin).
+ * `protocol.ts`, in the frames of `frames.ts` over a {@link MessageLink}
+ * (stdin and stdout), and ends when the core goes away (the link closes).
  *
  * @module
  */
@@ -13,22 +13,39 @@ import { runProcess, setWorldDiskBound } from "./instance.ts";
 import { ByteQueue } from "./wasi/pipes.ts";
 import { FsChannel } from "./remote_mount.ts";
 import { GuestControl } from "./guest_control.ts";
-import { parseExact } from "../rpc/exact_json.ts";
 import { MemoryShare } from "./memory_share.ts";
 import { DEFAULT_MEMORY_POOL_MIB, MemoryPool } from "./memory_pool.ts";
-import {
-  carrierLineLimit,
-  DEFAULT_MAX_LINE,
-  LineSplitter,
-  readLines,
-} from "../rpc/line_splitter.ts";
+import { carrierLineLimit, DEFAULT_MAX_LINE } from "../rpc/line_splitter.ts";
+import { type ByteDuplex, type MessageLink, rawDuplex, StreamLink } from "./link.ts";
+import { checkToSandbox } from "./protocol_check.ts";
 
 const encoder = new TextEncoder();
 
+/**
+ * The bytes to and from the core (`core/sandbox_hop.ts`): with
+ * `--link=split:<path>`, read from that Unix socket and written to stdout;
+ * with `--link=unix:<path>`, the socket both ways; else stdin and stdout.
+ * Writes to stdout block, in the order of sends: a flood waits for the core.
+ */
+async function hopToCore(): Promise<ByteDuplex> {
+  const link = Deno.args.find((a) => a.startsWith("--link="))?.slice("--link=".length);
+  if (!link) return rawDuplex(Deno.stdin, Deno.stdout);
+  const colon = link.indexOf(":");
+  const conn = await Deno.connect({ transport: "unix", path: link.slice(colon + 1) });
+  return link.startsWith("split:") ? rawDuplex(conn, Deno.stdout) : rawDuplex(conn);
+}
+
+/** The link to the core. */
+const link: MessageLink<FromSandbox, ToSandbox> = new StreamLink(
+  await hopToCore(),
+  {
+    check: checkToSandbox,
+    maxFrame: carrierLineLimit(bytesArg("max-line", DEFAULT_MAX_LINE) || DEFAULT_MAX_LINE),
+  },
+);
+
 function send(msg: FromSandbox): void {
-  const bytes = encoder.encode(JSON.stringify(msg) + "\n");
-  let n = 0;
-  while (n < bytes.length) n += Deno.stdout.writeSync(bytes.subarray(n));
+  link.send(msg);
 }
 
 /** A process running in this sandbox. */
@@ -76,7 +93,7 @@ function handle(msg: ToSandbox): void {
   if (!p) return; // it has ended meanwhile
   switch (msg.op) {
     case "in":
-      p.stdin.push(encoder.encode(JSON.stringify(msg.msg) + "\n"));
+      p.stdin.push(encoder.encode(msg.line + "\n"));
       break;
     case "eof":
       // After what else came in the same read (the core sends a caller's
@@ -113,19 +130,9 @@ setWorldDiskBound(
   Deno.args.find((a) => a.startsWith("--world="))?.slice("--world=".length),
 );
 
-async function main(): Promise<void> {
-  send({ op: "ready" });
-  const max = carrierLineLimit(bytesArg("max-line", DEFAULT_MAX_LINE) || DEFAULT_MAX_LINE);
-  const splitter = new LineSplitter(max, {
-    line: (line) => {
-      if (line) handle(parseExact(line) as ToSandbox); // a message's big integers kept exactly
-    },
-    tooLong: (seen) => {
-      throw new Error(`the core sent a line of over ${seen} bytes (limit ${max})`);
-    },
-  });
-  await readLines(Deno.stdin, splitter); // not `Deno.stdin.readable`: no web streams
+send({ op: "ready" });
+link.listen(handle);
+link.closed.then((why) => {
+  if (!why.startsWith("its peer closed")) console.error(`sandbox: the link to the core ${why}`);
   Deno.exit(0); // the core went away
-}
-
-main();
+});

@@ -51,19 +51,28 @@ function diskMount(hostPath: string, world = false): Mount {
   return mount;
 }
 
+/**
+ * The `world` of a run message on a worker (`core/remote/`): it has no world
+ * folder, and the core serves `/` over the channel, as it serves `/proc`.
+ */
+export const SERVED_WORLD = "";
+
 /** The preopens of one process, in order. */
 export function processPreopens(
   world: string,
   fs: FsChannel,
   extra: ExtraPreopen[] = [],
 ): Preopen[] {
+  const root = world === SERVED_WORLD
+    ? new RemoteMount("world", true, fs)
+    : new CoreSymlinks(diskMount(world, true), "world", fs);
   return [
-    { guestPath: "/", mount: new CoreSymlinks(diskMount(world, true), "world", fs) },
+    { guestPath: "/", mount: root },
     ...extra.map((p) => ({
       guestPath: p.guestPath,
       mount: new CoreSymlinks(diskMount(p.hostPath), `preopen:${p.guestPath}`, fs),
     })),
-    { guestPath: "/proc", mount: new RemoteMount("proc", false, fs) },
+    { guestPath: "/proc", mount: new RemoteMount("proc", true, fs) },
     { guestPath: "/self", mount: new RemoteMount("self", true, fs) },
     { guestPath: "/run", mount: new RemoteMount("run", true, fs) },
   ];

@@ -1,13 +1,14 @@
 /**
- * The messages between the core and a sandbox, one JSON object per line. A
- * sandbox runs many processes at once, so every message about a process
- * names it by `pid`. Nothing here depends on the pipe the messages travel on
- * (today a subprocess's stdin and stdout).
+ * The messages between the core and a sandbox. A sandbox runs many
+ * processes at once, so every message about a process names it by `pid`.
+ * Nothing here depends on what carries them: `frames.ts` turns them into
+ * bytes (a line of another channel travels raw, not as JSON inside JSON),
+ * `link.ts` is the seam a carrier implements (a pipe pair, a Unix socket,
+ * NATS), and `protocol_check.ts` checks each where it is received.
  *
  * @module
  */
 
-import type { Message } from "../rpc/message.ts";
 import type { FsCall, FsResult } from "../vfs/wire.ts";
 
 /** A host folder preopened at a guest path, beside `/` (a disk mount, read-write). */
@@ -99,8 +100,8 @@ export interface ExitMessage {
 /** Core → sandbox. */
 export type ToSandbox =
   | RunMessage
-  /** A message for the process's stdin (written as one line). */
-  | { op: "in"; pid: string; msg: Message }
+  /** A line for the process's stdin: one JSON-RPC message, serialized once by the core. */
+  | { op: "in"; pid: string; line: string }
   /** EOF on the process's stdin: "stop now". */
   | { op: "eof"; pid: string }
   /** End the process at its next check; its pending host calls fail now. */

@@ -116,6 +116,7 @@ async function packed(out: string): Promise<string> {
 async function compiled(out: string): Promise<void> {
   const include = [
     "sandbox/main.ts",
+    "core/journal_worker.ts",
     "sdk",
     "examples/world",
     "scripts/install-toolchain.sh",

@@ -20,6 +20,7 @@ const PROGRAM = [
   "sandbox/",
   "vfs/",
   "wasm/",
+  "worker/",
   "sdk/",
   "examples/world/",
   "scripts/install-toolchain.sh",

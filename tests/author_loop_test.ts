@@ -24,6 +24,8 @@ const SUBCOMMANDS = [
   "run",
   "call",
   "ps",
+  "worker",
+  "workers",
   "log",
   "ls",
   "cat",

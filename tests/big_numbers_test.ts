@@ -11,6 +11,7 @@ import { builtTestPlugin } from "./helpers/plugins.ts";
 import { hostTests, TestHost } from "./helpers/host.ts";
 import { makeWorld } from "./helpers/world.ts";
 import { launcher, sausage } from "./helpers/cli.ts";
+import { mcpInitialize } from "./helpers/mcp.ts";
 import { streamLines } from "../rpc/line_splitter.ts";
 import { ControlServer } from "../core/control_server.ts";
 import { parseExact } from "../rpc/exact_json.ts";
@@ -150,16 +151,7 @@ Deno.test({
     }
   };
   try {
-    await send({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "t", version: "1" },
-      },
-    });
+    await send(mcpInitialize(1));
     assert.ok((await answer(1)).result);
     await send({ jsonrpc: "2.0", method: "notifications/initialized" });
     // Written by hand: JSON.stringify of a number would round it before it left.
@@ -172,6 +164,77 @@ Deno.test({
   } finally {
     await writer.close().catch(() => {});
     await child.status;
+    await Deno.remove(world, { recursive: true }).catch(() => {});
+  }
+});
+
+/** The JSON-RPC messages of an MCP HTTP answer (one JSON body, or `data:` lines of an event stream). */
+async function mcpMessages(res: Response): Promise<Record<string, unknown>[]> {
+  const text = await res.text();
+  if (text === "") return []; // 202 to a notification
+  if (!(res.headers.get("content-type") ?? "").includes("text/event-stream")) {
+    return [parseExact(text) as Record<string, unknown>];
+  }
+  return text.split("\n").filter((l) => l.startsWith("data:"))
+    .map((l) => parseExact(l.slice(5)) as Record<string, unknown>);
+}
+
+Deno.test({
+  name: "sausage mcp --http: big integer arguments reach the plugin exactly, results come back so",
+  ...opts,
+}, async () => {
+  const world = await makeWorld({ plugins: { bigsource } });
+  const server = new Deno.Command(launcher, {
+    args: ["mcp", world, "--http", "0"],
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const reader = server.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  try {
+    let err = "";
+    let banner: RegExpExecArray | null = null;
+    while (!banner) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`no banner: ${err}`);
+      err += value;
+      banner = /(http:\/\/127\.0\.0\.1:\d+\/mcp).*token is in (\S+)/.exec(err);
+    }
+    (async () => {
+      while (!(await reader.read()).done) { /* drain */ }
+    })();
+    const token = (await Deno.readTextFile(banner[2])).trim();
+    let session: string | null = null;
+    // Bodies written by hand: JSON.stringify of a number would round it before it left.
+    const post = async (body: string) => {
+      const res = await fetch(banner[1], {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...(session ? { "mcp-session-id": session } : {}),
+        },
+        body,
+      });
+      session ??= res.headers.get("mcp-session-id");
+      return await mcpMessages(res);
+    };
+    const [init] = await post(JSON.stringify(mcpInitialize(1)));
+    assert.ok(init.result, JSON.stringify(init));
+    await post('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+    const tool = (id: number, name: string, args: string) =>
+      post(
+        `{"jsonrpc":"2.0","id":${id},"method":"tools/call",` +
+          `"params":{"name":"${name}","arguments":${args}}}`,
+      ).then((ms) => ms.find((m) => m.id === id) as { result?: { content: { text: string }[] } });
+    // Before: the SDK's JSON.parse made u64::MAX 18446744073709552000, and bigsource said false.
+    const checked = await tool(2, "bigsource_check", `{"n":${U64_MAX}}`);
+    assert.equal(checked.result?.content[0].text, "true", JSON.stringify(checked));
+    const max = await tool(3, "bigsource_max", "{}");
+    assert.equal(max.result?.content[0].text, U64_MAX, JSON.stringify(max));
+  } finally {
+    server.kill("SIGTERM");
+    await server.status;
     await Deno.remove(world, { recursive: true }).catch(() => {});
   }
 });

@@ -13,6 +13,7 @@
 import { strict as assert } from "node:assert";
 import { DatabaseSync } from "node:sqlite";
 import { builtTestPlugin } from "./helpers/plugins.ts";
+import { random } from "./helpers/seeded.ts";
 import { eventually, TestHost } from "./helpers/host.ts";
 import { makeWorld } from "./helpers/world.ts";
 import { ControlServer } from "../core/control_server.ts";
@@ -29,18 +30,6 @@ const fsprobe = await builtTestPlugin("fsprobe");
 const SCALE = Number(Deno.env.get("SAUSAGE_SOAK") ?? "1") || 1;
 const launcher = new URL("../sausage", import.meta.url).pathname;
 const opts = { sanitizeOps: false, sanitizeResources: false };
-
-/** A small seeded generator: the same lines every run for a seed. */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 function report(figures: Record<string, unknown>): void {
   console.log(`fault-suite: ${JSON.stringify(figures)}`);

@@ -6,19 +6,47 @@
  * Here the process first enters the folder (`chdir`), then asks the kernel
  * where it really is (`getcwd`), and only then operates on a bare name: no
  * folder is walked after the check. The calls are synchronous, so no other
- * code of this process runs (or sees the changed folder) in between.
+ * code of this thread runs (or sees the changed folder) in between.
+ *
+ * The working folder belongs to the process, not the thread: JavaScript on
+ * another thread of the same process (`deno test --parallel` runs test
+ * modules as threads of one process; a `Worker`) that entered its own folder
+ * in between made a bare name mean a file of the other folder (seen as
+ * `FsError: dir/z changed while it was opened` in `vfs/mounts_test.ts`). So
+ * each confined operation holds an exclusive `flock` on the Deno binary,
+ * which every thread opens for itself (a lock per open file, so threads
+ * exclude each other); uncontended in a host, where one thread does this.
+ * A sandbox, which may not read the binary, runs one thread and needs none.
  *
  * @module
  */
 
 import { FsError } from "./mount.ts";
 
+/**
+ * The lock that keeps the process's working folder to one thread at a time
+ * (this thread's own open of the Deno binary); null where it cannot be read.
+ */
+const CWD_LOCK = (() => {
+  try {
+    return Deno.openSync(Deno.execPath(), { read: true });
+  } catch {
+    return null;
+  }
+})();
+
+/** Confined operations of this thread under way (`f` may nest another). */
+let depth = 0;
+
 /** The folder the process started in, restored after each confined operation where permitted. */
 const HOME = (() => {
+  CWD_LOCK?.lockSync(true); // not read while another thread is in a folder
   try {
     return Deno.cwd();
   } catch {
     return "/";
+  } finally {
+    CWD_LOCK?.unlockSync();
   }
 })();
 
@@ -35,6 +63,7 @@ export function relativeTo(root: string, path: string): string | null {
  * (a link swapped in) fails with `not-permitted` before `f` runs.
  */
 export function inFolder<T>(root: string, dir: string, f: (rel: string) => T): T {
+  if (depth++ === 0) CWD_LOCK?.lockSync(true);
   let entered = false;
   try {
     try {
@@ -64,6 +93,7 @@ export function inFolder<T>(root: string, dir: string, f: (rel: string) => T): T
         // Nothing of this process uses relative paths.
       }
     }
+    if (--depth === 0) CWD_LOCK?.unlockSync();
   }
 }
 

@@ -1,5 +1,6 @@
 /**
- * `/proc`: read-only, served by the core (section 5). `core/` has the
+ * `/proc`: read-only, served by the core (section 5), but for the files a
+ * process serves at `<pid>/fs/` (5.1). `core/` has the
  * contract, the graph, the locks and each plugin's interface; `<pid>/` is the
  * folder of each running process.
  *
@@ -81,15 +82,18 @@ export class ProcMount extends ReadOnlyMount {
   }
 
   async open(path: string, opts: OpenOptions): Promise<FileHandle | null> {
-    if (opts.write || opts.truncate || opts.create) throw new FsError("read-only");
+    const writes = opts.write || opts.truncate || opts.create;
+    // Served files take writes (PROTOCOL 5.1): the serving process decides.
+    if (writes && !/^[^/]+\/fs(\/|$)/.test(path)) throw new FsError("read-only");
     const n = this.node(path);
     if (n.kind === "process") return n.dir.open(n.rest, opts);
+    if (writes) throw new FsError("read-only");
     if (n.kind === "dir") return null;
     if (opts.directory) throw new FsError("not-directory");
     return new VirtualFile(`proc/${path}`, n.content, await this.rendered(n.content), false);
   }
 
-  readDir(path: string): DirEntry[] {
+  readDir(path: string): DirEntry[] | Promise<DirEntry[]> {
     const n = this.node(path);
     if (n.kind === "process") return n.dir.readDir(n.rest);
     if (n.kind === "file") throw new FsError("not-directory");

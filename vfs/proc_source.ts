@@ -6,6 +6,7 @@
  */
 
 import type { MemMount } from "./mem_mount.ts";
+import type { ServedFiles } from "./served_mount.ts";
 
 /** The core's state, as the `/proc` and `/self` mounts read it. */
 export interface ProcSource {
@@ -17,6 +18,8 @@ export interface ProcSource {
   log(pid: string): string[] | undefined;
   /** The files a running process wrote to its `/self`, or undefined. */
   selfFiles(pid: string): MemMount | undefined;
+  /** The files a running process serves at `/proc/<pid>/fs/` (PROTOCOL 5.1), or undefined. */
+  served?(pid: string): ServedFiles | undefined;
   /** The files of `/proc/core/` other than `plugins/`, by name. */
   coreFiles(): Record<string, () => string | Promise<string>>;
   /** The plugin names of `/proc/core/plugins/`. */

@@ -2,7 +2,8 @@
  * The folder of one process: `info.json` and `log` from the core, and the
  * files the process wrote to its `/self`. Seen read-only as `/proc/<pid>/`
  * and writable as `/self` by the process itself; the names `info.json`, `log`
- * and `fs` belong to the core and can't be written.
+ * and `fs` belong to the core and can't be written. `fs/` is there while the
+ * process serves files (PROTOCOL 5.1): its reads and writes go to the process.
  *
  * @module
  */
@@ -11,6 +12,7 @@ import type { DirEntry, FileHandle, Instant, Mount, OpenOptions, Stat } from "./
 import { FsError } from "./mount.ts";
 import type { MemMount } from "./mem_mount.ts";
 import type { ProcSource } from "./proc_source.ts";
+import { ServedMount } from "./served_mount.ts";
 import { render, virtualDirStat, VirtualFile, virtualStat } from "./virtual_file.ts";
 
 /** The names in a process folder that belong to the core. */
@@ -46,6 +48,21 @@ export class ProcessDir implements Mount {
     return undefined;
   }
 
+  /**
+   * The served mount and the path in it, for a path under `fs`; null for
+   * other paths. Without served files, `fs` is not there (a write to it
+   * through `/self` fails with `access`: the name is the core's).
+   */
+  private served(path: string, writes = false): { mount: ServedMount; rest: string } | null {
+    if (topName(path) !== "fs") return null;
+    const files = this.source.served?.(this.pid);
+    if (!files) {
+      if (writes && this.writable) throw new FsError("access", "fs belongs to the core");
+      throw new FsError("no-entry", `${this.pid} serves no files`);
+    }
+    return { mount: new ServedMount(files, `proc/${this.pid}/fs`), rest: path.slice(3) };
+  }
+
   private guard(path: string): void {
     if (!this.writable) throw new FsError("read-only");
     if (RESERVED.includes(topName(path))) {
@@ -58,7 +75,8 @@ export class ProcessDir implements Mount {
     if (path === "") return virtualDirStat(`proc/${this.pid}`);
     const core = this.core(path);
     if (core) return virtualStat(`proc/${this.pid}/${path}`, (await render(core)).length);
-    if (path === "fs" || path.startsWith("fs/")) throw new FsError("no-entry");
+    const served = this.served(path);
+    if (served) return served.mount.stat(served.rest);
     return files.stat(path, follow);
   }
 
@@ -78,18 +96,22 @@ export class ProcessDir implements Mount {
       if (opts.directory) throw new FsError("not-directory");
       return new VirtualFile(`proc/${this.pid}/${path}`, core, await render(core), path === "log");
     }
+    const served = this.served(path, opts.write || opts.truncate || opts.create);
+    if (served) return served.mount.open(served.rest, opts);
     if (opts.write || opts.truncate || opts.create) this.guard(path);
-    else if (topName(path) === "fs") throw new FsError("no-entry");
     return files.open(path, opts);
   }
 
-  readDir(path: string): DirEntry[] {
+  readDir(path: string): DirEntry[] | Promise<DirEntry[]> {
     const files = this.files();
+    const served = this.served(path);
+    if (served) return served.mount.readDir(served.rest);
     if (path !== "") return files.readDir(path);
     const own: DirEntry[] = [{ name: "info.json", type: "regular-file" }, {
       name: "log",
       type: "regular-file",
     }];
+    if (this.source.served?.(this.pid)) own.push({ name: "fs", type: "directory" });
     return [...own, ...files.readDir("").filter((e) => !RESERVED.includes(e.name))]
       .sort((a, b) => (a.name < b.name ? -1 : 1));
   }

@@ -3,8 +3,10 @@
  * (made preemptible and importing its memory by the component cache), a
  * fresh instance per process with a pooled memory, its `_start` run through
  * JSPI. No jco glue, no adapter, shim or fixup instance: one core instance
- * per process. Preemption, kills, the memory limit, the pool and the
- * preopens are the same objects the jco path uses.
+ * per process. The WASI 0.2 functions an SDK plugin's main module imports
+ * directly are bound at the canonical-ABI level (`component/`). Preemption,
+ * kills, the memory limit, the pool and the preopens are the same objects
+ * the jco path uses.
  *
  * @module
  */
@@ -26,6 +28,11 @@ import { GuestMemory, utf8 } from "./memory.ts";
 import { preview1Imports } from "./binding.ts";
 import { PREVIEW1_MAIN, PREVIEW1_MODULE } from "./names.ts";
 import type { Preview1Context } from "./context.ts";
+import { ProcessResources } from "../wasi/resources.ts";
+import { type ComponentImport, componentImports } from "./component/bind.ts";
+import { GuestAbi } from "./component/guest_abi.ts";
+import { wasiInterfaces } from "../wasi/process_interfaces.ts";
+import { interfaceOf } from "./component/wit.ts";
 
 /** A main module loaded into this sandbox. */
 interface Loaded {
@@ -35,6 +42,8 @@ interface Loaded {
   preemptible: boolean;
   /** The preview-1 functions it imports. */
   names: string[];
+  /** The WASI 0.2 functions it imports (an SDK plugin's), bound at the canonical-ABI level. */
+  component: ComponentImport[];
 }
 
 const loaded = new Map<string, Promise<Loaded>>();
@@ -65,6 +74,8 @@ async function load(dir: string): Promise<Loaded> {
     preemptible: imports.some((i) => i.module === PREEMPT_MODULE),
     names: imports.filter((i) => i.module === PREVIEW1_MODULE && i.kind === "function")
       .map((i) => i.name),
+    component: imports.filter((i) => i.kind === "function" && interfaceOf(i.module) !== null)
+      .map(({ module, name }) => ({ module, name })),
   };
 }
 
@@ -115,6 +126,8 @@ export async function runPreview1(
     });
   }
   const ctx: Preview1Context = { mem, fds, devOf: (m) => devs.get(m) ?? 0 };
+  const resources = new ProcessResources();
+  const abi = main.component.length ? new GuestAbi(() => mem.memory!) : null;
   let taken: [WebAssembly.Memory, MemoryLimits] | null = null;
   let ended: Ended;
   try {
@@ -128,6 +141,17 @@ export async function runPreview1(
         const imports: Record<string, Record<string, unknown>> = {
           [PREVIEW1_MODULE]: preview1Imports(ctx, { args: command.args ?? [], env }, main.names),
         };
+        if (abi) {
+          const wasi = wasiInterfaces({
+            ...command,
+            env,
+            stdin: io.stdin,
+            stdout,
+            stderr,
+            resources,
+          });
+          Object.assign(imports, componentImports(main.component, wasi, abi));
+        }
         if (main.memory) {
           const memory = io.memories.take(main.memory);
           taken = [memory, main.memory];
@@ -140,6 +164,7 @@ export async function runPreview1(
       control.admitted();
     }
     if (!mem.memory) mem.memory = instance.exports.memory as WebAssembly.Memory;
+    if (abi) abi.realloc = instance.exports.cabi_realloc as GuestAbi["realloc"];
     const start = instance.exports._start;
     if (typeof start !== "function") {
       throw new Error("the plugin's main module has no _start export: not a WASI command");
@@ -155,6 +180,7 @@ export async function runPreview1(
     io.fs.abort();
     fds.closeAll();
     files.closeAll();
+    resources.releaseAll();
     // The instance can never run again: its `_start` settled (or it never started).
     if (taken) io.memories.give(...(taken as [WebAssembly.Memory, MemoryLimits]));
   }

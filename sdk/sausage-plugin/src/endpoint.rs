@@ -1,7 +1,9 @@
-//! Endpoints (section 6): an interface that a running process serves on a
-//! TCP port of 127.0.0.1, found through an endpoint file with one line:
-//! `tcp:127.0.0.1:<port> <owner pid> <interface>`. JSON-RPC runs on each
-//! connection, one message per line.
+//! Endpoints (section 6): an interface that a running process serves
+//! through a pipe of the core (`pipe:<n>`, what [`listen`] makes) or on a
+//! TCP port of 127.0.0.1 (`tcp:127.0.0.1:<port>`, [`listen_tcp`]), found
+//! through an endpoint file with one line: `<address> <owner pid>
+//! <interface>`. JSON-RPC runs on each connection, one message per line;
+//! [`connect`] takes either address.
 
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -23,7 +25,7 @@ use crate::peer::{Outbox, Peer, Transport};
 /// The content of an endpoint file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EndpointFile {
-    /// `127.0.0.1:<port>`.
+    /// The address with its scheme: `pipe:<n>` or `tcp:127.0.0.1:<port>`.
     pub address: String,
     /// The pid of the process that serves it.
     pub owner: String,
@@ -32,10 +34,13 @@ pub struct EndpointFile {
 }
 
 impl EndpointFile {
-    /// Parses the line `tcp:<address> <owner> <interface>`.
+    /// Parses the line `<address> <owner> <interface>` (a `pipe:` or `tcp:` address).
     pub fn parse(text: &str) -> Option<EndpointFile> {
         let mut parts = text.split_whitespace();
-        let address = parts.next()?.strip_prefix("tcp:")?.to_string();
+        let address = parts.next()?.to_string();
+        if !address.starts_with("pipe:") && !address.starts_with("tcp:") {
+            return None;
+        }
         let owner = parts.next()?.to_string();
         let interface = parts.next()?.to_string();
         parts.next().is_none().then_some(EndpointFile { address, owner, interface })
@@ -49,7 +54,7 @@ impl EndpointFile {
         })?;
         EndpointFile::parse(&text).ok_or_else(|| {
             Error::new(format!(
-                "{} is not an endpoint file (expected `tcp:127.0.0.1:<port> <owner> <interface>`): {:?}",
+                "{} is not an endpoint file (expected `pipe:<n> <owner> <interface>` or `tcp:127.0.0.1:<port> <owner> <interface>`): {:?}",
                 path.display(),
                 text.trim()
             ))
@@ -58,12 +63,12 @@ impl EndpointFile {
 
     /// The line of the file, with its newline.
     pub fn line(&self) -> String {
-        format!("tcp:{} {} {}\n", self.address, self.owner, self.interface)
+        format!("{} {} {}\n", self.address, self.owner, self.interface)
     }
 }
 
 /// Serves `value` (an endpoint interface of this plugin, or an `Rc` of one)
-/// on a free port of 127.0.0.1, and writes the endpoint file at `path`
+/// through a pipe of the core, and writes the endpoint file at `path`
 /// (usually in `/self`; a singleton uses a fixed path in `/run`). The
 /// process then lives until it ends by other means ([`exit_after_response`](crate::exit_after_response),
 /// `core.stop`, the end of its caller).
@@ -75,24 +80,50 @@ pub fn listen<L: Listenable>(
 ) -> LocalBoxFuture<'static, Result<()>> {
     // A boxed future of one type, not an `async fn`: a value that is not an
     // endpoint interface is then one compiler error, at the call.
+    Box::pin(listen_pipe(path.as_ref().to_path_buf(), value.into_rc(), L::name()))
+}
+
+/// Like [`listen`], on a free TCP port of 127.0.0.1 instead of a pipe: for
+/// a client that needs a real port. [`connect`] reaches both alike.
+pub fn listen_tcp<L: Listenable>(
+    path: impl AsRef<Path>,
+    value: L,
+) -> LocalBoxFuture<'static, Result<()>> {
     Box::pin(listen_rc(path.as_ref().to_path_buf(), value.into_rc(), L::name()))
+}
+
+async fn listen_pipe<T: Interface>(path: PathBuf, iface: Rc<T>, name: &'static str) -> Result<()> {
+    let address = crate::pipe::listen(name, move |peer| {
+        spawn(serve_peer(iface.clone(), peer, name), true);
+    })
+    .await?;
+    write_file(
+        &path,
+        &EndpointFile { address, owner: crate::process::pid(), interface: name.to_string() },
+    )
 }
 
 async fn listen_rc<T: Interface>(path: PathBuf, iface: Rc<T>, name: &'static str) -> Result<()> {
     let listener = TcpListener::bind("127.0.0.1:0").await?;
     let port = listener.local_addr()?.port();
     let file = EndpointFile {
-        address: format!("127.0.0.1:{port}"),
+        address: format!("tcp:127.0.0.1:{port}"),
         owner: crate::process::pid(),
         interface: name.to_string(),
     };
+    write_file(&path, &file)?;
+    spawn(accept_loop(listener, iface, name), false);
+    Ok(())
+}
+
+/// Writes an endpoint file (its folder made first).
+fn write_file(path: &Path, file: &EndpointFile) -> Result<()> {
     if let Some(parent) = path.parent() {
         let _ = std::fs::create_dir_all(parent);
     }
-    std::fs::write(&path, file.line()).map_err(|e| {
+    std::fs::write(path, file.line()).map_err(|e| {
         Error::from(e).context(format!("cannot write the endpoint file {}", path.display()))
     })?;
-    spawn(accept_loop(listener, iface, name), false);
     Ok(())
 }
 
@@ -108,9 +139,13 @@ async fn accept_loop<T: Interface>(listener: TcpListener, iface: Rc<T>, name: &'
     }
 }
 
-/// Answers each request of one connection, each in its own task.
+/// Answers each request of one TCP connection, each in its own task.
 async fn serve_connection<T: Interface>(iface: Rc<T>, stream: TcpStream, name: &'static str) {
-    let peer = open(stream, format!("a connection to the endpoint {name}"));
+    serve_peer(iface, open(stream, format!("a connection to the endpoint {name}")), name).await
+}
+
+/// Answers each request of one connection (TCP or pipe), each in its own task.
+async fn serve_peer<T: Interface>(iface: Rc<T>, peer: Rc<Peer>, name: &'static str) {
     while let Some(req) = peer.next_request().await {
         let (iface, peer) = (iface.clone(), peer.clone());
         spawn(
@@ -265,14 +300,17 @@ async fn open_endpoint(path: &Path, interface: Option<&str>) -> Result<Endpoint>
             )));
         }
     }
-    let stream = TcpStream::connect(&file.address).await.map_err(|e| {
-        Error::from(e).context(format!(
-            "cannot connect to the endpoint {} at {}",
-            path.display(),
-            file.address
-        ))
-    })?;
-    let peer = open(stream, format!("the endpoint {}", path.display()));
+    let name = format!("the endpoint {}", path.display());
+    let fail = |e: Error| {
+        e.context(format!("cannot connect to the endpoint {} at {}", path.display(), file.address))
+    };
+    let peer = match file.address.strip_prefix("tcp:") {
+        Some(address) => {
+            let stream = TcpStream::connect(address).await.map_err(|e| fail(e.into()))?;
+            open(stream, name)
+        }
+        None => crate::pipe::connect(&file.address, &file.interface, name).await.map_err(fail)?,
+    };
     Ok(Endpoint { peer, file })
 }
 

@@ -38,7 +38,9 @@
 //! | [`call`] | an untyped call; [`Call::detach`], [`Call::on_notify`] |
 //! | [`Ctx`] | an optional argument of a method: [`Ctx::notify`] |
 //! | [`lock`] | a lock guard; [`Lock::try_now`], [`LockGuard::keep`] |
-//! | [`listen`], [`connect`], [`connect_as`] | endpoints: JSON-RPC over TCP, found through a file; [`Endpoint::call`] |
+//! | [`listen`], [`listen_tcp`], [`connect`], [`connect_as`] | endpoints: JSON-RPC over a pipe of the core (or TCP), found through a file; [`Endpoint::call`] |
+//! | [`serve_files`] | serves a [`FileServer`] at `/proc/<pid>/fs/` ([`served`]) |
+//! | [`watch`] | a [`Watch`] of file changes: [`Watch::next`] yields [`Changes`] |
 //! | [`background`] | runs a task; the process lives while it runs |
 //! | [`timeout`] | a future with a deadline; a call dropped at the deadline is cancelled |
 //! | [`import!`] | generates a typed client from `imports/<name>.json` |
@@ -60,7 +62,9 @@
 
 #![warn(missing_docs)]
 
+mod base64;
 mod call;
+mod chan;
 mod closest;
 mod ctx;
 mod discover;
@@ -68,6 +72,7 @@ mod endpoint;
 mod error;
 mod executor;
 mod fs;
+mod incoming;
 mod info;
 mod interface;
 pub mod jsonc;
@@ -78,17 +83,22 @@ mod lock;
 mod params_error;
 pub mod net;
 mod peer;
+mod pipe;
 mod process;
 mod reactor;
 pub mod schema;
+pub mod served;
 mod server;
 mod slab;
 mod stdio;
 mod testing;
+mod watch;
 
 pub use call::{call, Call};
 pub use ctx::Ctx;
-pub use endpoint::{connect, connect_as, endpoint_owner, listen, Endpoint, EndpointFile};
+pub use endpoint::{
+    connect, connect_as, endpoint_owner, listen, listen_tcp, Endpoint, EndpointFile,
+};
 pub use error::{Error, Result};
 pub use executor::{background, block_on, join_all, TaskOutput};
 pub use fs::{state_dir, write_atomic};
@@ -97,7 +107,9 @@ pub use lock::{lock, Lock, LockGuard};
 pub use process::{exit_after_response, pid, plugin_name};
 pub use reactor::{sleep, timeout, Elapsed};
 pub use schema::JsonSchema;
+pub use served::{serve_files, FileServer};
 pub use server::run;
+pub use watch::{watch, Changes, Watch};
 
 /// Makes an `impl` block an interface.
 ///

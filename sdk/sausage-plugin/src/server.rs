@@ -38,9 +38,11 @@ pub fn run<T: Interface>(value: T) {
     drop(value);
 }
 
-/// A process answers one call: later requests on stdin get an error.
+/// A process answers one call: later requests on stdin get an error, but
+/// for the core's own messages (served files, pipes, watches).
 async fn reject_more_requests(stdio: Rc<Peer>) {
     while let Some(req) = stdio.next_request().await {
+        let Some(req) = crate::incoming::route(req) else { continue };
         if let Some(id) = req.id {
             let e = Error::with_code(
                 Error::METHOD_NOT_FOUND,
@@ -49,6 +51,7 @@ async fn reject_more_requests(stdio: Rc<Peer>) {
             let _ = stdio.respond(id, Err(e));
         }
     }
+    crate::incoming::stop();
 }
 
 /// Answers one request with interface `value`. `endpoint` names the

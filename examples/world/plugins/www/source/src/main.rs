@@ -2,7 +2,8 @@
 //!
 //! `start` starts the server in its own process and returns at once. Call it
 //! detached, or the server ends with its caller. The running server serves
-//! the endpoint `control` at `/proc/<pid>/control`.
+//! the endpoint `control` at `/proc/<pid>/control`, and its state as files at
+//! `/proc/<pid>/fs/` (`hits`: the HTTP requests it answered).
 //!
 //! It listens on 127.0.0.1 (this machine only) unless `/config/www.json`
 //! says otherwise: `{"host": "0.0.0.0"}` serves every network interface.
@@ -12,7 +13,8 @@ mod http;
 use std::{cell::Cell, rc::Rc};
 
 use sausage_plugin::net::TcpListener;
-use sausage_plugin::{Result, background, listen, pid, rpc, schema};
+use sausage_plugin::served::{Entry, FileStat};
+use sausage_plugin::{FileServer, Result, background, listen, pid, rpc, schema, serve_files};
 
 /// The www plugin.
 struct Www;
@@ -34,6 +36,7 @@ impl Www {
         let tcp = TcpListener::bind(&address(&bind_host(), port)).await?;
         let control = Rc::new(Control { hits: Cell::new(0) });
         listen("/self/control", control.clone()).await?;
+        serve_files(StateFiles(control.clone())).await?;
         background(serve(tcp, control)); // the process lives while this task runs
         Ok(pid())
     }
@@ -73,6 +76,34 @@ impl Control {
     fn stop(&self) -> Result<()> {
         sausage_plugin::exit_after_response();
         Ok(())
+    }
+}
+
+/// The server's state as files at `/proc/<pid>/fs/`: `hits`, one number and a newline.
+struct StateFiles(Rc<Control>);
+
+impl StateFiles {
+    fn hits(&self) -> Vec<u8> {
+        format!("{}\n", self.0.hits.get()).into_bytes()
+    }
+}
+
+impl FileServer for StateFiles {
+    fn stat(&self, path: &str) -> std::io::Result<FileStat> {
+        match path {
+            "" => Ok(FileStat::dir()),
+            "hits" => Ok(FileStat::file(self.hits().len() as u64)),
+            _ => Err(std::io::ErrorKind::NotFound.into()),
+        }
+    }
+    fn list(&self, _path: &str) -> std::io::Result<Vec<Entry>> {
+        Ok(vec![Entry::file("hits")])
+    }
+    fn read(&self, path: &str) -> std::io::Result<Vec<u8>> {
+        match path {
+            "hits" => Ok(self.hits()),
+            _ => Err(std::io::ErrorKind::NotFound.into()),
+        }
     }
 }
 

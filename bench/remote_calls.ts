@@ -1,0 +1,127 @@
+/**
+ * Benchmark: a no-op call on a remote worker (over NATS on loopback) beside
+ * the same call on a local sandbox, in one run, rounds interleaved: one
+ * caller (latency) and 10 callers (throughput). A real nats-server with
+ * credentials, the host in this process (one sandbox), one worker
+ * (`sausage worker`, one sandbox) as a subprocess.
+ *
+ *   deno run --allow-all bench/remote_calls.ts [--calls N]
+ *
+ * Skipped (no rows) when nats-server is not installed.
+ *
+ * @module
+ */
+
+import { Host } from "../core/host.ts";
+import { LocalCaller } from "../core/local_caller.ts";
+import { builtTestPlugin } from "../tests/helpers/plugins.ts";
+import { makeWorld } from "../tests/helpers/world.ts";
+import { natsServerPath, TestNats, worldUsers } from "../tests/helpers/nats.ts";
+
+/** One row: what, p50 and p99 in ms, calls per second, how many calls. */
+export interface RemoteRow {
+  what: string;
+  p50: number;
+  p99: number;
+  perSecond: number;
+  runs: number;
+}
+
+const LAUNCHER = new URL("../sausage", import.meta.url).pathname;
+
+async function round(host: Host, method: string, callers: number, total: number) {
+  const times: number[] = [];
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: callers }, async (_, i) => {
+    const c = new LocalCaller(`bench-${i}`);
+    for (let k = 0; k < Math.ceil(total / callers); k++) {
+      const t = performance.now();
+      const r = await c.call(host.router, method, {});
+      times.push(performance.now() - t);
+      if ("error" in r && r.error) throw new Error(JSON.stringify(r.error));
+    }
+  }));
+  return { times, wallMs: performance.now() - t0 };
+}
+
+function row(what: string, times: number[], wallMs: number): RemoteRow {
+  const s = [...times].sort((a, b) => a - b);
+  const at = (p: number) => s[Math.min(s.length - 1, Math.floor(s.length * p))];
+  return {
+    what,
+    p50: at(0.5),
+    p99: at(0.99),
+    perSecond: times.length / (wallMs / 1000),
+    runs: times.length,
+  };
+}
+
+/** Measures the rows; none when nats-server is missing. */
+export async function remoteRows(calls = 2000, rounds = 3): Promise<RemoteRow[]> {
+  if (!natsServerPath()) return [];
+  const users = worldUsers("bench");
+  const nats = await TestNats.start({ bench: users });
+  const probe = await builtTestPlugin("probe");
+  const root = await makeWorld({
+    plugins: { local: probe, remote: probe },
+    files: {
+      "config/nats.json": JSON.stringify({
+        url: nats.url,
+        user: users.host.user,
+        password: users.host.password,
+        world: "bench",
+      }),
+      "config/placement.json": JSON.stringify({ plugins: { remote: "remote" } }),
+    },
+  });
+  const host = new Host(root, { sandboxes: 1, watch: false });
+  const worker = new Deno.Command(LAUNCHER, {
+    args: ["worker", "--nats", nats.url, "--world", "bench", "--user", users.worker.user],
+    env: { SAUSAGE_NATS_PASSWORD: users.worker.password },
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  const rows: RemoteRow[] = [];
+  try {
+    await host.start();
+    while (!host.remote!.workers.list().length) await new Promise((r) => setTimeout(r, 50));
+    for (const m of ["local.noop", "remote.noop"]) await round(host, m, 10, 2000); // warm-up
+    const per = Math.ceil(calls / rounds);
+    const acc: Record<string, { times: number[]; wallMs: number }> = {};
+    for (let r = 0; r < rounds; r++) {
+      for (const callers of [1, 10]) {
+        for (const where of ["local", "remote"]) {
+          const key = `no-op on a ${
+            where === "local" ? "local sandbox" : "remote worker (NATS)"
+          }, ${callers} caller(s)`;
+          const got = await round(host, `${where}.noop`, callers, per);
+          acc[key] ??= { times: [], wallMs: 0 };
+          acc[key].times.push(...got.times);
+          acc[key].wallMs += got.wallMs;
+        }
+      }
+    }
+    for (const [what, { times, wallMs }] of Object.entries(acc)) {
+      rows.push(row(what, times, wallMs));
+    }
+  } finally {
+    worker.kill("SIGTERM");
+    await worker.status;
+    await host.shutdown(100);
+    await nats.stop();
+    await Deno.remove(root, { recursive: true }).catch(() => {});
+  }
+  return rows;
+}
+
+if (import.meta.main) {
+  const calls = Number(Deno.args[Deno.args.indexOf("--calls") + 1]) || 2000;
+  if (!natsServerPath()) console.log("nats-server is not installed: no rows");
+  for (const r of await remoteRows(calls)) {
+    console.log(
+      `${r.what}: ${r.runs} calls, p50 ${r.p50.toFixed(3)} ms, p99 ${r.p99.toFixed(3)} ms, ` +
+        `${r.perSecond.toFixed(0)} calls/s`,
+    );
+  }
+  console.log(`load ${Deno.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+}

@@ -1,0 +1,75 @@
+/**
+ * `sausage worker --nats <url> --world <name>`: offers this machine's
+ * sandboxes to a world's host over NATS until Ctrl-C or SIGTERM
+ * (`worker/worker.ts`). The password comes from `--password-file` or
+ * `SAUSAGE_NATS_PASSWORD`, never the command line.
+ *
+ * @module
+ */
+
+import { parseArgs, UsageError } from "./args.ts";
+import { cacheDir } from "../core/paths.ts";
+import { Worker } from "../worker/worker.ts";
+import { worldNameProblem } from "../core/remote/wire.ts";
+import { defaultLimits } from "../core/limits.ts";
+
+/** Usage of `worker`. */
+export const WORKER_USAGE = "sausage worker --nats <url> --world <name> [--user <user>] " +
+  "[--password-file <file>] [--ca-file <pem>] [--sandboxes <n>] [--id <id>]";
+
+/** Runs the subcommand; resolves with the exit code when it is stopped. */
+export async function worker(args: string[]): Promise<number> {
+  const { positional, flags } = parseArgs(args, [], [
+    "--nats",
+    "--world",
+    "--user",
+    "--password-file",
+    "--ca-file",
+    "--sandboxes",
+    "--id",
+  ]);
+  const url = flags.get("--nats");
+  const world = flags.get("--world");
+  if (positional.length || typeof url !== "string" || typeof world !== "string") {
+    throw new UsageError(`usage: ${WORKER_USAGE}`);
+  }
+  const problem = worldNameProblem(world);
+  if (problem) throw new UsageError(problem);
+  const sandboxes = flags.has("--sandboxes") ? Number(flags.get("--sandboxes")) : undefined;
+  if (sandboxes !== undefined && !(Number.isInteger(sandboxes) && sandboxes >= 1)) {
+    throw new UsageError("--sandboxes takes a whole number of at least 1");
+  }
+  const file = flags.get("--password-file");
+  const password = typeof file === "string"
+    ? (await Deno.readTextFile(file)).trim()
+    : Deno.env.get("SAUSAGE_NATS_PASSWORD");
+  const ca = flags.get("--ca-file");
+  const cache = `${cacheDir()}/workers/${world}`;
+  await Deno.mkdir(cache, { recursive: true, mode: 0o700 });
+  const scratch = await Deno.makeTempDir({ prefix: "sausage-worker-" });
+  const limits = defaultLimits();
+  const w = new Worker({
+    url,
+    world,
+    user: flags.get("--user") as string | undefined,
+    password,
+    caCerts: typeof ca === "string" ? [await Deno.readTextFile(ca)] : undefined,
+    id: flags.get("--id") as string | undefined,
+    sandboxes,
+    cache,
+    scratch,
+    maxLine: limits.line_mib * 2 ** 20,
+    stallMs: limits.stall_ms,
+    report: (line) => console.error(`sausage: ${line}`),
+  });
+  await w.start();
+  const stopped = new Promise<string>((resolve) => {
+    for (const sig of ["SIGINT", "SIGTERM"] as const) {
+      Deno.addSignalListener(sig, () => resolve(sig));
+    }
+  });
+  await stopped;
+  w.close();
+  await Deno.remove(scratch, { recursive: true }).catch(() => {});
+  return 0;
+}

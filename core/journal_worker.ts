@@ -1,0 +1,64 @@
+/**
+ * The journal's writer in a worker (`journal_sink.ts` starts it): its own
+ * SQLite connection, so a batch never blocks the core's event loop. It
+ * receives rows, and calls that the core waits for (`sync`, `prune`,
+ * `repair`, `close`), which it answers through shared memory: the core
+ * blocks on `Atomics.wait` until the call's number appears in slot 0.
+ *
+ * @module
+ */
+
+/// <reference lib="deno.worker" />
+
+import { type JournalBounds, JournalWriter, type Row } from "./journal_writer.ts";
+import { openDatabase } from "./journal_file.ts";
+import { SLOT, type ToWriter } from "./journal_sink.ts";
+
+let writer: JournalWriter | null = null;
+let shared: Int32Array;
+
+/** Answers a call the core waits for. */
+function answer(seq: number, value = 0): void {
+  Atomics.store(shared, SLOT.value, value);
+  Atomics.store(shared, SLOT.generation, writer?.generation ?? 0);
+  Atomics.store(shared, SLOT.done, seq);
+  Atomics.notify(shared, SLOT.done);
+}
+
+function open(path: string, bounds: JournalBounds): void {
+  writer = new JournalWriter(openDatabase(path), path, bounds, {
+    report: (line) => self.postMessage({ op: "report", line }),
+    health: (view) => self.postMessage({ op: "health", view }),
+    recovered: (r) => self.postMessage({ op: "recovered", r }),
+  }, 0);
+  self.postMessage({ op: "ready" });
+}
+
+self.onmessage = (e: MessageEvent<ToWriter>) => {
+  const msg = e.data;
+  try {
+    switch (msg.op) {
+      case "open":
+        shared = new Int32Array(msg.shared);
+        return open(msg.path, msg.bounds);
+      case "rows":
+        writer!.add(msg.rows as Row[]);
+        return writer!.flush(); // at once: they waited on the core's side
+      case "sync":
+        writer!.flush();
+        return answer(msg.seq);
+      case "prune":
+        return answer(msg.seq, writer!.prune());
+      case "repair":
+        writer!.repair(new Error(msg.error));
+        return answer(msg.seq);
+      case "close":
+        writer?.close();
+        writer = null;
+        return answer(msg.seq);
+    }
+  } catch (err) {
+    self.postMessage({ op: "report", line: `sausage: the journal's writer failed: ${err}` });
+    if ("seq" in msg) answer(msg.seq, -1);
+  }
+};

@@ -1,0 +1,205 @@
+/**
+ * A worker as the host sees it: a sandbox on another machine. The supervisor
+ * starts processes on it and sends them messages exactly as on a local
+ * sandbox (`GuestSandbox`); the messages travel over NATS in batches. The
+ * world's `/` of its processes is served here (the worker has no world
+ * folder), through the host's checks, like `/proc`. When the worker is lost
+ * (no heartbeat for the loss time, NATS down) every process on it ends at
+ * once with "the worker … was lost".
+ *
+ * @module
+ */
+
+import type { ExitMessage, FromSandbox, RunMessage, ToSandbox } from "../../sandbox/protocol.ts";
+import type { ProcessHandler } from "../sandbox.ts";
+import { FsServer } from "../fs_server.ts";
+import type { Mount } from "../../vfs/mount.ts";
+import { Batcher, type Heartbeat, publishSplit, type ToWorker } from "./wire.ts";
+import type { NatsClient } from "./nats_client.ts";
+
+/** True for a message about a process of the shape its `op` says. */
+function wellFormed(
+  m: FromSandbox,
+): m is Exclude<FromSandbox, { op: "ready" } | { op: "pong" }> {
+  if (typeof m !== "object" || m === null || !("pid" in m) || typeof m.pid !== "string") {
+    return false;
+  }
+  switch (m.op) {
+    case "out":
+    case "err":
+      return typeof m.line === "string";
+    case "exit":
+      return Number.isInteger(m.status) && (m.error === undefined || typeof m.error === "string");
+    case "fs":
+      return Number.isSafeInteger(m.id);
+    default:
+      return false;
+  }
+}
+
+/** What a remote worker needs from its world on the host. */
+export interface WorkerContext {
+  client: NatsClient;
+  /** The worker's subject. */
+  subject: string;
+  /** This host run's id (`ToWorkerBatch.h`). */
+  run: string;
+  /** The world folder as a mount (with the world's disk bound): `/` of remote processes. */
+  world: Mount;
+  /** Allows the worker to fetch the cache entry at `dir` by its hash; returns the hash. */
+  share(dir: string): string;
+  /** Journals a host fault while serving a remote process's file. */
+  fault(pid: string, message: string): void;
+}
+
+/** One worker, from its first heartbeat until it is lost. */
+export class RemoteWorker {
+  private handlers = new Map<string, ProcessHandler>();
+  private files = new Map<string, FsServer>();
+  private lost: string | null = null;
+  private out: Batcher<ToWorker>;
+  /** When its last heartbeat arrived (ms). */
+  lastSeen = Date.now();
+  /** When it joined (ISO time). */
+  readonly joined = new Date().toISOString();
+  /** How many processes the host placed on it in all. */
+  placed = 0;
+  /**
+   * When each pick that has not started its process yet was made: a burst of
+   * calls picks before any starts, and each pick must count (a pick never
+   * followed by a start, a call refused meanwhile, counts for a second).
+   */
+  private picks: number[] = [];
+
+  constructor(public beat: Heartbeat, private ctx: WorkerContext) {
+    this.out = new Batcher(
+      (batch) => publishSplit(ctx.client, ctx.subject, batch, (m) => ({ h: ctx.run, m })),
+      (batch, e) => this.dropped(batch, e),
+    );
+    // Tells it this host's run at once: what an earlier run left there ends now.
+    try {
+      ctx.client.publish(ctx.subject, JSON.stringify({ h: ctx.run, m: [] }));
+    } catch { /* NATS is down: it will hear with the first run */ }
+  }
+
+  /** The worker's name, as `sausage ps` and the journal show it. */
+  get worker(): string {
+    return this.beat.worker;
+  }
+
+  /** True once it was lost. */
+  get hasEnded(): boolean {
+    return this.lost !== null;
+  }
+
+  /** How many processes it runs or is about to: the host's own count, or the heartbeat's if higher. */
+  get load(): number {
+    const now = Date.now();
+    while (this.picks.length && now - this.picks[0] > 1000) this.picks.shift();
+    return Math.max(this.handlers.size, this.beat.load) + this.picks.length;
+  }
+
+  /** Counts a placement on it until its process starts. */
+  picked(): void {
+    this.picks.push(Date.now());
+  }
+
+  /** Its load per sandbox, to compare workers (and local sandboxes) of different sizes. */
+  get share(): number {
+    return this.load / Math.max(1, this.beat.slots);
+  }
+
+  /** Takes a new heartbeat. */
+  heard(beat: Heartbeat): void {
+    this.beat = beat;
+    this.lastSeen = Date.now();
+  }
+
+  /** Starts a process there (`GuestSandbox.start`). */
+  start(msg: RunMessage, handler: ProcessHandler): void {
+    if (this.lost) return handler(this.exit(msg.pid, this.lostMessage()));
+    if (msg.preopens?.length) {
+      return handler(this.exit(msg.pid, "a command with extra folders runs on the host only"));
+    }
+    this.picks.shift();
+    this.handlers.set(msg.pid, handler);
+    this.files.set(
+      msg.pid,
+      new FsServer(
+        { world: this.ctx.world },
+        (f) => this.ctx.fault(msg.pid, f.message),
+        true,
+      ),
+    );
+    this.placed++;
+    const { dir, world: _w, preopens: _p, ...rest } = msg;
+    this.out.push({ ...rest, component: this.ctx.share(dir) });
+  }
+
+  /** Sends a message to a process there (`GuestSandbox.send`); pings are the heartbeats' job. */
+  send(msg: ToSandbox): void {
+    if (this.lost || msg.op === "ping" || msg.op === "run") return;
+    this.out.push(msg);
+  }
+
+  /**
+   * A message from the worker about one of its processes. A worker is not
+   * trusted: a message of the wrong shape is dropped (`fs` requests are
+   * checked again by `FsServer`).
+   */
+  deliver(msg: FromSandbox): void {
+    if (!wellFormed(msg)) return;
+    const handler = this.handlers.get(msg.pid);
+    if (!handler) return; // it ended here already
+    if (msg.op === "fs" && msg.mount === "world") {
+      const files = this.files.get(msg.pid)!;
+      files.handle(msg).then((reply) => {
+        if (this.handlers.has(msg.pid)) this.send(reply);
+      });
+      return;
+    }
+    if (msg.op === "exit") this.forget(msg.pid);
+    handler(msg);
+  }
+
+  private forget(pid: string): void {
+    this.handlers.delete(pid);
+    this.files.get(pid)?.close();
+    this.files.delete(pid);
+  }
+
+  /** Messages NATS would not take: their processes end now (the worker cannot hear them). */
+  private dropped(batch: ToWorker[], e: unknown): void {
+    const why = e instanceof Error ? e.message : String(e);
+    for (const msg of batch) {
+      if (msg.op === "forget" || !this.handlers.has(msg.pid)) continue;
+      const handler = this.handlers.get(msg.pid)!;
+      this.forget(msg.pid);
+      handler(this.exit(msg.pid, `a message to the worker ${this.worker} was lost: ${why}`));
+    }
+  }
+
+  private lostMessage(): string {
+    return `the worker ${this.worker} was lost: ${this.lost}`;
+  }
+
+  private exit(pid: string, error: string): ExitMessage {
+    return { op: "exit", pid, status: 1, error };
+  }
+
+  /** Declares it lost: its processes end now, and it is told to drop them (if it can hear). */
+  lose(why: string): number {
+    if (this.lost) return 0;
+    this.lost = why;
+    const ended = [...this.handlers];
+    for (const [pid] of ended) this.forget(pid);
+    for (const [pid, handler] of ended) handler(this.exit(pid, this.lostMessage()));
+    try {
+      this.ctx.client.publish(
+        this.ctx.subject,
+        JSON.stringify({ h: this.ctx.run, m: [{ op: "forget" }] }),
+      );
+    } catch { /* NATS is down: the worker drops them when it notices */ }
+    return ended.length;
+  }
+}

@@ -1,0 +1,319 @@
+/**
+ * Workers over NATS, end to end (issue 29): a real nats-server on a free
+ * loopback port with per-world credentials, a host (`sausage run`) and
+ * three workers (`sausage worker`), all real processes on this machine.
+ * Calls placed "anywhere" spread over every worker; notes.add from all
+ * three keeps every note (locks and files through the host); a worker
+ * killed with SIGKILL has its calls answered -32002 within 3 s and its
+ * locks freed; NATS stopped: local calls go on, remote ones fail fast,
+ * then resume when it returns.
+ *
+ * @module
+ */
+
+import { strict as assert } from "node:assert";
+import { HostClient } from "../cli/client.ts";
+import { World } from "../core/world.ts";
+import type { WorkerInfo } from "../core/remote/worker_set.ts";
+import type { ProcessInfo } from "../core/process.ts";
+import { builtCrate, builtTestPlugin } from "./helpers/plugins.ts";
+import { makeWorld } from "./helpers/world.ts";
+import { launcher, sausage } from "./helpers/cli.ts";
+import { natsServerPath, TestNats, worldUsers } from "./helpers/nats.ts";
+import { eventually } from "./helpers/host.ts";
+
+const WORLD = "natstest";
+
+if (natsServerPath() === null) {
+  console.warn(
+    "nats_workers_test: skipped: nats-server is not installed and npm test could not install it " +
+      "(scripts/install-toolchain.sh --with-test-tools: apt-get install nats-server)",
+  );
+}
+
+/** A `sausage` subprocess left running (the host, a worker). */
+function spawn(args: string[], env: Record<string, string> = {}): Deno.ChildProcess {
+  return new Deno.Command(launcher, { args, env, stdout: "null", stderr: "null" }).spawn();
+}
+
+/** Makes `n` calls of `method` from `callers` connections at once; resolves with the responses. */
+async function calls(
+  clients: HostClient[],
+  n: number,
+  method: string,
+  params: (i: number) => Record<string, unknown>,
+) {
+  let next = 0;
+  const out: Awaited<ReturnType<HostClient["send"]>>[] = [];
+  await Promise.all(clients.map(async (c) => {
+    while (next < n) out.push(await c.send(method, params(next++)));
+  }));
+  return out;
+}
+
+Deno.test({
+  name: "workers over NATS: placement, files and locks through the host, a lost worker, NATS down",
+  ignore: natsServerPath() === null,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn(t) {
+    const probe = await builtTestPlugin("probe");
+    const fsprobe = await builtTestPlugin("fsprobe");
+    const notes = await builtCrate("examples/notes", "notes");
+    const users = worldUsers(WORLD);
+    const nats = await TestNats.start({ [WORLD]: users });
+    // The host's password outside the world (guests can read config/).
+    const secrets = await Deno.makeTempDir({ prefix: "sausage-secrets-" });
+    await Deno.writeTextFile(`${secrets}/host-password`, users.host.password + "\n");
+    const root = await makeWorld({
+      // probe anywhere; rprobe (the same component) and notes on workers only; lprobe on the host.
+      plugins: { probe, rprobe: probe, lprobe: probe, fsprobe, notes },
+      files: {
+        "config/nats.json": JSON.stringify({
+          url: nats.url,
+          user: users.host.user,
+          password_file: `${secrets}/host-password`,
+          world: WORLD,
+        }),
+        "config/placement.json": JSON.stringify({
+          plugins: { probe: "anywhere", rprobe: "remote", fsprobe: "remote", notes: "remote" },
+        }),
+        "config/limits.json": JSON.stringify({ sandboxes: 1 }),
+        "hello.txt": "from the host",
+      },
+    });
+    const world = new World(root);
+    let host = spawn(["run", "--headless", root]);
+    const workers = new Map<string, Deno.ChildProcess>();
+    for (const id of ["w1", "w2", "w3"]) {
+      workers.set(
+        id,
+        spawn(
+          ["worker", "--nats", nats.url, "--world", WORLD, "--user", users.worker.user, "--id", id],
+          { SAUSAGE_NATS_PASSWORD: users.worker.password },
+        ),
+      );
+    }
+    let client = await eventually(
+      () => HostClient.connect(world).catch(() => null),
+      "the host",
+      60_000,
+    );
+    const clients = [client];
+    for (let i = 1; i < 10; i++) clients.push((await HostClient.connect(world))!);
+    const listed = async () => (await client.request("$/workers", {})) as WorkerInfo[];
+    try {
+      await t.step("every worker joins", async () => {
+        const seen = await eventually(
+          async () => {
+            const l = await listed();
+            return l.length === 3 ? l : null;
+          },
+          "three workers",
+          30_000,
+        );
+        assert.deepEqual(seen.map((w) => w.worker).sort(), ["w1", "w2", "w3"]);
+        const out = await sausage("workers", root);
+        for (const id of ["w1", "w2", "w3"]) assert.match(out.stdout, new RegExp(`\\b${id}\\b`));
+      });
+
+      await t.step(
+        "3,000 calls placed anywhere: all answered, every worker takes part",
+        async () => {
+          const before = await listed();
+          const rs = await calls(clients, 3000, "probe.echo", (i) => ({ i }));
+          assert.deepEqual(rs.length, 3000);
+          for (const r of rs) assert(!r.error, JSON.stringify(r.error));
+          assert.deepEqual(new Set(rs.map((r) => (r.result as { i: number }).i)).size, 3000);
+          const after = await listed();
+          for (const w of after) {
+            const was = before.find((b) => b.worker === w.worker)!.placed;
+            assert(w.placed > was, `${w.worker} took no call: ${JSON.stringify(after)}`);
+          }
+        },
+      );
+
+      await t.step(
+        "files through the host: a remote process reads and writes the world",
+        async () => {
+          const r = await client.request("fsprobe.run", {
+            ops: [
+              { op: "read", path: "/hello.txt" },
+              { op: "write", path: "/state/from-worker.txt", text: "written remotely" },
+              { op: "read", path: "/config/nats.json" },
+            ],
+          }) as unknown[];
+          assert.deepEqual(r[0], "from the host");
+          assert.deepEqual(
+            await Deno.readTextFile(`${root}/state/from-worker.txt`),
+            "written remotely",
+          );
+          assert.deepEqual((r[2] as { error?: string }).error, undefined); // the world's own files
+        },
+      );
+
+      await t.step("300 notes.add from all three workers leave exactly 300 notes", async () => {
+        const before = await listed();
+        const rs = await calls(clients, 300, "notes.add", (i) => ({ text: `note ${i}` }));
+        for (const r of rs) assert(!r.error, JSON.stringify(r.error));
+        const list = await client.request("notes.list", {}) as string[];
+        assert.deepEqual(list.length, 300);
+        assert.deepEqual(new Set(list).size, 300);
+        const after = await listed();
+        for (const w of after) {
+          const was = before.find((b) => b.worker === w.worker)!.placed;
+          assert(w.placed > was, `${w.worker} added no note`);
+        }
+      });
+
+      await t.step(
+        "a worker killed mid-call: its calls end -32002 within 3 s, locks freed",
+        async () => {
+          // Each rprobe process takes a lock, then waits on a long call of its own.
+          const waiting: HostClient[] = [];
+          for (let i = 0; i < 6; i++) waiting.push((await HostClient.connect(world))!);
+          const pending = Array.from({ length: 6 }, (_, i) =>
+            waiting[i].send("rprobe.fanout", {
+              calls: [
+                { method: "core.lock", params: { path: `/held/${i}` } },
+                { method: "fsprobe.run", params: { ops: [{ op: "sleep", ms: 60_000 }] } },
+              ],
+            }).then((r) => ({ r, at: performance.now() })));
+          const running = await eventually(
+            async () => {
+              const ps = (await client.request("$/ps", {})) as ProcessInfo[];
+              const mine = ps.filter((p) => p.plugin === "rprobe" && p.worker);
+              return mine.length === 6 && ps.filter((p) => p.plugin === "fsprobe").length === 6
+                ? mine
+                : null;
+            },
+            "six rprobe processes on workers",
+            20_000,
+          );
+          const victim = running[0].worker!;
+          const psOut = await sausage("ps", root);
+          assert.match(psOut.stdout, /WORKER/);
+          assert.match(psOut.stdout, new RegExp(`rprobe-\\S+ .* ${victim}\\b`));
+          // Spread over the workers, not all on one (placement reserves as it picks).
+          assert(new Set(running.map((p) => p.worker)).size > 1, JSON.stringify(running));
+          const held = (p: ProcessInfo) =>
+            Number(
+              (p.params.calls as { params: { path: string } }[])[0].params.path.split("/").pop(),
+            );
+          const onVictim = running.filter((p) => p.worker === victim).map(held);
+          const killedAt = performance.now();
+          workers.get(victim)!.kill("SIGKILL");
+          const results = await Promise.race([
+            Promise.all(onVictim.map((i) => pending[i])),
+            new Promise<never>((_, reject) =>
+              setTimeout(() => reject(new Error("no answer within 5 s")), 5000)
+            ),
+          ]);
+          for (const { r, at } of results) {
+            assert.deepEqual(r.error?.code, -32002, JSON.stringify(r));
+            assert.match(r.error!.message, new RegExp(`the worker ${victim} was lost`));
+            assert(at - killedAt < 3000, `answered ${Math.round(at - killedAt)} ms after the kill`);
+          }
+          // Its locks are free: another process takes them without waiting.
+          for (const i of onVictim) {
+            const r = await client.request("rprobe.call", {
+              method: "core.lock",
+              params: { path: `/held/${i}`, wait: false },
+            });
+            assert.deepEqual((r as { result?: unknown }).result ?? r, { held: true });
+          }
+          // Later calls go to the others.
+          const rs = await calls(clients, 30, "rprobe.noop", () => ({}));
+          for (const r of rs) assert(!r.error, JSON.stringify(r.error));
+          assert(!(await listed()).some((w) => w.worker === victim));
+          const log = await sausage("log", root, "-n", "100000");
+          assert.match(log.stdout, /worker-lost/);
+          assert.match(log.stdout, / on w[123] /);
+          for (const c of waiting) c.close(); // their calls on the other workers stop
+        },
+      );
+
+      await t.step(
+        "NATS stopped: local calls go on, remote ones fail fast, then resume",
+        async () => {
+          await nats.stop();
+          const local = await client.send("lprobe.noop", {});
+          assert(!local.error, JSON.stringify(local.error));
+          const began = performance.now();
+          const remote = await eventually(
+            async () => {
+              const r = await client.send("rprobe.noop", {});
+              return r.error ? r : null;
+            },
+            "a remote call failing",
+            5000,
+          );
+          assert.match(remote.error!.message, /NATS is unreachable|no worker/);
+          assert(performance.now() - began < 3000);
+          const failFast = performance.now();
+          await client.send("rprobe.noop", {});
+          assert(performance.now() - failFast < 500, "a remote call waited while NATS was down");
+          await nats.restart();
+          await eventually(async () => (await listed()).length === 2, "workers rejoining", 20_000);
+          const back = await client.send("rprobe.echo", { back: true });
+          assert.deepEqual(back.result, { back: true });
+        },
+      );
+
+      await t.step(
+        "a host killed and started again: what its workers ran for it ends",
+        async () => {
+          const waiting = (await HostClient.connect(world))!;
+          waiting.send("fsprobe.run", { ops: [{ op: "sleep", ms: 60_000 }] }).catch(() => {});
+          const busy = async () => (await listed()).filter((w) => w.load > 0);
+          await eventually(async () => (await busy()).length > 0, "a busy worker", 10_000);
+          host.kill("SIGKILL");
+          await host.status;
+          for (const c of [...clients, waiting]) c.close();
+          host = spawn(["run", "--headless", root]);
+          const again = await eventually(
+            () => HostClient.connect(world).catch(() => null),
+            "the host again",
+            60_000,
+          );
+          clients.splice(0, clients.length, again);
+          client = again;
+          await eventually(async () => (await listed()).length === 2, "workers joining", 20_000);
+          // The new host greets each worker with its run: the orphan ends without a call.
+          await eventually(async () => (await busy()).length === 0, "orphans ended", 10_000);
+          for (let i = 0; i < 4; i++) {
+            assert.deepEqual((await again.send("rprobe.echo", { i })).result, { i });
+          }
+        },
+      );
+
+      await t.step(
+        "sausage call without a running host: a transient host waits for a heartbeat",
+        async () => {
+          for (const c of clients) c.close();
+          host.kill("SIGTERM");
+          await host.status;
+          const r = await sausage("call", root, "rprobe.echo", '{"transient": true}');
+          assert.equal(r.code, 0, r.stderr);
+          assert.deepEqual(JSON.parse(r.stdout), { transient: true });
+          host = spawn(["run", "--headless", root]); // for the finally block
+        },
+      );
+    } finally {
+      for (const c of clients) c.close();
+      for (const w of workers.values()) {
+        try {
+          w.kill("SIGTERM");
+        } catch { /* gone */ }
+        await w.status;
+      }
+      try {
+        host.kill("SIGTERM");
+      } catch { /* ended */ }
+      await host.status;
+      await nats.stop();
+      await Deno.remove(root, { recursive: true }).catch(() => {});
+      await Deno.remove(secrets, { recursive: true }).catch(() => {});
+    }
+  },
+});
