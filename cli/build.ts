@@ -43,6 +43,8 @@ export interface BuildOutcome {
   step?: "build" | "activate";
   /** The plugin whose build failed (step `build`). */
   plugin?: string;
+  /** The plugins of the round: those given, then the partners that joined (`RoundOptions.partners`). */
+  plugins: string[];
   /** The files built so far, by plugin, in the order given. */
   built: BuiltFile[];
   /** Tests passed, summed over the plugins built. */
@@ -51,6 +53,19 @@ export interface BuildOutcome {
   warnings: string[];
   /** Seconds the whole round took. */
   seconds: number;
+}
+
+/** Options of {@link buildAndActivate}. */
+export interface RoundOptions {
+  /**
+   * The plugins whose source changed (not yet active): when the activation
+   * is refused because of such a plugin (a consumer that follows the change,
+   * or a provider that makes it), it is built too and all are activated
+   * together (`dev` and `run`, for changes saved one after the other).
+   */
+  partners?: () => Promise<string[]>;
+  /** Hears a line when partners join. */
+  report?: (line: string) => void;
 }
 
 /**
@@ -62,55 +77,84 @@ export interface BuildOutcome {
 export async function buildAndActivate(
   send: Send,
   plugins: string | string[],
+  opts: RoundOptions = {},
 ): Promise<BuildOutcome> {
-  const names = typeof plugins === "string" ? [plugins] : plugins;
+  const names = typeof plugins === "string" ? [plugins] : [...plugins];
   const started = performance.now();
   const seconds = () => Number(((performance.now() - started) / 1000).toFixed(1));
   const built: BuiltFile[] = [];
   let passed = 0;
-  const warnings: string[] = [];
+  const warnings: [string, string][] = []; // [plugin, warning]
   let result: unknown;
-  for (const plugin of names) {
-    const response: Response = await send("cargo.build", { plugin });
-    if (response.error) {
-      return {
-        ok: false,
-        step: "build",
-        plugin,
-        error: response.error,
-        built,
-        passed,
-        warnings,
-        seconds: seconds(),
+  const outcome = (fields: Partial<BuildOutcome>): BuildOutcome => ({
+    ok: false,
+    plugins: names,
+    built,
+    passed,
+    warnings: roundWarnings(built, warnings),
+    seconds: seconds(),
+    ...fields,
+  });
+  let todo = names;
+  for (;;) {
+    for (const plugin of todo) {
+      const response: Response = await send("cargo.build", { plugin });
+      if (response.error) {
+        return outcome({ step: "build", plugin, error: response.error });
+      }
+      result = response.result;
+      const r = response.result as {
+        wasm: string;
+        tests?: { passed?: number };
+        warnings?: string[];
       };
+      built.push({ plugin, wasm: r.wasm });
+      passed += r.tests?.passed ?? 0;
+      warnings.push(...(r.warnings ?? []).map((w): [string, string] => [plugin, w]));
     }
-    result = response.result;
-    const r = response.result as { wasm: string; tests?: { passed?: number }; warnings?: string[] };
-    built.push({ plugin, wasm: r.wasm });
-    passed += r.tests?.passed ?? 0;
-    // "Activating this build alone would be refused" says nothing when the
-    // plugins go together: the activation below checks them as a set.
-    for (const w of r.warnings ?? []) {
-      if (names.length > 1 && w.startsWith("activating this build would be refused")) continue;
-      warnings.push(names.length > 1 ? `${plugin}: ${w}` : w);
+    const activated = await send(
+      "core.activate",
+      built.length === 1 ? { ...built[0] } : { plugins: built.map((b) => ({ ...b })) },
+    );
+    if (!activated.error) {
+      return outcome({ ok: true, result });
     }
+    // A refusal that names a plugin changed too: build it, and try them together.
+    const partners = opts.partners ? new Set(await opts.partners()) : new Set<string>();
+    todo = refusalOthers(activated.error, names).filter((p) => partners.has(p));
+    if (!todo.length) {
+      return outcome({ step: "activate", error: activated.error });
+    }
+    opts.report?.(
+      `sausage: the refusal names ${todo.join(", ")}, whose source changed too: ` +
+        `building ${todo.length === 1 ? "it" : "them"} to activate with ${names.join(", ")}`,
+    );
+    names.push(...todo);
   }
-  const activated = await send(
-    "core.activate",
-    built.length === 1 ? { ...built[0] } : { plugins: built.map((b) => ({ ...b })) },
-  );
-  if (activated.error) {
-    return {
-      ok: false,
-      step: "activate",
-      error: activated.error,
-      built,
-      passed,
-      warnings,
-      seconds: seconds(),
-    };
+}
+
+/**
+ * The warnings of a round's builds, each prefixed with its plugin when
+ * several were built ("activating this build alone would be refused" says
+ * nothing then: the activation checks them as a set).
+ */
+function roundWarnings(built: BuiltFile[], all: [string, string][]): string[] {
+  if (built.length === 1) return all.map(([, w]) => w);
+  return all.filter(([, w]) => !w.startsWith("activating this build would be refused"))
+    .map(([plugin, w]) => `${plugin}: ${w}`);
+}
+
+/** The other plugins a refusal names (consumers that break, providers of imports that break). */
+export function refusalOthers(error: { data?: unknown } | undefined, names: string[]): string[] {
+  const data = error?.data as
+    | { problems?: { role?: string; consumer?: string; provider?: string }[] }
+    | undefined;
+  const others = new Set<string>();
+  for (const p of data?.problems ?? []) {
+    const other = p.role === "import" ? p.provider : p.consumer;
+    if (other && !names.includes(other)) others.add(other);
   }
-  return { ok: true, result, built, passed, warnings, seconds: seconds() };
+  return [...others];
 }
 
 /** Checks that `plugin` is a plugin of `world` with a source folder; throws a usage error if not. */
@@ -145,14 +189,7 @@ function shellWord(word: string): string {
  */
 export function refusalHints(world: string, outcome: BuildOutcome): string[] {
   const names = outcome.built.map((b) => b.plugin);
-  const data = outcome.error?.data as
-    | { problems?: { role?: string; consumer?: string; provider?: string }[] }
-    | undefined;
-  const others = new Set<string>();
-  for (const p of data?.problems ?? []) {
-    const other = p.role === "import" ? p.provider : p.consumer;
-    if (other && !names.includes(other)) others.add(other);
-  }
+  const others = new Set(refusalOthers(outcome.error, names));
   const lines = outcome.built.map((b) =>
     `sausage: ${b.plugin} was built to ${world.replace(/\/$/, "")}${b.wasm}`
   );

@@ -9,7 +9,12 @@
  * with how to build it (building runs the plugin's build scripts, which is
  * `sausage run`'s or `cargo.build`'s job, in the build sandbox).
  * Notifications of the call go to stderr. `--timeout-ms` sets the call's time
- * limit (PROTOCOL 4.9): the call goes as `core.call` with `timeout_ms`.
+ * limit (PROTOCOL 4.9): the call goes as `core.call` with `timeout_ms`. On a
+ * terminal a call that takes over a second shows a spinner line with the
+ * time elapsed on stderr (`call_progress.ts`). Ctrl-C cancels the call and
+ * says so (exit code 130): `core.cancel` through a running host, else the
+ * transient host kills the call's processes; `sausage ps` from another
+ * terminal sees a transient host's processes (it serves the control socket).
  *
  * @module
  */
@@ -22,6 +27,8 @@ import { formatJson } from "./output.ts";
 import { parseExact } from "../rpc/exact_json.ts";
 import { errorText, noteText } from "./error_text.ts";
 import { closest } from "./console/closest.ts";
+import { ProgressLine } from "./call_progress.ts";
+import { ErrorCode } from "../rpc/errors.ts";
 
 /** Usage of `call`. */
 export const CALL_USAGE =
@@ -40,13 +47,14 @@ export function parseParams(text: string | undefined): Record<string, unknown> {
   return v;
 }
 
-function notified(msg: Message): void {
-  if (!("method" in msg)) return;
-  // For people, the notification's text (cargo's line, an agent's text); for scripts, its JSON.
-  console.error(
-    Deno.stderr.isTerminal() ? noteText(msg.params) : `notify ${JSON.stringify(msg.params)}`,
-  );
+/** A notification as a line: for people its text (cargo's line, an agent's text), for scripts its JSON. */
+function noteLine(msg: Message): string | undefined {
+  if (!("method" in msg)) return undefined;
+  return Deno.stderr.isTerminal() ? noteText(msg.params) : `notify ${JSON.stringify(msg.params)}`;
 }
+
+/** The exit code after Ctrl-C (128 + SIGINT), as shells report it. */
+export const CANCELLED_EXIT = 130;
 
 /** Runs the subcommand; resolves with the exit code. */
 export async function call(args: string[]): Promise<number> {
@@ -64,23 +72,70 @@ export async function call(args: string[]): Promise<number> {
     [method, params] = ["core.call", { method: target, params, timeout_ms: ms }];
   }
   const world = openWorld(path);
+  const progress = new ProgressLine(target);
+  const notified = (msg: Message) => {
+    const line = noteLine(msg);
+    if (line !== undefined) progress.line(line);
+  };
+  // Ctrl-C cancels the call (core.cancel: its processes are stopped); a second one leaves at once.
+  let cancel: (() => void) | undefined;
+  let interrupted = false;
+  const stopped: string[] = [];
+  const onInterrupt = () => {
+    if (interrupted) Deno.exit(CANCELLED_EXIT);
+    interrupted = true;
+    progress.line(`sausage: Ctrl-C: cancelling ${target} (Ctrl-C again leaves at once)`);
+    cancel?.();
+  };
+  Deno.addSignalListener("SIGINT", onInterrupt);
   let response: Response;
   const reached = await reachHost(world, {
     command: "sausage call",
     host: { sandboxes: 1 },
-    report: (line) => console.error(line),
+    report: (line) => progress.line(line),
   });
-  if (reached.client) {
-    reached.client.onNotify = notified;
-    response = await reached.client.send(method, params);
-  } else {
-    // Loaded only here: a call to a running host does not load the host's modules.
-    const { LocalCaller } = await import("../core/local_caller.ts");
-    const caller = new LocalCaller("console", notified);
-    response = await caller.call(reached.host.router, method, params) as Response;
-    caller.hasEnded = true;
+  try {
+    if (reached.client) {
+      const client = reached.client;
+      client.onNotify = notified;
+      const answer = client.send(method, params);
+      const id = client.lastId;
+      cancel = () => client.notify("core.cancel", { id });
+      if (interrupted) cancel();
+      response = await answer;
+    } else {
+      // Loaded only here: a call to a running host does not load the host's modules.
+      const { LocalCaller } = await import("../core/local_caller.ts");
+      const caller = new LocalCaller("console", notified);
+      const answer = caller.call(reached.host.router, method, params);
+      const host = reached.host;
+      // This host ends with the call: its processes are killed at once, as the console's Ctrl-C.
+      cancel = () => {
+        for (const p of caller.children) {
+          stopped.push(p.pid);
+          host.supervisor.kill(p);
+        }
+      };
+      if (interrupted) cancel();
+      response = await answer as Response;
+      caller.hasEnded = true;
+    }
+  } finally {
+    progress.stop();
+    // After Ctrl-C a transient host does not wait for the cancelled call's grace period.
+    await release(reached, interrupted ? 0 : undefined);
+    Deno.removeSignalListener("SIGINT", onInterrupt);
   }
-  await release(reached);
+  if (interrupted && response.error) {
+    const pid = (response.error.data as { pid?: string } | undefined)?.pid;
+    const how = response.error.code === ErrorCode.Cancelled
+      ? `; its process ${pid} is being stopped (core.cancel)`
+      : stopped.length
+      ? `; its process ${stopped.join(", ")} was stopped`
+      : "";
+    console.error(`sausage: ${target} cancelled after ${progress.seconds} s${how}`);
+    return CANCELLED_EXIT;
+  }
   if (response.error) {
     const plugin = target.split(".")[0];
     if (response.error.code === -32001 && response.error.message.startsWith("no such plugin:")) {

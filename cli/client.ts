@@ -18,13 +18,17 @@ import type { World } from "../core/world.ts";
 /** A connection to a running host. */
 export class HostClient {
   private conn: Connection;
+  private ids = 0;
   /** Receives notifications (`core.notify` of the calls made here). */
   onNotify: (msg: Request) => void = () => {};
 
   private constructor(socket: Deno.UnixConn) {
     // The host's answers carry lines of up to the world's limit, JSON-encoded.
     const transport = new LineTransport(rawDuplex(socket), carrierLineLimit(DEFAULT_MAX_LINE));
-    this.conn = new Connection(transport, { closedMessage: "the host closed the connection" });
+    this.conn = new Connection(transport, {
+      closedMessage: "the host closed the connection",
+      nextId: () => ++this.ids,
+    });
     this.conn.onrequest = (msg) => this.onNotify(msg);
   }
 
@@ -43,6 +47,16 @@ export class HostClient {
     } catch { /* not a sausage host */ }
     client.close();
     return null;
+  }
+
+  /** The id of the request sent last (for `core.cancel`). */
+  get lastId(): number {
+    return this.ids;
+  }
+
+  /** Sends a notification. */
+  notify(method: string, params: Record<string, unknown>): void {
+    this.conn.notify(method, params);
   }
 
   /** Sends a request and resolves with the whole response (-32603 if the host closes first). */

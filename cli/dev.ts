@@ -11,10 +11,16 @@
  * @module
  */
 
-import { buildMissing, ControlServer, Host, LocalCaller, writeCargoConfig } from "../core/mod.ts";
-import type { Response } from "../rpc/message.ts";
+import {
+  buildMissing,
+  changedPlugins,
+  ControlServer,
+  Host,
+  writeCargoConfig,
+} from "../core/mod.ts";
 import { parseArgs, UsageError } from "./args.ts";
-import { buildAndActivate, printOutcome, printProgress } from "./build.ts";
+import { buildAndActivate, printOutcome } from "./build.ts";
+import { buildChanged, localSend } from "./start_builds.ts";
 import { HostLock, WorldLockedError } from "../core/host_lock.ts";
 import { openWorld } from "./world_arg.ts";
 
@@ -47,7 +53,8 @@ export async function dev(args: string[]): Promise<number> {
   const stop = () => host.exit(0);
   Deno.addSignalListener("SIGINT", stop);
   Deno.addSignalListener("SIGTERM", stop);
-  await host.start();
+  const { send, end } = localSend(host, "dev");
+  await host.start(async () => void await buildChanged(world, send, positional[0]));
 
   // The real folders of the sources (the example world's are links out of it).
   const sources = new Map<string, string>();
@@ -60,11 +67,6 @@ export async function dev(args: string[]): Promise<number> {
       [...sources.values()].join(", ") || "no plugin"
     }; Ctrl-C stops it`,
   );
-  const caller = new LocalCaller("dev", (msg) => {
-    if ("method" in msg) printProgress(msg);
-  });
-  const send = async (method: string, params: Record<string, unknown>) =>
-    await caller.call(host.router, method, params) as Response;
   const watcher = sources.size ? Deno.watchFs([...sources.keys()], { recursive: true }) : null;
   const pending = new Set<string>();
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -75,8 +77,20 @@ export async function dev(args: string[]): Promise<number> {
     // Plugins that changed together are activated together (a provider and
     // its consumer changed in one edit pass the checks as a set).
     queue = queue.then(async () => {
-      console.error(`sausage: dev: ${names.join(", ")} changed: testing, building, activating`);
-      printOutcome(names, await buildAndActivate(send, names), true, positional[0]);
+      // By content: a save that changed nothing (or a change undone) builds nothing.
+      const changed = await changedPlugins(world);
+      const same = names.filter((n) => !changed.includes(n));
+      if (same.length) {
+        console.error(`sausage: dev: ${same.join(", ")}: same content as the running version`);
+      }
+      const todo = names.filter((n) => changed.includes(n));
+      if (!todo.length) return;
+      console.error(`sausage: dev: ${todo.join(", ")} changed: testing, building, activating`);
+      const outcome = await buildAndActivate(send, todo, {
+        partners: () => changedPlugins(world),
+        report: (line) => console.error(line),
+      });
+      printOutcome(outcome.plugins, outcome, true, positional[0]);
     }).catch((e) => console.error(`sausage: dev: ${e instanceof Error ? e.message : e}`));
   };
   const watching = (async () => {
@@ -99,7 +113,7 @@ export async function dev(args: string[]): Promise<number> {
   clearTimeout(timer);
   watcher?.close();
   await watching;
-  caller.hasEnded = true;
+  end();
   Deno.removeSignalListener("SIGINT", stop);
   Deno.removeSignalListener("SIGTERM", stop);
   await host.shutdown(); // closes the control socket, then releases the lock

@@ -1,6 +1,9 @@
 /**
- * `sausage import <world> <consumer> <provider>`: copies the provider's
- * current `rpc.discover` document into the consumer's
+ * `sausage import <world> <consumer> <provider> [--built] [--prune]`: copies
+ * the provider's current `rpc.discover` document (with `--built`, that of
+ * its newest build, activated or not: `state/cargo/builds/<n>/<provider>.openrpc.json`,
+ * so a consumer can follow a change before both are activated together)
+ * into the consumer's
  * `source/imports/<provider>.json`, where `sausage_plugin::import!("<provider>")`
  * reads it to make a typed client. With `--prune` it then builds the consumer
  * (`cargo.build`, not activated) and drops from the copy the methods that the
@@ -10,7 +13,7 @@
  * @module
  */
 
-import { writeWorldFile } from "../core/world_files.ts";
+import { readWorldFile, writeWorldFile } from "../core/world_files.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { checkPluginSource, printProgress } from "./build.ts";
 import { errorText } from "./error_text.ts";
@@ -19,11 +22,37 @@ import { openWorld } from "./world_arg.ts";
 import { pluginNameProblem } from "../core/mod.ts";
 
 /** Usage of `import`. */
-export const IMPORT_USAGE = "sausage import <world> <consumer> <provider> [--prune]";
+export const IMPORT_USAGE = "sausage import <world> <consumer> <provider> [--built] [--prune]";
+
+/**
+ * The `rpc.discover` document of `provider`'s newest build in `root`
+ * (`state/cargo/builds/<n>/<provider>.openrpc.json`, highest `n` first), with
+ * its world path; null when no build of it kept one.
+ */
+export function newestBuiltDocument(
+  root: string,
+  provider: string,
+): { path: string; doc: { methods?: { name: string }[] } } | null {
+  let numbers: number[];
+  try {
+    numbers = [...Deno.readDirSync(`${root}/state/cargo/builds`)]
+      .filter((e) => e.isDirectory && /^\d+$/.test(e.name)).map((e) => Number(e.name));
+  } catch {
+    return null;
+  }
+  for (const n of numbers.sort((a, b) => b - a)) {
+    const path = `/state/cargo/builds/${n}/${provider}.openrpc.json`;
+    try {
+      const text = new TextDecoder().decode(readWorldFile(root, `${root}${path}`, path));
+      return { path, doc: JSON.parse(text) };
+    } catch { /* not a build of the provider */ }
+  }
+  return null;
+}
 
 /** Runs the subcommand; resolves with the exit code. */
 export async function importCommand(args: string[]): Promise<number> {
-  const { positional, flags } = parseArgs(args, ["--prune"], []);
+  const { positional, flags } = parseArgs(args, ["--prune", "--built"], []);
   if (positional.length !== 3) throw new UsageError(`usage: ${IMPORT_USAGE}`);
   const [path, consumer, provider] = positional;
   const world = openWorld(path);
@@ -33,12 +62,25 @@ export async function importCommand(args: string[]): Promise<number> {
   // Written confined to the world: a link a guest left on the way is refused or replaced.
   const file = `plugins/${consumer}/source/imports/${provider}.json`;
   const doc = await withWorld(world, "import", printProgress, async (send) => {
-    const response = await send(`${provider}.rpc.discover`, {});
-    if (response.error) {
-      console.error(errorText(response.error));
-      throw new Error(`${provider}'s document could not be read: build it first (sausage build)`);
+    let doc: { methods?: { name: string }[] };
+    if (flags.has("--built")) {
+      const built = newestBuiltDocument(world.root, provider);
+      if (!built) {
+        throw new Error(
+          `${provider} has no build with its document in ${world.root}/state/cargo/builds: ` +
+            `build it first (sausage build ${path} ${provider})`,
+        );
+      }
+      console.error(`sausage: the document of ${provider}'s build ${built.path}`);
+      doc = built.doc;
+    } else {
+      const response = await send(`${provider}.rpc.discover`, {});
+      if (response.error) {
+        console.error(errorText(response.error));
+        throw new Error(`${provider}'s document could not be read: build it first (sausage build)`);
+      }
+      doc = response.result as { methods?: { name: string }[] };
     }
-    const doc = response.result as { methods?: { name: string }[] };
     writeWorldFile(world.root, file, JSON.stringify(doc, null, 2) + "\n");
     if (!flags.has("--prune")) return doc;
     const built = await send("cargo.build", { plugin: consumer });

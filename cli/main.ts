@@ -76,7 +76,8 @@ Usage:
       activate it; a change that fails leaves the last good version running.
   ${IMPORT_USAGE}
       Copy the provider's current rpc.discover document into the consumer's
-      source/imports/, for sausage_plugin::import!("<provider>").
+      source/imports/, for sausage_plugin::import!("<provider>"); --built:
+      that of its newest build, activated or not (a change made together).
   ${METHODS_USAGE}
       A plugin's methods: params, results and docs (--json: its document).
   ${COMPLETIONS_USAGE}

@@ -1,11 +1,13 @@
 /**
- * `sausage new <world> [plugin | --example]`: makes a world (`config/boot.json`, and a
+ * `sausage new <world> [plugin | --example | --agent]`: makes a world (`config/boot.json`, and a
  * first plugin, `hello`), or adds a plugin to a world
  * (`plugins/<plugin>/source/`, a cargo project that builds as it is). Either
  * way it writes the world's `.cargo/config.toml`, so that `cargo test` works
  * in the plugin's folder at once. It never overwrites: an existing plugin, or
  * a non-empty folder that is not a world, is refused. `--example` makes a
- * copy of the example world instead (`example_world.ts`).
+ * copy of the example world instead (`example_world.ts`); `--agent` adds the
+ * example world's `agent` plugin to a world (made first when missing), with
+ * `config/agent.json` and a `call_timeout_ms` that lets its turns take minutes.
  *
  * @module
  */
@@ -13,12 +15,13 @@
 import { writeCargoConfig } from "../core/cargo/author_config.ts";
 import { pluginNameProblem } from "../core/world.ts";
 import { parseArgs, UsageError } from "./args.ts";
-import { copyExampleWorld } from "./example_world.ts";
+import { copyExampleWorld, EXAMPLE_WORLD } from "./example_world.ts";
+import { selfName } from "./self_name.ts";
 import { pluginFiles, worldFiles } from "./scaffold.ts";
 import { isWorld } from "./world_arg.ts";
 
 /** Usage of `new`. */
-export const NEW_USAGE = "sausage new <world> [plugin | --example]";
+export const NEW_USAGE = "sausage new <world> [plugin | --example | --agent]";
 
 /** The first plugin of a new world. */
 const FIRST_PLUGIN = "hello";
@@ -41,7 +44,7 @@ async function entries(path: string): Promise<number | undefined> {
 }
 
 /** `sausage new <world> --example`: a copy of the example world, ready for cargo. */
-async function newExample(world: string): Promise<number> {
+async function newExample(world: string, me = selfName()): Promise<number> {
   const count = await entries(world);
   if (count !== undefined && count > 0) {
     throw new Error(`${world} is a folder that is not empty: choose a new folder for the example`);
@@ -51,20 +54,70 @@ async function newExample(world: string): Promise<number> {
   const plugins = [...new Set(files.flatMap((f) => f.match(/^plugins\/([^/]+)\//)?.[1] ?? []))];
   console.log(
     `made the example world ${world} (plugins ${plugins.join(", ")}; ${world}/README.md). Next:
-  sausage run ${world}               # builds its plugins, then runs it
-  sausage call ${world} hello.greet '{"name": "Ada"}'`,
+  ${me} run ${world}               # builds its plugins, then runs it
+  ${me} call ${world} hello.greet '{"name": "Ada"}'`,
   );
   return 0;
 }
 
+/** The limits a world with an agent needs: its turns write, build and test plugins for minutes. */
+const AGENT_LIMITS = `// The limits of this world (PROTOCOL.md 4.9); every key is optional.
+{
+  // The agent's turn writes, builds and tests plugins: it may take minutes, past the 60 s default.
+  "call_timeout_ms": 3600000
+}
+`;
+
+/** Adds the example world's agent to `world`: its source, `config/agent.json`, the limits it needs. */
+async function addAgent(world: string): Promise<string[]> {
+  if (await entries(`${world}/plugins/agent`) !== undefined) {
+    throw new Error(`${world}/plugins/agent exists already`);
+  }
+  await copyExampleWorld(`${world}/plugins/agent/source`, `${EXAMPLE_WORLD}/plugins/agent/source`);
+  const notes: string[] = [];
+  try {
+    await Deno.copyFile(`${EXAMPLE_WORLD}/config/agent.json`, `${world}/config/agent.json`);
+  } catch { /* kept */ }
+  try {
+    await Deno.writeTextFile(`${world}/config/limits.json`, AGENT_LIMITS, { createNew: true });
+  } catch (e) {
+    if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+    notes.push(
+      `  (config/limits.json exists: raise its call_timeout_ms, e.g. to 3600000, for the agent's turns)`,
+    );
+  }
+  return notes;
+}
+
+/** The lines after `--agent`: the key, then talking to it. */
+function agentNext(world: string, me: string, run = true): string {
+  return `  export OPENAI_API_KEY=sk-...      # config/agent.json names the model and the variable` +
+    (run
+      ? `\n  ${me} run ${world}               # builds the agent; type a message at the prompt`
+      : "");
+}
+
 /** Runs the subcommand; resolves with the exit code. */
 export async function newCommand(args: string[]): Promise<number> {
-  const { positional, flags } = parseArgs(args, ["--example"], []);
+  const { positional, flags } = parseArgs(args, ["--example", "--agent"], []);
   if (positional.length < 1 || positional.length > 2) throw new UsageError(`usage: ${NEW_USAGE}`);
   const [world, plugin] = positional;
+  const me = selfName();
   if (flags.has("--example")) {
-    if (plugin !== undefined) throw new UsageError(`usage: ${NEW_USAGE}`);
+    if (plugin !== undefined || flags.has("--agent")) throw new UsageError(`usage: ${NEW_USAGE}`);
     return await newExample(world);
+  }
+  if (flags.has("--agent")) {
+    if (plugin !== undefined) throw new UsageError(`usage: ${NEW_USAGE}`);
+    if (isWorld(world)) {
+      const notes = await addAgent(world);
+      await writeCargoConfig(world, { onProgress: (line) => console.error(line) });
+      console.log(
+        [`added the agent to ${world} (plugins/agent/source/, config/agent.json). Next:`, ...notes]
+          .join("\n") + `\n${agentNext(world, me)}`,
+      );
+      return 0;
+    }
   }
   const name = plugin ?? FIRST_PLUGIN;
   const problem = pluginNameProblem(name);
@@ -93,17 +146,26 @@ export async function newCommand(args: string[]): Promise<number> {
     throw new Error(`${world}/plugins/${name} exists already: choose another plugin name`);
   }
   await writeFiles(source, pluginFiles(name));
+  const agent = flags.has("--agent");
+  if (agent) await addAgent(world);
   await writeCargoConfig(world, { onProgress: progress });
   console.log(
     plugin === undefined
-      ? `made the world ${world} with the plugin ${name} (plugins/${name}/source/). Next:
+      ? `made the world ${world} with the plugin ${name}${
+        agent ? " and the agent" : ""
+      } (plugins/${name}/source/). Next:
   cd ${source} && cargo test      # its tests, under WASI
-  sausage build ${world} ${name}     # test, build and activate it
-  sausage run ${world}               # run the world (builds what is not built)
-  sausage new ${world} <plugin>      # another plugin`
+  ${me} build ${world} ${name}     # test, build and activate it
+  ${me} run ${world}               # run the world (builds what is not built)
+  ${me} new ${world} <plugin>      # another plugin
+${
+        agent
+          ? agentNext(world, me, false)
+          : `  ${me} new ${world} --agent       # an agent that writes plugins (a model's API key)`
+      }`
       : `made the plugin ${name} in ${source}/. Next:
   cd ${source} && cargo test
-  sausage build ${world} ${name}`,
+  ${me} build ${world} ${name}`,
   );
   return 0;
 }

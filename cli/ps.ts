@@ -1,14 +1,18 @@
 /**
- * `sausage ps <world> [--json]`: the running processes of the world's host.
+ * `sausage ps <world> [--json]`: the running processes of the world's host,
+ * as the console's `ps` shows them (start times of day, "no process runs"),
+ * after a line on stderr saying which host serves the world (a transient one
+ * is a `sausage call`'s, `build`'s, …, and ends with its command).
  *
  * @module
  */
 
 import type { ProcessInfo } from "../core/process.ts";
+import { describeHolder, HostLock } from "../core/host_lock.ts";
 import { openWorld } from "./world_arg.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { HostClient } from "./client.ts";
-import { table } from "./output.ts";
+import { processTable } from "./console/inspect.ts";
 
 /** Usage of `ps`. */
 export const PS_USAGE = "sausage ps <world> [--json]";
@@ -23,28 +27,16 @@ export async function ps(args: string[]): Promise<number> {
   if (client) {
     list = await client.request("$/ps", {}) as ProcessInfo[];
     client.close();
-  } else if (!flags.has("--json")) {
-    console.error(`sausage: no host runs ${world.root}, so no process runs`);
   }
   if (flags.has("--json")) {
     console.log(JSON.stringify(list));
     return 0;
   }
-  if (client) {
-    // A WORKER column when a process runs on a remote worker (`sausage worker`).
-    const remote = list.some((p) => p.worker);
-    console.log(table(
-      ["PID", "METHOD", "PARENT", "DETACHED", "START", "STATE", ...(remote ? ["WORKER"] : [])],
-      list.map((p) => [
-        p.pid,
-        p.method,
-        p.parent,
-        p.detached ? "yes" : "no",
-        p.start,
-        p.state,
-        ...(remote ? [p.worker ?? "-"] : []),
-      ]),
-    ));
+  if (!client) {
+    console.error(`sausage: no host runs ${world.root}, so no process runs`);
+    return 0;
   }
+  console.error(`sausage: the host of ${world.root}: ${describeHolder(HostLock.holder(world))}`);
+  console.log(processTable(list) ?? "no process runs");
   return 0;
 }

@@ -13,6 +13,7 @@ import { openWorld } from "./world_arg.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { HostLock } from "../core/host_lock.ts";
 import { followCalls } from "./call_lines.ts";
+import { buildChanged, localSend } from "./start_builds.ts";
 import { consoleWanted, type ReportSink, runConsole } from "./console/run_console.ts";
 
 /** Usage of `run`. */
@@ -37,7 +38,10 @@ export async function run(args: string[]): Promise<number> {
   const stop = () => host.exit(0);
   Deno.addSignalListener("SIGINT", stop);
   Deno.addSignalListener("SIGTERM", stop);
-  await host.start();
+  // A changed source goes through what `sausage build` does, before the boot calls.
+  const local = localSend(host, "run");
+  await host.start(async () => void await buildChanged(world, local.send, positional[0]));
+  local.end();
   const interactive = consoleWanted(flags.has("--headless"));
   const count = world.pluginNames().length;
   const broken = failed.length ? `, ${failed.map((f) => f.plugin).join(", ")} not built` : "";

@@ -59,9 +59,11 @@ impl ${type} {
     /// Returns a greeting that names them; an empty name is an error (code 1).
     fn greet(&self, GreetParams { name }: GreetParams) -> Result<Greeting> {
         if name.trim().is_empty() {
-            return Err(Error::with_code(1, "name is empty: give the name of someone to greet"));
+            return Err(Error::with_code(1, "name is empty: give a name to greet"));
         }
-        Ok(Greeting { text: format!("Hello, {name}!") })
+        Ok(Greeting {
+            text: format!("Hello, {name}!"),
+        })
     }
 }
 
@@ -75,7 +77,8 @@ mod tests {
 
     #[test]
     fn greet_names_the_person() {
-        let greeting = ${type}.greet(GreetParams { name: "Ada".into() }).unwrap();
+        let params = GreetParams { name: "Ada".into() };
+        let greeting = ${type}.greet(params).unwrap();
         assert_eq!(greeting.text, "Hello, Ada!");
     }
 
@@ -83,7 +86,8 @@ mod tests {
     // are tested on the SDK's executor.
     #[sausage_plugin::test]
     async fn an_empty_name_is_refused_with_code_1() {
-        let error = ${type}.greet(GreetParams { name: " ".into() }).err().unwrap();
+        let params = GreetParams { name: " ".into() };
+        let error = ${type}.greet(params).err().unwrap();
         assert_eq!(error.code(), 1);
     }
 }

@@ -22,3 +22,20 @@ Deno.test("a new plugin's crate is named after it, and documents every item", ()
   assert.match(main, /#\[test\]/);
   assert.match(main, /#\[sausage_plugin::test\]/);
 });
+
+Deno.test("a new plugin's source is as cargo fmt writes it", async () => {
+  const dir = await Deno.makeTempDir();
+  for (const name of ["hello", "weather_forecast"]) {
+    for (const [rel, text] of Object.entries(pluginFiles(name))) {
+      await Deno.mkdir(`${dir}/${name}/${rel}`.replace(/\/[^/]+$/, ""), { recursive: true });
+      await Deno.writeTextFile(`${dir}/${name}/${rel}`, text);
+    }
+    const out = await new Deno.Command("rustfmt", {
+      args: ["--check", "--edition", "2024", `${dir}/${name}/src/main.rs`],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stdout));
+  }
+  await Deno.remove(dir, { recursive: true });
+});

@@ -162,6 +162,14 @@ export class Activator {
       }
     } catch (e) {
       unstage();
+      // A version kept out is journaled with why (10.4), whoever asked for it.
+      if (e instanceof HostError && e.code === "activation-rejected") {
+        this.journal.coreEvent("activation-refused", {
+          plugins: list.map((c) => c.plugin),
+          how,
+          message: e.message,
+        });
+      }
       throw e;
     }
     for (const s of staged) {
@@ -188,16 +196,20 @@ export class Activator {
 
   /**
    * What activating the component at host path `file` as `plugin` would
-   * break, without installing it: the refusal's text (consumers that break,
-   * or imports of its own), or null when nothing breaks. `cargo.build` says
-   * it before anyone activates. Rejects when the component's `rpc.discover`
-   * fails.
+   * break, without installing it: its `rpc.discover` document, and the
+   * refusal's text (consumers that break, or imports of its own), or null
+   * when nothing breaks. `cargo.build` says it before anyone activates, and
+   * keeps the document with the build. Rejects when the component's
+   * `rpc.discover` fails.
    */
-  async breaks(plugin: string, file: string): Promise<string | null> {
-    const fresh = new Map([[plugin, await this.discoverFile(plugin, file)]]);
+  async breaks(
+    plugin: string,
+    file: string,
+  ): Promise<{ document: OpenRpcDocument; refusal: string | null }> {
+    const document = await this.discoverFile(plugin, file);
     const { docs } = await this.graph.snapshot();
-    const check = checkActivation(docs, fresh);
-    return check.ok ? null : check.message;
+    const check = checkActivation(docs, new Map([[plugin, document]]));
+    return { document, refusal: check.ok ? null : check.message };
   }
 
   /** `core.activate` and `core.revert`. */

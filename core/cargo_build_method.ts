@@ -2,7 +2,7 @@
  * `cargo.build {"plugin": "notes"}` (section 11): a native method of the
  * host, run as a process (`cargo-<uuidv7>`, with `/proc/<pid>/` and journal
  * entries). It runs the tests of `/plugins/<name>/source/` under WASI, builds
- * the release component, and returns
+ * the release component (beside the tests, once they compiled), and returns
  * `{"wasm": "/state/cargo/builds/<n>/<name>.wasm", "tests": {passed, failed, output}, "warnings": [...]}`.
  * Each line cargo prints is a line of its stderr and a `progress`
  * notification (`{"line": …}`) to the caller. A failed step is the error
@@ -21,14 +21,15 @@
 
 import { ErrorCode, HostError } from "../rpc/errors.ts";
 import { stringParam } from "../rpc/params.ts";
-import { BuildError, buildPlugin } from "./cargo/cargo_build.ts";
+import { BuildError, buildPlugin, type BuildResult } from "./cargo/cargo_build.ts";
 import { cargoTest, type CargoTestResult } from "./cargo/test_run.ts";
 import { BuildRefused, detectToolchain } from "./cargo/toolchain.ts";
 import { importWarnings } from "./cargo/unused_imports.ts";
+import { recordBuilt, sourceHash } from "./cargo/source_stamp.ts";
 import { isCcFailure, NO_WASI_CC } from "./cargo/wasi_cc.ts";
 import type { NativeContext, NativeMethod } from "./native_process.ts";
 import { pluginNameProblem, type World } from "./world.ts";
-import { inWorldFolder, removeWorldEntry } from "./world_files.ts";
+import { inWorldFolder, removeWorldEntry, writeWorldFile } from "./world_files.ts";
 
 /** The error code of a failed `cargo.build` (JSON-RPC's range for server errors). */
 export const CARGO_BUILD_FAILED = ErrorCode.BuildFailed;
@@ -39,10 +40,14 @@ export interface CargoBuildDeps {
   /** Resolves with the world's SDK folder once its copy is up to date. */
   sdk(): Promise<string>;
   /**
-   * What activating a built component would break (the activation check's
-   * text), or null; `cargo.build` puts it first in its warnings.
+   * A built component's `rpc.discover` document (kept next to it as
+   * `<name>.openrpc.json`) and what activating it would break (the
+   * activation check's text, put first in the warnings), or null.
    */
-  breaks?(plugin: string, file: string): Promise<string | null>;
+  breaks?(
+    plugin: string,
+    file: string,
+  ): Promise<{ document: unknown; refusal: string | null }>;
 }
 
 /** What `cargo.build` returns. */
@@ -139,6 +144,34 @@ export function cargoBuildMethod(deps: CargoBuildDeps): NativeMethod {
       ctx.notify("progress", { line });
     };
     const started = performance.now();
+    // The source as it is before the tests: recorded with the component (`source_stamp.ts`).
+    const sourceBefore = await sourceHash(source).catch(() => undefined);
+
+    // The release build starts once the tests compiled and runs beside them (cargo locks each
+    // profile's folder apart); failed tests stop it, and its folder goes.
+    const release = new AbortController();
+    const stopRelease = () => release.abort();
+    ctx.signal.addEventListener("abort", stopRelease);
+    let releasing: Promise<{ built?: BuildResult; error?: unknown }> | undefined;
+    let n = 0;
+    const startRelease = () => {
+      n = newBuild(deps.world);
+      releasing = buildPlugin(source, `${deps.world.root}/${BUILDS}/${n}/${plugin}.wasm`, {
+        sdkDir,
+        onProgress: progress,
+        signal: release.signal,
+        world: deps.world.root,
+      }).then((built) => ({ built }), (error) => ({ error }));
+    };
+    const dropRelease = async () => {
+      release.abort();
+      await releasing;
+      if (n) {
+        try {
+          removeWorldEntry(deps.world.root, `${BUILDS}/${n}`);
+        } catch { /* left behind */ }
+      }
+    };
 
     let tests: CargoTestResult;
     try {
@@ -147,8 +180,11 @@ export function cargoBuildMethod(deps: CargoBuildDeps): NativeMethod {
         onProgress: progress,
         signal: ctx.signal,
         world: deps.world.root,
+        onCompiled: startRelease,
       });
     } catch (e) {
+      await dropRelease();
+      ctx.signal.removeEventListener("abort", stopRelease);
       if (!(e instanceof BuildError) || ctx.signal.aborted) throw e;
       if (e instanceof BuildRefused) {
         throw await failure(`${plugin} was not built: ${e.message}`, { step: "prepare" }, e.output);
@@ -161,6 +197,8 @@ export function cargoBuildMethod(deps: CargoBuildDeps): NativeMethod {
     }
     const testSummary = { passed: tests.passed, failed: tests.failed, output: tests.output };
     if (!tests.success) {
+      await dropRelease();
+      ctx.signal.removeEventListener("abort", stopRelease);
       const message = tests.failed
         ? `${plugin} was not built: ${tests.failed} of ${tests.passed + tests.failed} tests failed`
         : `${plugin} was not built: its tests did not run`;
@@ -168,21 +206,33 @@ export function cargoBuildMethod(deps: CargoBuildDeps): NativeMethod {
     }
     ctx.log(`tests: ${tests.passed} passed, ${tests.failed} failed, ${tests.ignored} ignored`);
 
-    const n = newBuild(deps.world);
+    if (!releasing) startRelease();
     const wasm = `/state/cargo/builds/${n}/${plugin}.wasm`;
     let warnings: string[];
     try {
-      const built = await buildPlugin(source, `${deps.world.root}${wasm}`, {
-        sdkDir,
-        onProgress: progress,
-        signal: ctx.signal,
-        world: deps.world.root,
-      });
+      const done = await releasing!;
+      ctx.signal.removeEventListener("abort", stopRelease);
+      if (!done.built) throw done.error;
+      const built = done.built;
       warnings = await importWarnings(built.diagnostics, source);
+      if (sourceBefore) {
+        await recordBuilt(deps.world, plugin, `${deps.world.root}${wasm}`, sourceBefore)
+          .catch(() => {});
+      }
       // The consumers this build would break, before anyone activates it.
-      const breaks = await deps.breaks?.(plugin, `${deps.world.root}${wasm}`).catch(() => null);
-      if (breaks) {
-        const why = breaks.replace(/^\S+ was not activated: /, "");
+      const checked = await deps.breaks?.(plugin, `${deps.world.root}${wasm}`).catch(() => null);
+      if (checked) {
+        // Its document, for `sausage import --built` before it is activated.
+        try {
+          writeWorldFile(
+            deps.world.root,
+            `${BUILDS}/${n}/${plugin}.openrpc.json`,
+            JSON.stringify(checked.document, null, 2) + "\n",
+          );
+        } catch { /* the import reads the active version's then */ }
+      }
+      if (checked?.refusal) {
+        const why = checked.refusal.replace(/^\S+ was not activated: /, "");
         warnings.unshift(`activating this build would be refused: ${why}`);
       }
     } catch (e) {

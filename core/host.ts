@@ -263,9 +263,10 @@ export class Host {
   /**
    * Starts the sandboxes, brings the SDK copy up to date meanwhile (a few
    * stats when nothing changed: `syncSdk`'s stamp) and makes the boot calls
-   * (detached) once one sandbox is ready.
+   * (detached) once one sandbox is ready and `beforeBoot` is done (`run`
+   * and `dev` build changed plugins there, so the boot calls get them).
    */
-  async start(): Promise<void> {
+  async start(beforeBoot?: () => Promise<void>): Promise<void> {
     const sdk = this.sdkCopy.folder().catch((e) => {
       this.sdkCopy.retry(); // cargo.build tries again
       this.opts.report?.(
@@ -276,6 +277,7 @@ export class Host {
     });
     await Promise.all([this.pool.warm(), sdk]);
     if (this.opts.watch !== false) this.graph.start();
+    await beforeBoot?.();
     makeBootCalls(this.world, this.router, this.journal, this.opts.report);
   }
 

@@ -18,6 +18,6 @@ export { ControlServer } from "./control_server.ts";
 export { pluginNameProblem, World } from "./world.ts";
 export type { Entry, LogFilter } from "./journal.ts";
 export type { ProcessInfo } from "./process.ts";
-export { buildMissing } from "./cargo/world_build.ts";
+export { buildMissing, changedPlugins } from "./cargo/world_build.ts";
 export { writeCargoConfig } from "./cargo/author_config.ts";
 export { isLibtestHarness, runTests, TestArgsError } from "./test_runner/mod.ts";

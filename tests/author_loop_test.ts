@@ -9,30 +9,11 @@
 
 import { strict as assert } from "node:assert";
 import { launcher, sausage } from "./helpers/cli.ts";
+import { renameParam, start, waitFor, WELCOME } from "./helpers/author.ts";
 
 const opts = { sanitizeOps: false, sanitizeResources: false };
 
 const dec = new TextDecoder();
-
-/** A long-running `sausage` subprocess whose stderr is collected as it comes. */
-function start(...args: string[]): { child: Deno.ChildProcess; stderr: () => string } {
-  const child = new Deno.Command(launcher, { args, stdout: "null", stderr: "piped", stdin: "null" })
-    .spawn();
-  let text = "";
-  (async () => {
-    for await (const chunk of child.stderr) text += dec.decode(chunk);
-  })();
-  return { child, stderr: () => text };
-}
-
-/** Waits until `pattern` appears in `text()` after `from` characters. */
-async function waitFor(text: () => string, pattern: RegExp, from = 0, ms = 600_000) {
-  const end = Date.now() + ms;
-  while (!pattern.test(text().slice(from))) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${pattern}; got:\n${text()}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 const SUBCOMMANDS = [
   "new",
@@ -78,6 +59,43 @@ Deno.test(
     }).output();
     assert.equal(dec.decode(out.stdout).trim(), "build");
     assert.equal((await sausage("completions", "tcsh")).code, 2);
+  },
+);
+
+Deno.test(
+  { name: "new --agent: a world with the agent, or the agent added", ...opts },
+  async () => {
+    const dir = await Deno.makeTempDir();
+    // As the README types it: the hints say ./sausage.
+    const repo = launcher.slice(0, launcher.lastIndexOf("/"));
+    const out = await new Deno.Command("bash", {
+      args: ["-c", `./sausage new ${dir}/a --agent`],
+      cwd: repo,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const text = dec.decode(out.stdout);
+    assert.equal(out.code, 0, dec.decode(out.stderr));
+    assert.match(text, /made the world \S+ with the plugin hello and the agent/);
+    assert.match(text, /^ {2}\.\/sausage build \S+ hello/m);
+    assert.match(text, /export OPENAI_API_KEY/);
+    assert.ok(Deno.statSync(`${dir}/a/plugins/agent/source/src/main.rs`).isFile);
+    assert.match(Deno.readTextFileSync(`${dir}/a/config/agent.json`), /"token_env"/);
+    assert.match(
+      Deno.readTextFileSync(`${dir}/a/config/limits.json`),
+      /"call_timeout_ms": 3600000/,
+    );
+
+    // A world without one is told how to add it; then it is added.
+    const plain = await sausage("new", `${dir}/b`);
+    assert.match(plain.stdout, /^ {2}sausage new \S+ --agent +# an agent that writes plugins/m);
+    const added = await sausage("new", `${dir}/b`, "--agent");
+    assert.equal(added.code, 0, added.stderr);
+    assert.match(added.stdout, /added the agent to \S+/);
+    assert.ok(Deno.statSync(`${dir}/b/plugins/agent/source/Cargo.toml`).isFile);
+    const again = await sausage("new", `${dir}/b`, "--agent");
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /plugins\/agent exists already/);
   },
 );
 
@@ -263,9 +281,7 @@ Deno.test({
       const hello = await Deno.readTextFile(main);
       await Deno.writeTextFile(
         main,
-        hello.replace("    name: String,", "    who: String,")
-          .replace("GreetParams { name }", "GreetParams { who: name }")
-          .replaceAll("GreetParams { name: ", "GreetParams { who: "),
+        renameParam(hello),
       );
       const refused = await sausage("build", world, "hello");
       assert.equal(refused.code, 1, refused.stderr);
@@ -300,9 +316,7 @@ Deno.test({
   const hello = await Deno.readTextFile(main);
   await Deno.writeTextFile(
     main,
-    hello.replace("    name: String,", "    who: String,")
-      .replace("GreetParams { name }", "GreetParams { who: name }")
-      .replaceAll("GreetParams { name: ", "GreetParams { who: "),
+    renameParam(hello),
   );
   const refused = await sausage("build", world, "hello");
   assert.equal(refused.code, 1, refused.stderr);
@@ -343,34 +357,3 @@ Deno.test({
   const direct = await sausage("call", world, "hello.greet", '{"who": "Bo"}');
   assert.deepEqual(JSON.parse(direct.stdout), { text: "Hello, Bo!" });
 });
-
-/** The README's second plugin. */
-const WELCOME = `//! Welcome: greets newcomers, through the hello plugin.
-
-use sausage_plugin::{Result, rpc, schema};
-
-sausage_plugin::import!("hello");
-
-/// The welcome plugin.
-struct Welcome;
-
-/// The params of \`welcome\`.
-#[schema]
-struct WelcomeParams {
-    /// The newcomer's name.
-    name: String,
-}
-
-#[rpc]
-impl Welcome {
-    /// Welcome someone: hello's greeting, then a word of welcome.
-    async fn welcome(&self, WelcomeParams { name }: WelcomeParams) -> Result<String> {
-        let greeting = hello::greet(hello::GreetParams { name }).await?;
-        Ok(format!("{} Welcome to this world.", greeting.text))
-    }
-}
-
-fn main() {
-    sausage_plugin::run(Welcome);
-}
-`;

@@ -8,6 +8,7 @@ import { launcher, type Ran, sausage } from "./helpers/cli.ts";
 import { builtTestPlugin } from "./helpers/plugins.ts";
 import { makeWorld } from "./helpers/world.ts";
 import { eventually } from "./helpers/host.ts";
+import { Terminal } from "./helpers/terminal.ts";
 
 const probe = await builtTestPlugin("probe");
 const opts = { sanitizeOps: false, sanitizeResources: false };
@@ -300,5 +301,96 @@ Deno.test({
     host.kill("SIGTERM");
     assert.equal((await host.status).code, 0);
     await reading;
+  }
+});
+
+Deno.test({
+  name:
+    "a long call: ps elsewhere sees its transient host's process, Ctrl-C cancels it and says so, a spinner on a terminal",
+  ...opts,
+}, async () => {
+  const world = await makeWorld({ plugins: { probe } });
+  const call = new Deno.Command(launcher, {
+    args: ["call", world, "probe.spin"],
+    stdout: "piped",
+    stderr: "piped",
+    stdin: "null",
+  }).spawn();
+  const seen = await eventually(
+    async () => {
+      const r = await sausage("ps", world);
+      return / spin +console/.test(r.stdout) && r;
+    },
+    "ps from another terminal lists the call",
+    60_000,
+  );
+  assert.match(seen.stderr, /the host of \S+: pid \d+ \(sausage call, transient\)/);
+  assert.match(
+    seen.stdout,
+    /^PID +METHOD .*\n\S+ +spin +console +no +\d\d:\d\d:\d\d +running/,
+  );
+  call.kill("SIGINT");
+  const out = await call.output();
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 130, stderr);
+  assert.match(stderr, /probe\.spin cancelled after \d+\.\d s; its process probe-\S+ was stopped/);
+  assert.doesNotMatch(stderr, /\r|Ctrl-C cancels/, "off a terminal: no spinner");
+  assert.equal(new TextDecoder().decode(out.stdout), "");
+  const after = await sausage("ps", world);
+  assert.match(after.stderr, /no host runs/);
+
+  // Through a running host: Ctrl-C sends core.cancel, and the host stops the process.
+  const host = new Deno.Command(launcher, {
+    args: ["run", world, "--headless", "--quiet"],
+    stdout: "null",
+    stderr: "null",
+    stdin: "null",
+  }).spawn();
+  try {
+    await eventually(
+      async () => {
+        const r = await sausage("ps", world);
+        return /sausage run/.test(r.stderr);
+      },
+      "the host to run",
+      60_000,
+    );
+    const viaHost = new Deno.Command(launcher, {
+      args: ["call", world, "probe.spin"],
+      stdout: "piped",
+      stderr: "piped",
+      stdin: "null",
+    }).spawn();
+    await eventually(
+      async () => / spin +console/.test((await sausage("ps", world)).stdout),
+      "spin",
+    );
+    viaHost.kill("SIGINT");
+    const done = await viaHost.output();
+    const text = new TextDecoder().decode(done.stderr);
+    assert.equal(done.code, 130, text);
+    assert.match(
+      text,
+      /probe\.spin cancelled after \d+\.\d s; its process probe-\S+ is being stopped/,
+    );
+    await eventually(
+      async () => !/ spin /.test((await sausage("ps", world)).stdout),
+      "the host to stop the process",
+      30_000,
+    );
+  } finally {
+    host.kill("SIGTERM");
+    await host.status;
+  }
+
+  // On a terminal: the spinner with the elapsed time, on stderr; Ctrl-C there too.
+  const t = await Terminal.start(`${launcher} call ${world} probe.spin`);
+  try {
+    await t.waitFor(/[|/\\-] probe\.spin \d+\.\d s \(Ctrl-C cancels\)/, "the spinner", 60_000);
+    await t.press("C-c");
+    await t.waitFor(/probe\.spin cancelled after \d+\.\d s/, "the cancel", 30_000);
+    await t.waitFor(/\[exit 130\]/, "exit 130", 30_000);
+  } finally {
+    await t.close();
   }
 });

@@ -180,7 +180,9 @@ consoleTest(
   { plugins: { notes, agent: talker } },
   async (t, world) => {
     const started = await enter(t, 'agent.tick {"count": 2, "ms": 1200} &');
-    assert.deepEqual(started, ["  [1] agent.tick runs in the background"]);
+    assert.deepEqual(started, [
+      "  [1] agent.tick runs detached (ps shows it; stop <pid> ends it)",
+    ]);
     await t.type('notes.add {"te');
     const screen = await t.waitFor(/tick \{"i":0\}/, "the first notification");
     const lines = linesOf(screen);
@@ -194,8 +196,13 @@ consoleTest(
     const done = await t.waitFor(/"count": 1/, "the finished line to run");
     assert.match(done, /^> notes\.add \{"text": "x"\}$/m);
 
-    // Journal lines followed with log -f arrive the same way, here from a call made outside.
+    // Ctrl-Z does not freeze the world: it says why; Ctrl-L clears the screen.
+    await t.press("C-z");
+    await t.waitFor(/Ctrl-Z would freeze the world/, "the word about Ctrl-Z");
     await t.press("C-l");
+    await t.waitFor((s) => !/Ctrl-Z would freeze/.test(s), "Ctrl-L to clear the screen");
+
+    // Journal lines followed with log -f arrive the same way, here from a call made outside.
     assert.deepEqual(await enter(t, "log -f notes"), [
       "  following the journal of notes (log -f off stops)",
     ]);

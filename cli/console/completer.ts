@@ -1,6 +1,7 @@
 /**
  * Tab completion in the console: commands and plugins as the first word,
- * methods after `<plugin>.`, then per command its plugins, pids or paths.
+ * methods after `<plugin>.`, then per command its plugins, pids or paths
+ * (`activate <plugin> <Tab>`: that plugin's newest builds).
  *
  * @module
  */
@@ -20,12 +21,12 @@ export interface CompletionSource {
 }
 
 /** What the arguments of each command are, in order (the last one repeats). */
-const ARGS: Record<string, ("plugin" | "pid" | "path" | "none")[]> = {
+const ARGS: Record<string, ("plugin" | "pid" | "path" | "build" | "none")[]> = {
   ls: ["path", "none"],
   cat: ["path", "none"],
   methods: ["plugin", "none"],
   revert: ["plugin", "none"],
-  activate: ["plugin", "path", "none"],
+  activate: ["plugin", "build", "none"],
   stop: ["pid", "none"],
   kill: ["pid", "none"],
   log: ["plugin", "none"],
@@ -68,10 +69,31 @@ export async function complete(
   if (kind === "plugin") {
     candidates = words[0] === "log" ? [...src.plugins(), ...src.pids()] : src.plugins();
   } else if (kind === "pid") candidates = src.pids();
-  else if (kind === "path") {
+  else if (kind === "build") {
+    candidates = (await builds(src, words[1])).filter((c) => c.startsWith(current));
+    if (candidates.length || current === "") return [candidates, current];
+  }
+  if (kind === "path" || kind === "build") { // a file elsewhere: its path
     const slash = current.lastIndexOf("/");
     const dir = current.slice(0, slash + 1);
     candidates = (await src.list(dir === "" ? "/" : dir)).map((name) => `${dir}${name}`);
   }
   return [candidates.filter((c) => c.startsWith(current)), current];
+}
+
+/** The builds folder, as a process sees it. */
+const BUILDS = "/state/cargo/builds/";
+/** How many of the newest build folders `activate <plugin> <Tab>` looks into. */
+const BUILDS_LOOKED_AT = 20;
+
+/** `plugin`'s builds among the newest build folders, newest first. */
+async function builds(src: CompletionSource, plugin: string): Promise<string[]> {
+  const numbers = (await src.list(BUILDS).catch((): string[] => []))
+    .map((name) => name.replace(/\/$/, "")).filter((n) => /^\d+$/.test(n))
+    .map(Number).sort((a, b) => b - a).slice(0, BUILDS_LOOKED_AT);
+  const found = await Promise.all(numbers.map(async (n) => {
+    const entries = await src.list(`${BUILDS}${n}/`).catch((): string[] => []);
+    return entries.includes(`${plugin}.wasm`) ? [`${BUILDS}${n}/${plugin}.wasm`] : [];
+  }));
+  return found.flat();
 }

@@ -8,7 +8,14 @@ const source: CompletionSource = {
   pids: () => ["notes-0192", "www-0193"],
   list: (path) =>
     Promise.resolve(
-      path === "/" ? ["plugins/", "proc/", "state/"] : path === "/proc/" ? ["core/"] : [],
+      ({
+        "/": ["plugins/", "proc/", "state/"],
+        "/proc/": ["core/"],
+        "/state/cargo/builds/": ["1/", "2/", "10/"],
+        "/state/cargo/builds/1/": ["notes.wasm"],
+        "/state/cargo/builds/2/": ["www.wasm"],
+        "/state/cargo/builds/10/": ["notes.wasm", "notes.openrpc.json"],
+      } as Record<string, string[]>)[path] ?? [],
     ),
 };
 
@@ -32,7 +39,14 @@ Deno.test("Tab: each command's arguments: plugins, pids, paths", async () => {
   ], ""]);
   assert.deepEqual(await complete("ls /p", source), [["/plugins/", "/proc/"], "/p"]);
   assert.deepEqual(await complete("cat /proc/", source), [["/proc/core/"], "/proc/"]);
-  assert.deepEqual(await complete("activate notes /s", source), [["/state/"], "/s"]);
+  assert.deepEqual(await complete("activate notes /s", source), [[
+    "/state/cargo/builds/10/notes.wasm",
+    "/state/cargo/builds/1/notes.wasm",
+  ], "/s"]);
+  assert.deepEqual(await complete("activate www ", source), [[
+    "/state/cargo/builds/2/www.wasm",
+  ], ""]);
+  assert.deepEqual(await complete("activate notes /p", source), [["/plugins/", "/proc/"], "/p"]);
   assert.deepEqual(await complete("ps x", source), [[], "x"]);
   assert.deepEqual(await complete('notes.add {"te', source), [[], '{"te']);
 });

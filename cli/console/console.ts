@@ -126,6 +126,8 @@ export class Console {
         return await this.word(input.word);
       case "help":
         return this.say(helpText(this.style));
+      case "clear":
+        return this.editor.clearScreen();
       case "ls":
         return await this.ls(input.path);
       case "cat":
@@ -219,8 +221,10 @@ export class Console {
     const missing = this.missingPlugin(method.slice(0, method.indexOf(".")));
     if (missing) return this.fail(missing);
     const tag = `[${++this.background}] `;
-    this.say(this.style.dim(`${tag}${method} runs in the background`));
-    const handle = this.host.call(method, params, (name, p) => {
+    // Detached (PROTOCOL 4.4): its process is the core's child, and outlives what it was
+    // typed beside; its answer still comes here.
+    this.say(this.style.dim(`${tag}${method} runs detached (ps shows it; stop <pid> ends it)`));
+    const handle = this.host.call("core.call", { method, params, detach: true }, (name, p) => {
       if (!this.closed) this.editor.print(renderNotification(name, p, this.style, tag));
     });
     handle.outcome.then((o: Outcome) => {
@@ -309,7 +313,7 @@ export class Console {
   }
 
   private ps(): void {
-    this.say(processTable(this.host) ?? this.style.dim("no process runs"));
+    this.say(processTable(this.host.processes()) ?? this.style.dim("no process runs"));
   }
 
   private log(who: string | undefined, limit: number, filter: EventFilter = {}): void {

@@ -36,6 +36,7 @@ export const COMMANDS: readonly CommandInfo[] = [
   { name: "revert", args: "<plugin>", does: "core.revert: back to plugin.prev.wasm" },
   { name: "stop", args: "<pid>", does: "core.stop: close its stdin, kill after 5 s" },
   { name: "kill", args: "<pid>", does: "core.kill: end a process at once" },
+  { name: "clear", args: "", does: "clear the screen (also Ctrl-L)" },
   { name: "help", args: "", does: "this list" },
   { name: "quit", args: "", does: "stop the host and leave (also Ctrl-D)" },
 ];
@@ -64,6 +65,7 @@ export type Input =
   | { kind: "cat"; path: string }
   | { kind: "methods"; plugin: string }
   | { kind: "ps" }
+  | { kind: "clear" }
   | { kind: "log"; who?: string; limit: number; filter: EventFilter }
   | { kind: "follow"; who?: string; filter: EventFilter }
   | { kind: "unfollow" }
@@ -143,6 +145,7 @@ function parseCommand(word: string, args: string[]): Input {
     case "log":
       return parseLog(args);
     case "ps":
+    case "clear":
     case "help":
     case "quit":
       return args.length === 0 ? { kind: word } : usage(word);

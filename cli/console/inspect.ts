@@ -7,6 +7,7 @@
  */
 
 import type { LogFilter } from "../../core/journal.ts";
+import type { ProcessInfo } from "../../core/process.ts";
 import { table } from "../output.ts";
 import type { ConsoleHost } from "./console_host.ts";
 import { columns } from "./render.ts";
@@ -57,12 +58,13 @@ export async function readText(host: ConsoleHost, path: string): Promise<string>
   return new TextDecoder().decode(bytes).replace(/\n$/, "");
 }
 
-/** `ps`: the process table, or null when no process runs. */
-export function processTable(host: ConsoleHost): string | null {
-  const list = host.processes();
+/** `ps` (the console's and `sausage ps`): the process table, or null when no process runs. */
+export function processTable(list: ProcessInfo[]): string | null {
   if (list.length === 0) return null;
+  // A WORKER column when a process runs on a remote worker (`sausage worker`).
+  const remote = list.some((p) => p.worker);
   return table(
-    ["PID", "METHOD", "PARENT", "DETACHED", "START", "STATE"],
+    ["PID", "METHOD", "PARENT", "DETACHED", "START", "STATE", ...(remote ? ["WORKER"] : [])],
     list.map((p) => [
       p.pid,
       p.method,
@@ -70,6 +72,7 @@ export function processTable(host: ConsoleHost): string | null {
       p.detached ? "yes" : "no",
       clock(Date.parse(p.start)),
       p.state,
+      ...(remote ? [p.worker ?? "-"] : []),
     ]),
   );
 }

@@ -2,7 +2,8 @@
  * The terminal side of the console, over Node's `readline` (built into Deno
  * as `node:readline`): line editing, history, Tab completion and the prompt.
  * Keys are read here and handed to readline, so that the console decides
- * first: Ctrl-C clears the line (or cancels the running call), Ctrl-D on an
+ * first: Ctrl-C clears the line (or cancels the running call), Ctrl-L clears
+ * the screen, Ctrl-Z says why it does not suspend, Ctrl-D on an
  * empty line leaves, Ctrl-R searches the history, and keys typed while a call
  * runs wait for the next prompt. Lines printed while the person types appear
  * above the prompt, and the line being edited is drawn again below them.
@@ -211,8 +212,23 @@ export class LineEditor {
     return this.rl;
   }
 
+  /** Clears the screen (Ctrl-L, `clear`); the prompt and the line being typed are drawn again. */
+  clearScreen(): void {
+    this.out.write("\x1b[H\x1b[2J\x1b[3J");
+    if (this.mode === "prompt") this.rl.prompt(true);
+  }
+
   private key(s: string | undefined, key: Key): void {
     const ctrl = (name: string) => key.ctrl === true && key.name === name;
+    if (ctrl("z")) {
+      // readline would stop this process (SIGTSTP): the world and its servers would freeze.
+      this.print(this.opts.style.dim(
+        "(Ctrl-Z would freeze the world and every server in it: quit leaves; " +
+          "to keep it running without a terminal, sausage run <world> --headless &)",
+      ));
+      return;
+    }
+    if (ctrl("l") && this.mode !== "idle") return this.clearScreen();
     if (this.mode === "busy") {
       if (ctrl("c")) this.busyState?.cancel();
       else if (!ctrl("d")) this.typeahead.push([s, key]);

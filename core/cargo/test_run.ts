@@ -66,6 +66,8 @@ export interface CargoTestOptions {
   runner?: string;
   /** The world whose plugin this is (its own build folders; see `BuildOptions.world`). */
   world?: string;
+  /** Called once the tests compiled, before they run (`cargo.build` starts the release build then). */
+  onCompiled?: () => void;
 }
 
 /** What {@link cargoTest} found. */
@@ -240,8 +242,9 @@ export async function cargoTest(
   opts: CargoTestOptions = {},
 ): Promise<CargoTestResult> {
   const { diagnostics } = await buildTests(sourceDir, opts);
+  opts.onCompiled?.();
   const test = await cargoTestCommand(sourceDir, { ...opts, extra: ["--no-fail-fast"] });
-  const ran = await run(test, opts);
+  const ran = await run(test, opts, true);
   if (opts.signal?.aborted) throw new BuildError(`cargo test was stopped for ${sourceDir}`, "");
   let passed = 0, failed = 0, ignored = 0, binaries = 0;
   for (const line of ran.stdout) {
@@ -268,7 +271,13 @@ export async function cargoTest(
   };
 }
 
-/** Runs cargo in the build sandbox; its stdout and stderr lines (stderr also as progress). */
+/** libtest's line for one test (`test tests::greet ... ok`) and its summary: progress worth showing. */
+const TEST_LINE = /^test (.+ \.\.\. (ok|FAILED|ignored)|result: )/;
+
+/**
+ * Runs cargo in the build sandbox; its stdout and stderr lines (stderr also
+ * as progress, and with `tests`, libtest's line for each test as it ends).
+ */
 async function run(
   command: {
     cargo: string;
@@ -278,6 +287,7 @@ async function run(
     place: BuildPlace;
   },
   opts: CargoTestOptions,
+  tests = false,
 ): Promise<{ success: boolean; stdout: string[]; stderr: string[] }> {
   const cwd = command.place.dir.path;
   const { cmd: cargo, args, env } = await jailed(
@@ -303,7 +313,10 @@ async function run(
   const stdout: string[] = [];
   const stderr: string[] = [];
   const readOut = (async () => {
-    for await (const line of lines(child.stdout)) stdout.push(line);
+    for await (const line of lines(child.stdout)) {
+      stdout.push(line);
+      if (tests && TEST_LINE.test(line)) opts.onProgress?.(line);
+    }
   })();
   const readErr = (async () => {
     let skipping = false; // cargo's note that one of our patches went unused, with its help lines

@@ -1,8 +1,9 @@
 /**
  * At host start, builds every plugin that has `source/` but no `plugin.wasm`
- * (a fresh clone has no binaries), or whose source changed after its
- * `plugin.wasm` was made, showing progress. A plugin that does not build does
- * not stop the others: its failure is kept in the world
+ * (a fresh clone has no binaries), showing progress; a plugin whose source
+ * changed since its `plugin.wasm` was built is {@link changedPlugins}' (it
+ * goes through tests and the checks, as `sausage build`). A plugin that does
+ * not build does not stop the others: its failure is kept in the world
  * ({@link buildFailureFile}), its calls answer with the compiler's message
  * (`World.pluginWasm`), and one with an older `plugin.wasm` keeps running it.
  *
@@ -11,41 +12,15 @@
 
 import type { World } from "../world.ts";
 import { BuildError, buildPlugin } from "./cargo_build.ts";
+import { recordBuilt, sourceHash, sourceState } from "./source_stamp.ts";
 
-function mtime(path: string): number | undefined {
+function exists(path: string): boolean {
   try {
-    return Deno.statSync(path).mtime?.getTime();
+    Deno.statSync(path);
+    return true;
   } catch {
-    return undefined;
+    return false;
   }
-}
-
-/** Build output and editor files, which do not change a plugin. */
-function ignored(name: string): boolean {
-  return name === "target" || name.startsWith(".") || name === "Cargo.lock" ||
-    name.endsWith("~");
-}
-
-/** The newest modification time under `dir` (links followed), 0 when it is empty or missing. */
-function newestSourceTime(dir: string): number {
-  let newest = 0;
-  const walk = (d: string, depth: number) => {
-    let entries: Deno.DirEntry[];
-    try {
-      entries = [...Deno.readDirSync(d)];
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      if (ignored(e.name)) continue;
-      const path = `${d}/${e.name}`;
-      const t = mtime(path) ?? 0;
-      if (t > newest) newest = t;
-      if (depth < 16 && (e.isDirectory || e.isSymlink)) walk(path, depth + 1);
-    }
-  };
-  walk(dir, 0);
-  return newest;
 }
 
 /** Where the last failed build of a plugin at start is kept (removed when one succeeds). */
@@ -53,13 +28,16 @@ function buildFailureFile(world: World, name: string): string {
   return `${world.root}/state/core/build-failures/${name}.txt`;
 }
 
-/** Why a plugin needs a build at start, or null when its `plugin.wasm` is current. */
-function staleReason(world: World, name: string): string | null {
-  const dir = world.pluginDir(name);
-  if (mtime(`${dir}/source/Cargo.toml`) === undefined) return null;
-  const built = mtime(`${dir}/plugin.wasm`);
-  if (built === undefined) return "no plugin.wasm";
-  return newestSourceTime(`${dir}/source`) > built ? "its source changed" : null;
+/**
+ * The plugins of `world` whose source's content differs from the one their
+ * `plugin.wasm` was built from (`source_stamp.ts`): `run` and `dev` test,
+ * build and check them as `sausage build` does, before the boot calls.
+ */
+export async function changedPlugins(world: World): Promise<string[]> {
+  const states = await Promise.all(
+    world.pluginNames().map(async (name) => [name, await sourceState(world, name)] as const),
+  );
+  return states.filter(([, s]) => s === "its source changed").map(([name]) => name);
 }
 
 /** A plugin that did not build at start. */
@@ -80,10 +58,11 @@ export async function buildMissing(
   world: World,
   report: (line: string) => void,
 ): Promise<FailedBuild[]> {
-  const todo = world.pluginNames().flatMap((name) => {
-    const why = staleReason(world, name);
-    return why ? [{ name, why }] : [];
-  });
+  const todo: { name: string; why: string }[] = [];
+  for (const name of world.pluginNames()) {
+    const why = await sourceState(world, name);
+    if (why === "no plugin.wasm") todo.push({ name, why });
+  }
   const failed: FailedBuild[] = [];
   for (const [i, { name, why }] of todo.entries()) {
     const dir = world.pluginDir(name);
@@ -93,15 +72,17 @@ export async function buildMissing(
     const started = performance.now();
     const failure = buildFailureFile(world, name);
     try {
+      const source = await sourceHash(`${dir}/source`);
       await buildPlugin(`${dir}/source`, `${dir}/plugin.wasm`, {
         onProgress: (line) => report(`  ${line.trim()}`),
         world: world.root,
       });
+      await recordBuilt(world, name, `${dir}/plugin.wasm`, source).catch(() => {});
       await Deno.remove(failure).catch(() => {});
       report(`sausage: built ${name} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     } catch (e) {
       if (!(e instanceof BuildError)) throw e;
-      const kept = mtime(`${dir}/plugin.wasm`) !== undefined;
+      const kept = exists(`${dir}/plugin.wasm`);
       const message = `${name} does not build: ${e.message}` +
         (kept
           ? "; the last plugin.wasm that built keeps running"

@@ -1,8 +1,10 @@
 /**
  * A test binary as the runner gets it from cargo: a WASI core module
- * (`wasm32-wasip1`) or a component (`wasm32-wasip2`). A core module becomes a
- * command component with jco's preview-1 command adapter, kept in the cache
- * folder under the module's hash, so a binary is adapted once.
+ * (`wasm32-wasip1`) or a component (`wasm32-wasip2`). A core module that
+ * imports only preview 1 runs as it is, on the preview-1 binding; any other
+ * becomes a command component with jco's preview-1 command adapter, kept in
+ * the cache folder under the module's hash, so a binary is adapted once
+ * (without its DWARF: `strip_debug.ts`).
  *
  * Test binaries change with every build and are large (a debug build is
  * about 14 MB), so the runner keeps what it makes of them in folders of its
@@ -16,6 +18,8 @@ import { sha256 } from "../file_hash.ts";
 import { cacheDir } from "../paths.ts";
 import { componentsRoot } from "../cache_entries.ts";
 import { ADAPT_VERSION, adaptCommand } from "../cargo/adapt_command.ts";
+import { engineChoice, preview1MainOf } from "../component_cache.ts";
+import { withoutDebugInfo } from "./strip_debug.ts";
 
 /** The version field of a core module (a component has `0d 00 01 00`). */
 const CORE_VERSION = [0x01, 0x00, 0x00, 0x00];
@@ -100,6 +104,13 @@ export async function testBinary(path: string, cache = cacheDir()): Promise<Test
   }
   const harness = isLibtestHarness(bytes);
   if (wasmKind(bytes, path) === "component") return { component: path, harness };
+  // A module that imports only preview 1 runs as it is on our preview-1 binding: adapting
+  // it into a component (1–3 s for a debug build) would only be undone by the cache.
+  if (engineChoice() !== "jco") {
+    try {
+      if (preview1MainOf(bytes)) return { component: path, harness };
+    } catch { /* it imports more than preview 1: adapted below, for jco's glue */ }
+  }
   const dir = `${cache}/test-components`;
   const out = `${dir}/${await sha256(bytes)}-a${ADAPT_VERSION}.wasm`;
   try {
@@ -109,7 +120,7 @@ export async function testBinary(path: string, cache = cacheDir()): Promise<Test
   } catch { /* not adapted yet */ }
   let component: Uint8Array;
   try {
-    component = await adaptCommand(bytes);
+    component = await adaptCommand(withoutDebugInfo(bytes));
   } catch (e) {
     throw new Error(`${path} is not a WASI command module: ${e instanceof Error ? e.message : e}`);
   }
