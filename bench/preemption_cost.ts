@@ -42,7 +42,7 @@ async function measure(noPreemption: boolean): Promise<number[]> {
     for (let r = 0; r < rounds; r++) {
       const t0 = performance.now();
       for (let i = 0; i < n; i++) {
-        const res = await caller.call(host.router, method, params) as Response;
+        const res = await caller.call(host.router, method, params);
         if (res.error) throw new Error(`${method}: ${JSON.stringify(res.error)}`);
       }
       times.push((performance.now() - t0) / n);

@@ -7,7 +7,7 @@
  */
 
 import { parseArgs, UsageError } from "./args.ts";
-import { COMMAND_NAMES } from "./main.ts";
+import { COMMAND_NAMES } from "./command_names.ts";
 
 /** Usage of `completions`. */
 export const COMPLETIONS_USAGE = "sausage completions <bash|zsh|fish>";

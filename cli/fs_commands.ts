@@ -12,8 +12,8 @@ import { fromBase64 } from "../rpc/base64.ts";
 import type { Listing } from "../vfs/host_fs.ts";
 import { statFromWire, type WireStat } from "../vfs/wire.ts";
 import { parseArgs, UsageError } from "./args.ts";
-import type { HostClient } from "./client.ts";
-import { reachHost, release } from "./reach_host.ts";
+import type { HostClient } from "../core/host_client.ts";
+import { reachHost, release } from "../core/reach_host.ts";
 
 /** Usage of `ls`. */
 export const LS_USAGE = "sausage ls <world> [path] [--json]";
@@ -28,7 +28,7 @@ const ERRORS: Record<string, string> = {
   "not-directory": "not a folder",
 };
 
-/** Runs `f` against the running host, or a transient one (`reach_host.ts`). */
+/** Runs `f` against the running host, or a transient one (`core/reach_host.ts`). */
 async function withFs<T>(
   world: World,
   command: string,

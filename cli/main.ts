@@ -8,6 +8,7 @@
 import { closest } from "./console/closest.ts";
 import { UsageError } from "./args.ts";
 import { printError } from "./output.ts";
+import type { CommandName } from "./command_names.ts";
 
 /** A subcommand: resolves with the exit code. */
 type Command = (args: string[]) => number | Promise<number>;
@@ -16,7 +17,7 @@ type Command = (args: string[]) => number | Promise<number>;
  * Each subcommand's module, loaded only when it runs, so that `sausage call`
  * against a running host does not load the host, jco or the MCP SDK.
  */
-const COMMANDS: Record<string, () => Promise<Command>> = {
+const COMMANDS: Record<CommandName, () => Promise<Command>> = {
   new: async () => (await import("./new.ts")).newCommand,
   build: async () => (await import("./build.ts")).build,
   dev: async () => (await import("./dev.ts")).dev,
@@ -35,9 +36,6 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   cache: async () => (await import("./cache.ts")).cache,
   completions: async () => (await import("./completions.ts")).completions,
 };
-
-/** Every subcommand's name, as `help` and the shell completions list them. */
-export const COMMAND_NAMES: readonly string[] = [...Object.keys(COMMANDS), "help"];
 
 /** The help text (it loads every command's module for its usage line). */
 async function help(): Promise<string> {
@@ -157,7 +155,7 @@ export async function main(args: string[]): Promise<number> {
     console.log((await import("./version.ts")).versionText());
     return 0;
   }
-  const load = COMMANDS[command];
+  const load = Object.hasOwn(COMMANDS, command) ? COMMANDS[command as CommandName] : undefined;
   if (!load) {
     const near = closest(command, Object.keys(COMMANDS), 2);
     printError(

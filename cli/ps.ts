@@ -11,7 +11,7 @@ import type { ProcessInfo } from "../core/process.ts";
 import { describeHolder, HostLock } from "../core/host_lock.ts";
 import { openWorld } from "./world_arg.ts";
 import { parseArgs, UsageError } from "./args.ts";
-import { HostClient } from "./client.ts";
+import { HostClient } from "../core/host_client.ts";
 import { processTable } from "./console/inspect.ts";
 
 /** Usage of `ps`. */

@@ -12,6 +12,7 @@ import { buildMissing, ControlServer, Host, writeCargoConfig } from "../core/mod
 import { openWorld } from "./world_arg.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { HostLock } from "../core/host_lock.ts";
+import { EXIT_CODE_CORE_EXIT } from "../core/core_api.ts";
 import { followCalls } from "./call_lines.ts";
 import { buildChanged, localSend } from "./start_builds.ts";
 import { consoleWanted, type ReportSink, runConsole } from "./console/run_console.ts";
@@ -55,7 +56,7 @@ export async function run(args: string[]): Promise<number> {
     : followCalls((f) => host.journal.query(f), (line) => console.error(line));
   const code = interactive ? await runConsole(host, reports) : await host.done;
   stopLines();
-  console.error(code === 75 ? "sausage: core.exit: stopping" : "sausage: stopping");
+  console.error(code === EXIT_CODE_CORE_EXIT ? "sausage: core.exit: stopping" : "sausage: stopping");
   Deno.removeSignalListener("SIGINT", stop);
   Deno.removeSignalListener("SIGTERM", stop);
   // Processes get their grace period to answer (a guest that called

@@ -21,7 +21,7 @@ export function localSend(host: Host, name: string): { send: Send; end: () => vo
     if ("method" in msg) printProgress(msg);
   });
   return {
-    send: async (method, params) => await caller.call(host.router, method, params) as Response,
+    send: async (method, params) => await caller.call(host.router, method, params),
     end: () => (caller.hasEnded = true),
   };
 }

@@ -1,14 +1,14 @@
 /**
  * Calls into a world from the CLI: through its running host (the control
  * socket), or through a transient host made for the command and shut down
- * after it (`reach_host.ts`). `build` and `methods` use it.
+ * after it (`core/reach_host.ts`). `build` and `methods` use it.
  *
  * @module
  */
 
 import { LocalCaller, type World } from "../core/mod.ts";
 import type { Request, Response } from "../rpc/message.ts";
-import { reachHost, release } from "./reach_host.ts";
+import { reachHost, release } from "../core/reach_host.ts";
 
 /** Sends one request and resolves with its response. */
 export type Send = (method: string, params: Record<string, unknown>) => Promise<Response>;
@@ -43,7 +43,7 @@ export async function withWorld<T>(
   });
   try {
     return await body(
-      async (method, params) => await caller.call(host.router, method, params) as Response,
+      async (method, params) => await caller.call(host.router, method, params),
       false,
     );
   } finally {

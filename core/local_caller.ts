@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Message } from "../rpc/message.ts";
+import type { Message, Response } from "../rpc/message.ts";
 import type { Caller, Process } from "./process.ts";
 import type { Router } from "./router.ts";
 
@@ -16,7 +16,7 @@ export class LocalCaller implements Caller {
   readonly children = new Set<Process>();
   /** Set by its user when it stops waiting: later answers are dropped. */
   hasEnded = false;
-  private waiting = new Map<string | number, (msg: Message) => void>();
+  private waiting = new Map<string | number, (msg: Response) => void>();
   private next = 0;
 
   /**
@@ -36,7 +36,7 @@ export class LocalCaller implements Caller {
   }
 
   /** Makes a request through `router` and resolves with the response. */
-  call(router: Router, method: string, params: Record<string, unknown>): Promise<Message> {
+  call(router: Router, method: string, params: Record<string, unknown>): Promise<Response> {
     const id = `${this.name}-${++this.next}`;
     return new Promise((resolve) => {
       this.waiting.set(id, resolve);

@@ -2,7 +2,7 @@
  * The world's host for one run of `sausage mcp`: the running host when there
  * is one (`SocketLink`), else a host started here for the session
  * (`HostLink`, with the control socket and the boot calls, never building),
- * found the one way every command finds it (`cli/reach_host.ts`: under the
+ * found the one way every command finds it (`core/reach_host.ts`: under the
  * world's lock, waiting for a host that is starting).
  * When the running host goes away mid-session (`sausage run` stopped), the
  * next call or read starts a host here and goes on; a call that was already
@@ -13,7 +13,7 @@
 
 import type { ControlServer } from "../core/control_server.ts";
 import type { Host } from "../core/host.ts";
-import { reachHost } from "../cli/reach_host.ts";
+import { reachHost } from "../core/reach_host.ts";
 import type { World } from "../core/world.ts";
 import type { Response } from "../rpc/message.ts";
 import { HostLink } from "./host_link.ts";

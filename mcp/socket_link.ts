@@ -9,7 +9,7 @@
  * @module
  */
 
-import { HostClient } from "../cli/client.ts";
+import { HostClient } from "../core/host_client.ts";
 import { HELLO } from "../core/control_path.ts";
 import type { World } from "../core/world.ts";
 import { fromBase64 } from "../rpc/base64.ts";

@@ -74,7 +74,7 @@ cacheTest("a truncated, corrupted or foreign entry is a miss and is made again",
   const host = new Host(world, { sandboxes: 1, watch: false, cacheDir: cache });
   await host.start();
   try {
-    const r = await new LocalCaller("t").call(host.router, "probe.echo", { x: 1 }) as Response;
+    const r = await new LocalCaller("t").call(host.router, "probe.echo", { x: 1 });
     assert.deepEqual(r.result, { x: 1 });
   } finally {
     await host.shutdown(100);

@@ -16,7 +16,7 @@
  */
 
 import assert from "node:assert/strict";
-import { HostClient } from "../cli/client.ts";
+import { HostClient } from "../core/host_client.ts";
 import { ControlServer } from "../core/control_server.ts";
 import { World } from "../core/world.ts";
 import { agentTokenEnv } from "../core/agent_token.ts";

@@ -19,7 +19,7 @@ import { makeWorld } from "./helpers/world.ts";
 import { ControlServer } from "../core/control_server.ts";
 import { HELLO } from "../core/control_path.ts";
 import { LocalCaller } from "../core/local_caller.ts";
-import { HostClient } from "../cli/client.ts";
+import { HostClient } from "../core/host_client.ts";
 import { World } from "../core/world.ts";
 import { REPLACE_INTERVAL_MS } from "../core/sandbox_pool.ts";
 import { streamLines } from "../rpc/line_splitter.ts";
@@ -386,7 +386,7 @@ Deno.test(
           const [method, params] = crash
             ? (r() < 0.5 ? ["probe.panic", {}] : ["probe.exit", { code: 1 }])
             : ["probe.echo", { n: next }];
-          const res = await caller.call(h.host.router, method, params) as Response;
+          const res = await caller.call(h.host.router, method, params);
           if (crash) assert.equal(res.error?.code, -32002, JSON.stringify(res));
           else assert.deepEqual(res.result, params);
           answered++;
@@ -600,7 +600,7 @@ Deno.test({
       const caller = new LocalCaller(`c${i}`, () => {});
       while (!stop) {
         sent++;
-        const r = await caller.call(host.router, "probe.echo", { i }) as Response;
+        const r = await caller.call(host.router, "probe.echo", { i });
         if (r.error) {
           assert.equal(r.error.code, -32002, JSON.stringify(r.error));
           lostSandbox++;
@@ -645,7 +645,7 @@ Deno.test({
     const allowed = bound + Math.ceil((Date.now() - killsBegan) / REPLACE_INTERVAL_MS);
     assert.ok(replaced.length <= allowed, `${replaced.length} replacements, at most ${allowed}`);
     const after = await new LocalCaller("after").call(host.router, "probe.echo", { a: 1 });
-    assert.deepEqual((after as Response).result, { a: 1 }, "the pool serves after the kills");
+    assert.deepEqual(after.result, { a: 1 }, "the pool serves after the kills");
     report({
       case: "pool bound",
       kills,

@@ -12,7 +12,7 @@
  */
 
 import { strict as assert } from "node:assert";
-import { HostClient } from "../cli/client.ts";
+import { HostClient } from "../core/host_client.ts";
 import { World } from "../core/world.ts";
 import type { WorkerInfo } from "../core/remote/worker_set.ts";
 import type { ProcessInfo } from "../core/process.ts";

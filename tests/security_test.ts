@@ -9,7 +9,7 @@
 
 import assert from "node:assert/strict";
 import { ControlServer } from "../core/control_server.ts";
-import { HostClient } from "../cli/client.ts";
+import { HostClient } from "../core/host_client.ts";
 import { World } from "../core/world.ts";
 import { hostTests, TestHost } from "./helpers/host.ts";
 import { builtTestPlugin } from "./helpers/plugins.ts";

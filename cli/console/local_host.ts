@@ -54,8 +54,7 @@ export class LocalConsoleHost implements ConsoleHost {
       }
     });
     caller.call(this.host.router, method, params).then(
-      (msg) => {
-        const r = msg as Response;
+      (r) => {
         settle(r.error ? { error: r.error } : { result: r.result });
       },
       (e) => settle({ error: { code: ErrorCode.InternalError, message: String(e) } }),

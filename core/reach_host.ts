@@ -14,12 +14,12 @@
  * @module
  */
 
-import { HostClient } from "./client.ts";
-import { describeHolder, HostLock } from "../core/host_lock.ts";
-import type { World } from "../core/world.ts";
-import type { Host } from "../core/host.ts";
-import type { ControlServer } from "../core/control_server.ts";
-import type { HostOptions } from "../core/host_options.ts";
+import { HostClient } from "./host_client.ts";
+import { describeHolder, HostLock } from "./host_lock.ts";
+import type { World } from "./world.ts";
+import type { Host } from "./host.ts";
+import type { ControlServer } from "./control_server.ts";
+import type { HostOptions } from "./host_options.ts";
 
 /** How long a command waits in silence for a starting host before it says so. */
 export const WAIT_NOTE_MS = 2000;

@@ -8,12 +8,12 @@
  * @module
  */
 
-import { controlSocketPath, HELLO } from "../core/control_path.ts";
+import { controlSocketPath, HELLO } from "./control_path.ts";
 import { Connection } from "../rpc/connection.ts";
 import { carrierLineLimit, DEFAULT_MAX_LINE } from "../rpc/line_splitter.ts";
 import { LineTransport, rawDuplex } from "../rpc/line_transport.ts";
 import type { Request, Response } from "../rpc/message.ts";
-import type { World } from "../core/world.ts";
+import type { World } from "./world.ts";
 
 /** A connection to a running host. */
 export class HostClient {

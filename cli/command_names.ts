@@ -1,0 +1,33 @@
+/**
+ * The names of the `sausage` subcommands: the list `help` and the shell
+ * completions show. `cli/main.ts` maps each to its module (the type makes it
+ * map exactly these), and `cli/completions.ts` reads the list from here, so
+ * neither imports the other.
+ *
+ * @module
+ */
+
+/** Every subcommand's name, `help` last. */
+export const COMMAND_NAMES = [
+  "new",
+  "build",
+  "dev",
+  "import",
+  "methods",
+  "run",
+  "call",
+  "ps",
+  "worker",
+  "workers",
+  "log",
+  "ls",
+  "cat",
+  "mcp",
+  "test",
+  "cache",
+  "completions",
+  "help",
+] as const;
+
+/** A subcommand that has a module of its own (all but `help`). */
+export type CommandName = Exclude<(typeof COMMAND_NAMES)[number], "help">;
