@@ -16,7 +16,6 @@ import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
 import { buildPlugin } from "../core/cargo/cargo_build.ts";
 import { cacheDir } from "../core/paths.ts";
-import type { Response } from "../rpc/message.ts";
 
 const rounds = Number(Deno.args[Deno.args.indexOf("--rounds") + 1]) || 5;
 const probe = await builtTestPlugin("probe");

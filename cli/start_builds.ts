@@ -11,7 +11,6 @@
  */
 
 import { changedPlugins, type Host, LocalCaller, type World } from "../core/mod.ts";
-import type { Response } from "../rpc/message.ts";
 import { buildAndActivate, printOutcome, printProgress } from "./build.ts";
 import type { Send } from "./world_session.ts";
 

@@ -11,7 +11,6 @@ import { ComponentCache, engineIdentity } from "../core/component_cache.ts";
 import { evict, listEntries } from "../core/cache_entries.ts";
 import { Host } from "../core/host.ts";
 import { LocalCaller } from "../core/local_caller.ts";
-import type { Response } from "../rpc/message.ts";
 
 const probe = await builtTestPlugin("probe");
 const fsprobe = await builtTestPlugin("fsprobe");

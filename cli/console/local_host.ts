@@ -14,7 +14,7 @@ import {
   type ProcessInfo,
 } from "../../core/mod.ts";
 import { ErrorCode } from "../../rpc/errors.ts";
-import type { Message, Response } from "../../rpc/message.ts";
+import type { Message } from "../../rpc/message.ts";
 import type { OpenRpcDocument } from "../../rpc/openrpc.ts";
 import type { Listing } from "../../vfs/host_fs.ts";
 import type { CallHandle, CallOutcome, ConsoleHost } from "./console_host.ts";
