@@ -10,6 +10,7 @@ import { streamLines } from "../../rpc/line_splitter.ts";
 import { adaptCommand } from "./adapt_command.ts";
 import { BuildError, detectToolchain, type Toolchain } from "./toolchain.ts";
 import { spawnGroup } from "./process_group.ts";
+import { unusedPatchFilter } from "./patch_note.ts";
 import { buildSpec, jailed } from "./build_jail.ts";
 import { sha256 } from "../file_hash.ts";
 import { type BuildPlace, buildPlace } from "./build_folders.ts";
@@ -65,14 +66,6 @@ export interface BuildResult {
 /** cargo's stderr lines that only report progress; left out of a failure's output. */
 const PROGRESS =
   /^\s*(Compiling|Checking|Finished|Blocking|Fresh|Locking|Adding|Updating|Running|Building)\b/;
-
-/**
- * cargo's note that one of our patches went unused (the wit-bindgen stand-in
- * in every plugin without the `wasi` crate, the SDK crates in plugins without
- * the SDK): left out, with its help lines.
- */
-const UNUSED_PATCH =
-  /^warning: patch `(wit-bindgen|sausage-plugin|sausage-plugin-macros) v[^`]*` was not used in the crate graph/;
 
 /** A span of a rustc diagnostic: where it points, with the source lines. */
 export interface DiagnosticSpan {
@@ -379,14 +372,9 @@ async function runCargo(
   })();
   const stderr: string[] = [];
   const readStderr = (async () => {
-    let skipping = false;
+    const keep = unusedPatchFilter();
     for await (const line of lines(child.stderr)) {
-      if (UNUSED_PATCH.test(line)) {
-        skipping = true;
-        continue;
-      }
-      if (skipping && /^(help:|\s+[a-z])/.test(line)) continue;
-      skipping = false;
+      if (!keep(line)) continue;
       stderr.push(line);
       if (line.trim()) onProgress?.(line);
     }

@@ -48,6 +48,7 @@ import {
 } from "./cargo_build.ts";
 import { cargoEnv } from "./build_env.ts";
 import { spawnGroup } from "./process_group.ts";
+import { unusedPatchFilter } from "./patch_note.ts";
 import { buildSpec, jailed } from "./build_jail.ts";
 import type { BuildPlace } from "./build_folders.ts";
 import { detectToolchain, type Toolchain } from "./toolchain.ts";
@@ -319,14 +320,9 @@ async function run(
     }
   })();
   const readErr = (async () => {
-    let skipping = false; // cargo's note that one of our patches went unused, with its help lines
+    const keep = unusedPatchFilter(); // cargo's note that one of our patches went unused
     for await (const line of lines(child.stderr)) {
-      if (/^warning: patch `(wit-bindgen|sausage-plugin|sausage-plugin-macros) v/.test(line)) {
-        skipping = true;
-        continue;
-      }
-      if (skipping && /^(help:|\s+[a-z])/.test(line)) continue;
-      skipping = false;
+      if (!keep(line)) continue;
       stderr.push(line);
       if (line.trim()) opts.onProgress?.(line);
     }
