@@ -15,6 +15,7 @@ import { carrierLineLimit } from "../rpc/line_splitter.ts";
 import { type MessageLink, StreamLink } from "../sandbox/link.ts";
 import { type Hop, newHop } from "./sandbox_hop.ts";
 import { checkFromSandbox } from "../sandbox/protocol_check.ts";
+import { findExecutable } from "./executable.ts";
 
 /** How to start a sandbox subprocess. */
 export interface SandboxOptions {
@@ -49,13 +50,7 @@ export interface SandboxOptions {
 const COMPILED = import.meta.url.includes("/deno-compile-");
 
 /** `setpriv` makes the kernel kill a sandbox when the host dies, even while a guest spins. */
-const SETPRIV = ["/usr/bin/setpriv", "/bin/setpriv"].find((p) => {
-  try {
-    return Deno.statSync(p).isFile;
-  } catch {
-    return false;
-  }
-});
+const SETPRIV = findExecutable(["/usr/bin/setpriv", "/bin/setpriv"]);
 
 /** How often the core pings each sandbox. */
 const PING_MS = 500;

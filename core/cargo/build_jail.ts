@@ -22,6 +22,7 @@
  */
 
 import { cacheDir } from "../paths.ts";
+import { findExecutable } from "../executable.ts";
 import { BuildError, type Toolchain } from "./toolchain.ts";
 import type { BuildPlace } from "./build_folders.ts";
 
@@ -91,13 +92,7 @@ let probe: Promise<string | { error: string }> | undefined;
 function sandboxer(): Promise<string | { error: string }> {
   probe ??= (async () => {
     const explicit = Deno.env.get("SAUSAGE_BWRAP");
-    const bwrap = (explicit ? [explicit] : BWRAP).find((p) => {
-      try {
-        return Deno.statSync(p).isFile;
-      } catch {
-        return false;
-      }
-    });
+    const bwrap = findExecutable(explicit ? [explicit] : BWRAP);
     if (!bwrap) return { error: "bubblewrap (bwrap) is not installed" };
     try {
       const r = await new Deno.Command(bwrap, {

@@ -6,6 +6,8 @@
  * @module
  */
 
+import { findExecutable } from "../executable.ts";
+
 /**
  * Spawns a command in a process group of its own where `setsid` exists
  * (Linux), so that an abort ends it and everything it started (rustc, test
@@ -16,13 +18,7 @@ export function spawnGroup(
   options: Deno.CommandOptions,
   signal?: AbortSignal,
 ): Deno.ChildProcess {
-  const setsid = ["/usr/bin/setsid", "/bin/setsid"].find((p) => {
-    try {
-      return Deno.statSync(p).isFile;
-    } catch {
-      return false;
-    }
-  });
+  const setsid = findExecutable(["/usr/bin/setsid", "/bin/setsid"]);
   const child = setsid
     ? new Deno.Command(setsid, { ...options, args: [cmd, ...options.args ?? []] }).spawn()
     : new Deno.Command(cmd, options).spawn();
