@@ -20,6 +20,7 @@
  */
 
 import { npmFolders, programFiles } from "./dist_files.ts";
+import { sha256 } from "../core/file_hash.ts";
 
 const ROOT = decodeURIComponent(new URL("..", import.meta.url).pathname).replace(/\/$/, "");
 const HEADER = new URL("./dist_header.sh", import.meta.url);
@@ -85,10 +86,7 @@ async function packed(out: string): Promise<string> {
       stage,
     ]);
     const bytes = await Deno.readFile(archive);
-    const hash = Array.from(
-      new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)),
-      (b) => b.toString(16).padStart(2, "0"),
-    ).join("");
+    const hash = await sha256(bytes);
     const template = await Deno.readTextFile(HEADER);
     const withHash = template.replace("@HASH@", hash);
     const length = new TextEncoder().encode(withHash).length - "@OFFSET@".length + OFFSET_WIDTH;

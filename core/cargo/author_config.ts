@@ -22,6 +22,7 @@
  */
 
 import { cacheDir } from "../paths.ts";
+import { sha256 } from "../file_hash.ts";
 import { DEFAULT_SDK_DIR } from "./cargo_build.ts";
 import { worldRunnerCommand } from "./test_run.ts";
 import { detectToolchain, type Toolchain } from "./toolchain.ts";
@@ -42,12 +43,6 @@ function str(value: string): string {
 /** A TOML array of strings. */
 function arr(values: string[]): string {
   return `[${values.map(str).join(", ")}]`;
-}
-
-async function sha16(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest).slice(0, 8), (b) => b.toString(16).padStart(2, "0"))
-    .join("");
 }
 
 /**
@@ -123,7 +118,7 @@ export async function writeCargoConfig(
     ? (opts.skipSysroot ? tc.sysroot : await prepareSysroot(tc, opts.onProgress))
     : undefined;
   const text = cargoConfigText(tc, {
-    targetDir: `${cacheDir()}/target/worlds/${await sha16(root)}`,
+    targetDir: `${cacheDir()}/target/worlds/${(await sha256(root)).slice(0, 16)}`,
     sdkDir: DEFAULT_SDK_DIR,
     runner: worldRunnerCommand(),
     sysroot,
