@@ -29,6 +29,11 @@ import {
   resolveRef,
   Scope,
 } from "../rpc/schema_scope.ts";
+import {
+  SCHEMA_LIST_KEYWORDS,
+  SCHEMA_MAP_KEYWORDS,
+  SCHEMA_VALUE_KEYWORDS,
+} from "../rpc/schema_keywords.ts";
 
 /** An object schema, as MCP's `inputSchema` and `outputSchema` need. */
 export interface ObjectSchema {
@@ -39,25 +44,6 @@ export interface ObjectSchema {
 
 /** The key that wraps a result that is not an object. */
 export const RESULT_KEY = "result";
-
-/** Keywords whose value is a map of schemas. */
-const SCHEMA_MAPS = new Set(["properties", "patternProperties", "dependentSchemas"]);
-/** Keywords whose value is a schema, or (`items` of older drafts) a list of schemas. */
-const SCHEMA_VALUES = new Set([
-  "items",
-  "additionalItems",
-  "additionalProperties",
-  "contains",
-  "not",
-  "if",
-  "then",
-  "else",
-  "propertyNames",
-  "unevaluatedItems",
-  "unevaluatedProperties",
-]);
-/** Keywords whose value is a list of schemas. */
-const SCHEMA_LISTS = new Set(["allOf", "anyOf", "oneOf", "prefixItems"]);
 
 /** Collects the named schemas of one new schema while its `$ref`s are rewritten. */
 class Carrier {
@@ -77,11 +63,13 @@ class Carrier {
       if (key === "$ref" && typeof value === "string") {
         const ref = this.ref(value, entered.scope);
         if (ref) out.$ref = ref; // a reference that names nothing: anything goes
-      } else if (SCHEMA_MAPS.has(key) && isSchemaObject(value)) {
+      } else if (SCHEMA_MAP_KEYWORDS.has(key) && isSchemaObject(value)) {
         out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, sub(v)]));
-      } else if ((SCHEMA_LISTS.has(key) || SCHEMA_VALUES.has(key)) && Array.isArray(value)) {
+      } else if (
+        (SCHEMA_LIST_KEYWORDS.has(key) || SCHEMA_VALUE_KEYWORDS.has(key)) && Array.isArray(value)
+      ) {
         out[key] = value.map(sub);
-      } else if (SCHEMA_VALUES.has(key)) {
+      } else if (SCHEMA_VALUE_KEYWORDS.has(key)) {
         out[key] = sub(value);
       } else out[key] = value; // data (enum, const, default, examples) and annotations
     }

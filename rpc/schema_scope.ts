@@ -14,6 +14,11 @@
  */
 
 import type { JsonSchema, JsonSchemaObject, SchemaDefs } from "./json_schema.ts";
+import {
+  SCHEMA_LIST_KEYWORDS,
+  SCHEMA_MAP_KEYWORDS,
+  SCHEMA_VALUE_KEYWORDS,
+} from "./schema_keywords.ts";
 
 /** A level of named schemas: the document's, or those embedded in a schema. */
 export class Scope {
@@ -109,26 +114,6 @@ function walkRefs(node: Node): { reached: Node; error?: string } {
   return { reached: current, error: "$ref leads to $ref 64 times in a row" };
 }
 
-/** Keywords whose value is one schema. */
-const SCHEMA_KEYWORDS = [
-  "additionalProperties",
-  "additionalItems",
-  "contains",
-  "propertyNames",
-  "not",
-  "if",
-  "then",
-  "else",
-  "unevaluatedItems",
-  "unevaluatedProperties",
-] as const;
-
-/** Keywords whose value is a list of schemas. */
-const SCHEMA_LIST_KEYWORDS = ["anyOf", "oneOf", "allOf", "prefixItems"] as const;
-
-/** Keywords whose value maps names to schemas (besides `$defs` and `definitions`). */
-const SCHEMA_MAP_KEYWORDS = ["properties", "patternProperties", "dependentSchemas"] as const;
-
 /** Every `$ref` under a schema that does not resolve. Does not follow references. */
 export function findUnresolvedRefs(schema: JsonSchema, defs: SchemaDefs): string[] {
   const found: string[] = [];
@@ -151,10 +136,12 @@ function childSchemas(s: JsonSchemaObject, withDefs = false): JsonSchema[] {
   const add = (v: unknown) => {
     if (typeof v === "boolean" || isSchemaObject(v)) out.push(v as JsonSchema);
   };
-  for (const k of SCHEMA_KEYWORDS) add(s[k]);
+  for (const k of SCHEMA_VALUE_KEYWORDS) {
+    const v = s[k];
+    if (k === "items" && Array.isArray(v)) v.forEach(add);
+    else add(v);
+  }
   for (const k of SCHEMA_LIST_KEYWORDS) if (Array.isArray(s[k])) (s[k] as unknown[]).forEach(add);
-  if (Array.isArray(s.items)) s.items.forEach(add);
-  else add(s.items);
   const maps = withDefs
     ? [...SCHEMA_MAP_KEYWORDS, "$defs", "definitions"]
     : [...SCHEMA_MAP_KEYWORDS];
@@ -208,11 +195,11 @@ export function bundle(node: Node): JsonSchema {
         if (s.additionalItems !== undefined) out.items = sub(s.additionalItems);
       } else if (k === "additionalItems") {
         if (!Array.isArray(s.items)) continue; // ignored without a tuple, as in draft-07
-      } else if ((SCHEMA_KEYWORDS as readonly string[]).includes(k) || k === "items") {
+      } else if (SCHEMA_VALUE_KEYWORDS.has(k)) {
         out[k] = sub(v);
-      } else if ((SCHEMA_LIST_KEYWORDS as readonly string[]).includes(k) && Array.isArray(v)) {
+      } else if (SCHEMA_LIST_KEYWORDS.has(k) && Array.isArray(v)) {
         out[k] = v.map(sub);
-      } else if ((SCHEMA_MAP_KEYWORDS as readonly string[]).includes(k) && isSchemaObject(v)) {
+      } else if (SCHEMA_MAP_KEYWORDS.has(k) && isSchemaObject(v)) {
         out[k] = Object.fromEntries(Object.entries(v).map(([n, c]) => [n, sub(c)]));
       } else {
         out[k] = v;
