@@ -38,11 +38,13 @@ import { Reader, WasmFormatError, Writer } from "./binary.ts";
 import {
   appendToVector,
   joinSections,
+  SECTION,
   type Section,
   skipLimits,
   skipValType,
   splitSections,
 } from "./sections.ts";
+import { type ImportEntry, listImports } from "./import_list.ts";
 import { copyExpression, type ExpressionEdit } from "./instructions.ts";
 
 /** The import module of the added functions. */
@@ -82,11 +84,19 @@ function isMemory64(r: Reader): boolean {
 }
 
 function shapeOf(sections: Section[]): Shape {
-  const shape: Shape = { types: 0, funcImports: 0, globalImports: 0, globals: 0, memory64: false };
-  let memories = 0;
+  const imports = listImports(sections);
+  const count = (kind: ImportEntry["kind"]) => imports.filter((i) => i.kind === kind).length;
+  const memories = count("memory");
+  const shape: Shape = {
+    types: 0,
+    funcImports: count("function"),
+    globalImports: count("global"),
+    globals: 0,
+    memory64: ((imports.find((i) => i.kind === "memory")?.memory?.flags ?? 0) & 4) !== 0,
+  };
   for (const s of sections) {
     const r = new Reader(s.body);
-    if (s.id === 1) {
+    if (s.id === SECTION.type) {
       const n = r.u32();
       for (let i = 0; i < n; i++) {
         if (r.u8() !== 0x60) throw new WasmFormatError("GC types are not supported");
@@ -96,34 +106,10 @@ function shapeOf(sections: Section[]): Shape {
         }
       }
       shape.types = n;
-    } else if (s.id === 2) {
-      const n = r.u32();
-      for (let i = 0; i < n; i++) {
-        r.name();
-        r.name();
-        const kind = r.u8();
-        if (kind === 0x00) {
-          r.u32();
-          shape.funcImports++;
-        } else if (kind === 0x01) {
-          skipValType(r);
-          skipLimits(r);
-        } else if (kind === 0x02) {
-          if (isMemory64(r) && memories === 0) shape.memory64 = true;
-          memories++;
-        } else if (kind === 0x03) {
-          skipValType(r);
-          r.u8();
-          shape.globalImports++;
-        } else if (kind === 0x04) {
-          r.u8();
-          r.u32();
-        } else throw new WasmFormatError(`unknown import kind ${kind}`);
-      }
-    } else if (s.id === 6) shape.globals = r.u32();
-    else if (s.id === 5) {
+    } else if (s.id === SECTION.global) shape.globals = r.u32();
+    else if (s.id === SECTION.memory) {
       if (r.u32() > 0 && memories === 0 && isMemory64(r)) shape.memory64 = true;
-    } else if (s.id === 4) {
+    } else if (s.id === SECTION.table) {
       const n = r.u32();
       for (let i = 0; i < n; i++) {
         if (r.bytes[r.pos] === 0x40) throw new WasmFormatError("tables with initialisers");
@@ -372,7 +358,7 @@ export function instrumentModule(
   bytes: Uint8Array,
 ): { bytes: Uint8Array<ArrayBuffer>; stats: PreemptStats } | null {
   const sections = splitSections(bytes);
-  const code = sections.find((s) => s.id === 10);
+  const code = sections.find((s) => s.id === SECTION.code);
   if (!code || new Reader(code.body).u32() === 0) return null;
   const shape = shapeOf(sections);
   const fuelType = shape.types, growType = shape.types + 1, chargeType = shape.types + 2;
@@ -462,22 +448,28 @@ export function instrumentModule(
 
   const replaced = new Map<number, Uint8Array>();
   const body = (id: number) => sections.find((s) => s.id === id)?.body;
-  replaced.set(1, appendToVector(body(1), 4, types));
+  replaced.set(SECTION.type, appendToVector(body(SECTION.type), 4, types));
   replaced.set(
-    3,
-    appendToVector(body(3), 2, new Writer().u32(chargeType).u32(expireType).view().slice()),
+    SECTION.function,
+    appendToVector(
+      body(SECTION.function),
+      2,
+      new Writer().u32(chargeType).u32(expireType).view().slice(),
+    ),
   );
-  replaced.set(2, appendToVector(body(2), 3, imports));
-  replaced.set(6, rewriteGlobals(body(6), edit, fuel));
-  replaced.set(7, rewriteExports(body(7), remap, expireFunc));
+  replaced.set(SECTION.import, appendToVector(body(SECTION.import), 3, imports));
+  replaced.set(SECTION.global, rewriteGlobals(body(SECTION.global), edit, fuel));
+  replaced.set(SECTION.export, rewriteExports(body(SECTION.export), remap, expireFunc));
   replaced.set(
-    10,
+    SECTION.code,
     rewriteCode(code.body, edit, check, shape.funcImports, stats, [charge, expire]),
   );
-  const start = body(8);
-  if (start) replaced.set(8, new Writer().u32(remap(new Reader(start).u32())).view().slice());
-  const elements = body(9);
-  if (elements) replaced.set(9, rewriteElements(elements, edit));
+  const start = body(SECTION.start);
+  if (start) {
+    replaced.set(SECTION.start, new Writer().u32(remap(new Reader(start).u32())).view().slice());
+  }
+  const elements = body(SECTION.element);
+  if (elements) replaced.set(SECTION.element, rewriteElements(elements, edit));
 
   const out = joinSections(
     sections,
