@@ -56,7 +56,9 @@ export async function run(args: string[]): Promise<number> {
     : followCalls((f) => host.journal.query(f), (line) => console.error(line));
   const code = interactive ? await runConsole(host, reports) : await host.done;
   stopLines();
-  console.error(code === EXIT_CODE_CORE_EXIT ? "sausage: core.exit: stopping" : "sausage: stopping");
+  console.error(
+    code === EXIT_CODE_CORE_EXIT ? "sausage: core.exit: stopping" : "sausage: stopping",
+  );
   Deno.removeSignalListener("SIGINT", stop);
   Deno.removeSignalListener("SIGTERM", stop);
   // Processes get their grace period to answer (a guest that called
