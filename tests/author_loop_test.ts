@@ -10,30 +10,14 @@
 import { strict as assert } from "node:assert";
 import { launcher, sausage } from "./helpers/cli.ts";
 import { renameParam, start, waitFor, WELCOME } from "./helpers/author.ts";
+import { COMMAND_NAMES } from "../cli/command_names.ts";
 
 const opts = { sanitizeOps: false, sanitizeResources: false };
 
 const dec = new TextDecoder();
 
-const SUBCOMMANDS = [
-  "new",
-  "build",
-  "dev",
-  "import",
-  "methods",
-  "run",
-  "call",
-  "ps",
-  "worker",
-  "workers",
-  "log",
-  "ls",
-  "cat",
-  "mcp",
-  "test",
-  "cache",
-  "completions",
-];
+/** Every subcommand with a module of its own (`help` answers as the command itself). */
+const SUBCOMMANDS = COMMAND_NAMES.filter((c) => c !== "help");
 
 Deno.test({ name: "every subcommand answers --help with its usage", ...opts }, async () => {
   for (const cmd of SUBCOMMANDS) {
