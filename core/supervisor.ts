@@ -105,6 +105,8 @@ export interface CommandRequest {
   cwd?: string;
   /** Host folders preopened beside `/`; the pool's sandboxes must be allowed to use them. */
   preopens?: ExtraPreopen[];
+  /** Exactly `preopens`: no `/`, `/proc`, `/self` or `/run` (a wasi-testsuite case's folders). */
+  onlyPreopens?: boolean;
   caller: Caller;
   /** Receives its text output (also journaled). */
   onOutput?: OutputHandler;
@@ -339,6 +341,7 @@ export class Supervisor {
       args: req.args,
       cwd: req.cwd,
       preopens: req.preopens,
+      onlyPreopens: req.onlyPreopens,
     }, req.component.engine);
     return p;
   }

@@ -96,6 +96,8 @@ export interface CommandOptions {
   cwd?: string;
   /** Host folders preopened beside `/`, at their guest paths. */
   preopens?: ExtraPreopen[];
+  /** Only `preopens` (`RunMessage.onlyPreopens`). */
+  onlyPreopens?: boolean;
 }
 
 /** How a process ended. */
@@ -138,7 +140,7 @@ async function runJco(
   const resources = new ProcessResources();
   const imports = {
     ...wasiInterfaces({ ...command, env, stdin: io.stdin, stdout, stderr, resources }),
-    ...filesystemInterfaces(processPreopens(world, io.fs, command.preopens), files),
+    ...filesystemInterfaces(processPreopens(world, io.fs, command.preopens, command.onlyPreopens), files),
   };
   let ended: Ended;
   /** The memories this process took from the pool: they go back once `run` has settled. */

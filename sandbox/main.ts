@@ -79,7 +79,12 @@ function start(msg: RunMessage): void {
     memories,
     onStdout: (line) => send({ op: "out", pid, line }),
     onStderr: (line) => send({ op: "err", pid, line }),
-  }, { args: msg.args, cwd: msg.cwd, preopens: msg.preopens }).then((ended) => {
+  }, {
+    args: msg.args,
+    cwd: msg.cwd,
+    preopens: msg.preopens,
+    onlyPreopens: msg.onlyPreopens,
+  }).then((ended) => {
     running.delete(pid);
     p.control.releaseMemory();
     send({ op: "exit", pid, ...ended });

@@ -40,6 +40,12 @@ export interface RunMessage {
   args?: string[];
   /** More preopened folders, beside `/`, `/proc`, `/self` and `/run`. */
   preopens?: ExtraPreopen[];
+  /**
+   * Only `preopens`, in their order: no `/`, `/proc`, `/self` or `/run` (a
+   * command whose folders are given whole: a wasi-testsuite case). Set only
+   * by the core for a command, never for a plugin's process.
+   */
+  onlyPreopens?: boolean;
   /** The initial current folder (`initial-cwd`); `/` by default. */
   cwd?: string;
 }

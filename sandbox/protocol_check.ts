@@ -95,6 +95,9 @@ export function checkToSandbox(v: unknown): ToSandbox {
       if (m.preopens !== undefined && !Array.isArray(m.preopens)) {
         fail("whose preopens are not a list");
       }
+      if (m.onlyPreopens !== undefined && typeof m.onlyPreopens !== "boolean") {
+        fail("whose onlyPreopens is not a boolean");
+      }
       break;
     case "in":
       str(m, "pid");
