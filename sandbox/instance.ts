@@ -140,7 +140,10 @@ async function runJco(
   const resources = new ProcessResources();
   const imports = {
     ...wasiInterfaces({ ...command, env, stdin: io.stdin, stdout, stderr, resources }),
-    ...filesystemInterfaces(processPreopens(world, io.fs, command.preopens, command.onlyPreopens), files),
+    ...filesystemInterfaces(
+      processPreopens(world, io.fs, command.preopens, command.onlyPreopens),
+      files,
+    ),
   };
   let ended: Ended;
   /** The memories this process took from the pool: they go back once `run` has settled. */
