@@ -10,6 +10,7 @@ import { ExitCode, GuestExit } from "./wasi/cli.ts";
 import { filesystemInterfaces, OpenFiles } from "./wasi/filesystem.ts";
 import type { ByteQueue } from "./wasi/pipes.ts";
 import { outputSinks } from "./output_sinks.ts";
+import type { OutputWindow } from "./output_window.ts";
 import { ProcessResources } from "./wasi/resources.ts";
 import { wasiInterfaces } from "./wasi/process_interfaces.ts";
 import type { FsChannel } from "./remote_mount.ts";
@@ -75,6 +76,8 @@ export { setWorldDiskBound } from "./preopens.ts";
 
 /** The stdio and exit of a running process, as the sandbox sees them. */
 export interface ProcessIo {
+  /** Its stdout and stderr lines in flight to the core, if bounded (`output_window_kib`). */
+  window?: OutputWindow;
   stdin: ByteQueue;
   /** The pipe to the core for `/proc`, `/self` and `/run`. */
   fs: FsChannel;

@@ -83,6 +83,7 @@ export function checkToSandbox(v: unknown): ToSandbox {
       for (const k of ["pid", "dir", "world"]) str(m, k);
       num(m, "memoryLimit");
       num(m, "maxLine");
+      if (m.outputWindow !== undefined) num(m, "outputWindow");
       stringPairs(m.env);
       optStr(m, "request");
       optStr(m, "cwd");
@@ -109,6 +110,10 @@ export function checkToSandbox(v: unknown): ToSandbox {
       break;
     case "ping":
       num(m, "n");
+      break;
+    case "took":
+      str(m, "pid");
+      num(m, "count");
       break;
     case "fs-reply":
       str(m, "pid");
