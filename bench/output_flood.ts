@@ -1,10 +1,10 @@
 /**
  * Benchmark: another caller's calls beside a process that floods its
  * stdout (`looper.stdout`, `println!` in a loop), in one sandbox, with the
- * output window (`output_window_kib`, default 64) and without one (1 GiB:
+ * output window (`output_window_kib`, default 16) and without one (1 GiB:
  * as before it, the flood fills the pipe ahead of every other frame).
  *
- *   deno run -A bench/output_flood.ts [--rounds 3] [--calls 60] [--windows 64,16,1048576]
+ *   deno run -A bench/output_flood.ts [--rounds 3] [--calls 60] [--windows 16,64,1048576]
  *
  * Per window, rounds alternating: `probe.noop` p50, p90 and max beside the
  * flood, and the flood's lines a second that reached the core; first a row
@@ -23,7 +23,7 @@ function arg(name: string, fallback: string): string {
 }
 const rounds = Number(arg("rounds", "3")) || 3;
 const calls = Number(arg("calls", "60")) || 60;
-const windows = arg("windows", "64,16,1048576").split(",").map(Number);
+const windows = arg("windows", "16,64,1048576").split(",").map(Number);
 
 const looper = await builtTestPlugin("looper");
 const probe = await builtTestPlugin("probe");

@@ -42,7 +42,7 @@ export interface Limits {
   log_lines_per_second: number;
   /**
    * One process's stdout and stderr on its way to the core, in KiB (default
-   * 64): past it, its writes wait until the core has taken some, so a flood
+   * 16): past it, its writes wait until the core has taken some, so a flood
    * cannot hold up other processes' answers.
    */
   output_window_kib: number;
@@ -95,7 +95,7 @@ export function defaultLimits(): Limits {
     journal_days: 30,
     journal_entry_kib: 64,
     log_lines_per_second: 1000,
-    output_window_kib: 64,
+    output_window_kib: 16,
     memory_pool_mib: DEFAULT_MEMORY_POOL_MIB,
     disk_mib: 8192,
     world_memory_mib: defaultWorldMemoryMib(),
