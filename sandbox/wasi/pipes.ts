@@ -48,16 +48,16 @@ export class LineSink implements ByteSink {
    * @param emit receives each complete line, without the newline
    * @param max the longest line, in bytes
    * @param tooLong hears of the first line longer than `max` (which is dropped)
-   * @param window the process's output in flight to the core, if bounded
+   * @param inFlight the process's output window (in flight to the core), if bounded
    */
   constructor(
     emit: (line: string) => void,
     max: number,
     tooLong: (seen: number) => void,
-    private window?: OutputWindow,
+    private inFlight?: OutputWindow,
   ) {
     this.splitter = new LineSplitter(max, {
-      line: window ? (line) => (window.sent(line), emit(line)) : emit,
+      line: inFlight ? (line) => (inFlight.sent(line), emit(line)) : emit,
       tooLong,
     });
   }
@@ -69,12 +69,12 @@ export class LineSink implements ByteSink {
 
   /** True while the window is full: a write should wait for {@link flush}. */
   get busy(): boolean {
-    return this.window?.full ?? false;
+    return this.inFlight?.full ?? false;
   }
 
   /** Resolves once the window has room (at once without one). */
   flush(): Promise<void> | void {
-    return this.window?.whenOpen();
+    return this.inFlight?.whenOpen();
   }
 
   /** Emits a last line that had no newline (at process end). */
