@@ -57,21 +57,27 @@ function diskMount(hostPath: string, world = false): Mount {
  */
 export const SERVED_WORLD = "";
 
-/** The preopens of one process, in order. */
+/**
+ * The preopens of one process, in order; with `only`, just `extra` (a
+ * command given its folders whole, `RunMessage.onlyPreopens`).
+ */
 export function processPreopens(
   world: string,
   fs: FsChannel,
   extra: ExtraPreopen[] = [],
+  only = false,
 ): Preopen[] {
+  const extras = extra.map((p) => ({
+    guestPath: p.guestPath,
+    mount: new CoreSymlinks(diskMount(p.hostPath), `preopen:${p.guestPath}`, fs),
+  }));
+  if (only) return extras;
   const root = world === SERVED_WORLD
     ? new RemoteMount("world", true, fs)
     : new CoreSymlinks(diskMount(world, true), "world", fs);
   return [
     { guestPath: "/", mount: root },
-    ...extra.map((p) => ({
-      guestPath: p.guestPath,
-      mount: new CoreSymlinks(diskMount(p.hostPath), `preopen:${p.guestPath}`, fs),
-    })),
+    ...extras,
     { guestPath: "/proc", mount: new RemoteMount("proc", true, fs) },
     { guestPath: "/self", mount: new RemoteMount("self", true, fs) },
     { guestPath: "/run", mount: new RemoteMount("run", true, fs) },

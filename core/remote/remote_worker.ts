@@ -118,7 +118,7 @@ export class RemoteWorker {
   /** Starts a process there (`GuestSandbox.start`). */
   start(msg: RunMessage, handler: ProcessHandler): void {
     if (this.lost) return handler(this.exit(msg.pid, this.lostMessage()));
-    if (msg.preopens?.length) {
+    if (msg.preopens?.length || msg.onlyPreopens) {
       return handler(this.exit(msg.pid, "a command with extra folders runs on the host only"));
     }
     this.picks.shift();
