@@ -17,6 +17,25 @@ import { defaultLimits } from "../core/limits.ts";
 export const WORKER_USAGE = "sausage worker --nats <url> --world <name> [--user <user>] " +
   "[--password-file <file>] [--ca-file <pem>] [--sandboxes <n>] [--memory-mib <n>] [--id <id>]";
 
+/** The prefix of a worker's scratch folder, before its OS pid. */
+const SCRATCH = "sausage-worker-";
+
+/**
+ * Removes the scratch folders of workers that died without cleaning up
+ * (SIGKILL): those in `tmp` whose pid runs no process. A pid reused since
+ * keeps its folder until a later start.
+ */
+export async function removeStaleScratch(tmp: string): Promise<void> {
+  try {
+    for await (const e of Deno.readDir(tmp)) {
+      const pid = new RegExp(`^${SCRATCH}(\\d+)-`).exec(e.name)?.[1];
+      if (!pid || !e.isDirectory) continue;
+      const alive = await Deno.stat(`/proc/${pid}`).then(() => true, () => false);
+      if (!alive) await Deno.remove(`${tmp}/${e.name}`, { recursive: true }).catch(() => {});
+    }
+  } catch { /* not ours to list */ }
+}
+
 /** Runs the subcommand; resolves with the exit code when it is stopped. */
 export async function worker(args: string[]): Promise<number> {
   const { positional, flags } = parseArgs(args, [], [
@@ -55,7 +74,8 @@ export async function worker(args: string[]): Promise<number> {
   const ca = flags.get("--ca-file");
   const cache = `${cacheDir()}/workers/${world}`;
   await Deno.mkdir(cache, { recursive: true, mode: 0o700 });
-  const scratch = await Deno.makeTempDir({ prefix: "sausage-worker-" });
+  const scratch = await Deno.makeTempDir({ prefix: `${SCRATCH}${Deno.pid}-` });
+  await removeStaleScratch(scratch.slice(0, scratch.lastIndexOf("/")));
   const w = new Worker({
     url,
     world,
