@@ -295,75 +295,71 @@ Deno.test({
   },
 });
 
+/** Events a `WorkerSet` journals. */
+type Events = [string, Record<string, unknown>][];
+
+/** A host's `WorkerSet` and a worker's connection on a new server, for `fn`; all closed after. */
+async function withWorkerSet(
+  maxWorkers: number,
+  fn: (set: WorkerSet, worker: NatsClient, events: Events) => Promise<void>,
+): Promise<void> {
+  const nats = await TestNats.start(users);
+  const host = await client(nats, "a", "host");
+  const worker = await client(nats, "a", "worker");
+  const events: Events = [];
+  const set = new WorkerSet(
+    host,
+    new Subjects("a"),
+    {} as Mount, // no file is served: the world is never read
+    (event, fields) => events.push([event, fields]),
+    2500,
+    maxWorkers,
+  );
+  try {
+    set.start();
+    await fn(set, worker, events);
+  } finally {
+    set.close();
+    host.close();
+    worker.close();
+    await nats.stop();
+  }
+}
+
+/** A heartbeat of worker `id`. */
+const beat = (id: string) => JSON.stringify({ worker: id, machine: "m", load: 0, slots: 1 });
+
+/** Resolves once `ok()` holds. */
+async function until(ok: () => boolean): Promise<void> {
+  while (!ok()) await new Promise((r) => setTimeout(r, 20));
+}
+
 Deno.test({
   ...opts,
   name: "nats: a host takes at most max_workers workers, and says so once",
-  async fn() {
-    const nats = await TestNats.start(users);
-    const host = await client(nats, "a", "host");
-    const worker = await client(nats, "a", "worker");
-    const events: [string, Record<string, unknown>][] = [];
-    const set = new WorkerSet(
-      host,
-      new Subjects("a"),
-      {} as Mount, // no process runs: the world is never read
-      (event, fields) => events.push([event, fields]),
-      2500,
-      2,
-    );
-    try {
-      set.start();
+  fn: () =>
+    withWorkerSet(2, async (set, worker, events) => {
       await new Promise((r) => setTimeout(r, 100)); // the subscriptions reach the server
-      for (const id of ["w1", "w2", "w3", "w4"]) {
-        worker.publish(
-          "sausage.a.hb",
-          JSON.stringify({ worker: id, machine: "m", load: 0, slots: 1 }),
-        );
-      }
-      while (events.filter(([e]) => e !== "worker-joined").length < 1) {
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      for (const id of ["w1", "w2", "w3", "w4"]) worker.publish("sausage.a.hb", beat(id));
+      await until(() => events.some(([e]) => e !== "worker-joined"));
       assert.deepEqual(set.list().map((w) => w.worker), ["w1", "w2"]);
       assert.deepEqual(events.map(([e]) => e), ["worker-joined", "worker-joined", "limit"]);
       assert.equal(events[2][1].limit, "max_workers");
-    } finally {
-      set.close();
-      host.close();
-      worker.close();
-      await nats.stop();
-    }
-  },
+    }),
 });
 
 Deno.test({
   ...opts,
   name: "nats: the sandbox protocol in frames; a worker that sends a bad one is dropped",
-  async fn() {
-    const nats = await TestNats.start(users);
-    const host = await client(nats, "a", "host");
-    const worker = await client(nats, "a", "worker");
-    const events: [string, Record<string, unknown>][] = [];
-    const set = new WorkerSet(
-      host,
-      new Subjects("a"),
-      {} as Mount, // no file is served: the world is never read
-      (event, fields) => events.push([event, fields]),
-    );
-    const until = async (ok: () => boolean) => {
-      while (!ok()) await new Promise((r) => setTimeout(r, 20));
-    };
-    try {
-      set.start();
+  fn: () =>
+    withWorkerSet(256, async (set, worker, events) => {
       const toWorker: unknown[] = [];
       worker.subscribe("sausage.a.w.w1", (m) => {
         const { lead, rest } = readLead(m.data, (l) => l);
         toWorker.push(lead, ...decodeFrames(rest, checkToWorker, 2 ** 20));
       });
       await new Promise((r) => setTimeout(r, 100)); // the subscriptions reach the server
-      worker.publish(
-        "sausage.a.hb",
-        JSON.stringify({ worker: "w1", machine: "m", load: 0, slots: 1 }),
-      );
+      worker.publish("sausage.a.hb", beat("w1"));
       await until(() => set.list().length === 1);
       const w = set.pick()!;
       const seen: ProcessMessage[] = [];
@@ -387,7 +383,7 @@ Deno.test({
       assert.equal(run.world, SERVED_WORLD);
       assert.equal(run.request, '{"jsonrpc":"2.0","id":1,"method":"x"}');
 
-      // A good frame is delivered; then one of an unknown op drops the worker.
+      // A good frame is delivered; then one whose status is no number drops the worker.
       const from = (msgs: object[]) => encodeFrames([{ op: "worker", id: "w1" }, ...msgs]);
       worker.publish("sausage.a.host", from([{ op: "out", pid: "1", line: "hello" }]));
       await until(() => seen.length === 1);
@@ -403,11 +399,5 @@ Deno.test({
       assert.equal(lost[1].processes, 2);
       assert.equal(set.list().length, 0);
       await until(() => toWorker.some((m) => (m as ToWorker).op === "forget"));
-    } finally {
-      set.close();
-      host.close();
-      worker.close();
-      await nats.stop();
-    }
-  },
+    }),
 });

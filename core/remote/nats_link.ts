@@ -11,7 +11,7 @@
  * @module
  */
 
-import type { MessageLink } from "../../sandbox/link.ts";
+import { Inbox, type MessageLink } from "../../sandbox/link.ts";
 import { FrameDecoder, FrameError } from "../../sandbox/frames.ts";
 import { type HostLead, publishFrames, type WorkerLead } from "./wire.ts";
 
@@ -33,16 +33,13 @@ export class NatsLink<Out extends object, In> implements MessageLink<Out, In> {
   readonly closed: Promise<string>;
   private done: ((why: string) => void) | null = null;
   private pending: Out[] = [];
-  private queue: In[] | null = [];
-  private on: ((msg: In) => void) | null = null;
+  private inbox = new Inbox<In>();
   private decoder: FrameDecoder<In>;
 
   constructor(private opts: NatsLinkOptions<Out, In>) {
     this.closed = new Promise((r) => (this.done = r));
     this.decoder = new FrameDecoder(opts.check, (m) => {
-      if (!this.done) return;
-      if (this.on) this.on(m);
-      else this.queue!.push(m);
+      if (this.done) this.inbox.deliver(m);
     }, opts.client.maxPayload);
   }
 
@@ -52,10 +49,7 @@ export class NatsLink<Out extends object, In> implements MessageLink<Out, In> {
   }
 
   listen(on: (msg: In) => void): void {
-    this.on = on;
-    const queued = this.queue ?? [];
-    this.queue = null;
-    for (const m of queued) on(m);
+    this.inbox.listen(on);
   }
 
   /**
