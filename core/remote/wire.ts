@@ -12,7 +12,7 @@
 
 import type { ToSandbox } from "../../sandbox/protocol.ts";
 import { parseExact } from "../../rpc/exact_json.ts";
-import { decodeFrames, encodeFrames, FrameError } from "../../sandbox/frames.ts";
+import { encodeFrames, FrameError } from "../../sandbox/frames.ts";
 import { checkToSandbox } from "../../sandbox/protocol_check.ts";
 
 /** A world name as subjects carry it: 1 to 64 of a-z, A-Z, 0-9, `-` and `_`. */
@@ -106,19 +106,19 @@ export function readLead<T>(data: Uint8Array, check: (lead: unknown) => T): {
   lead: T;
   rest: Uint8Array;
 } {
-  const size = leadBytes(data);
-  const [lead] = decodeFrames(data.subarray(0, size), (m) => m, size);
-  return { lead: check(lead), rest: data.subarray(size) };
-}
-
-/** The bytes of the first frame of `data` (`frames.ts`' layout: two u32 lengths, then both parts). */
-function leadBytes(data: Uint8Array): number {
-  const short = () => new FrameError("a message that does not open with its sender's frame");
-  if (data.length < 8) throw short();
+  // `frames.ts`' layout: two u32 lengths, the header; a lead has no text.
+  const bad = () => new FrameError("a message that does not open with its sender's frame");
+  if (data.length < 8) throw bad();
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-  const size = 8 + view.getUint32(0, true) + Math.max(0, view.getUint32(4, true) - 1);
-  if (size > data.length) throw short();
-  return size;
+  const size = 8 + view.getUint32(0, true);
+  if (view.getUint32(4, true) !== 0 || size > data.length) throw bad();
+  let lead: unknown;
+  try {
+    lead = JSON.parse(decoder.decode(data.subarray(8, size)));
+  } catch {
+    throw bad();
+  }
+  return { lead: check(lead), rest: data.subarray(size) };
 }
 
 const encoder = new TextEncoder();
