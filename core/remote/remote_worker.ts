@@ -12,8 +12,8 @@
  * @module
  */
 
-import type { ExitMessage, FromSandbox, RunMessage, ToSandbox } from "../../sandbox/protocol.ts";
-import type { ProcessHandler } from "../sandbox.ts";
+import type { FromSandbox, RunMessage, ToSandbox } from "../../sandbox/protocol.ts";
+import { LinkedProcesses, type ProcessHandler } from "../linked_processes.ts";
 import { FsServer } from "../fs_server.ts";
 import type { Mount } from "../../vfs/mount.ts";
 import { type Heartbeat, type HostLead, publishFrames, type ToWorker } from "./wire.ts";
@@ -41,9 +41,9 @@ export interface WorkerContext {
 
 /** One worker, from its first heartbeat until it is lost. */
 export class RemoteWorker {
-  private handlers = new Map<string, ProcessHandler>();
+  private processes = new LinkedProcesses((why) => `the worker ${this.worker} was lost: ${why}`);
+  /** Each process's files (`/` of the world), served here. */
   private files = new Map<string, FsServer>();
-  private lost: string | null = null;
   /** The sandbox protocol both ways; its `receive` is fed by the set's subscription. */
   readonly link: NatsLink<ToWorker, FromSandbox>;
   /** The frame that opens each message to it. */
@@ -72,7 +72,7 @@ export class RemoteWorker {
     });
     this.link.listen((msg) => this.deliver(msg));
     this.link.closed.then((why) => {
-      if (!this.lost) ctx.untrusted(why);
+      if (!this.hasEnded) ctx.untrusted(why);
     });
     // Tells it this host's run at once (a lead alone): what an earlier run left there ends now.
     try {
@@ -87,14 +87,14 @@ export class RemoteWorker {
 
   /** True once it was lost. */
   get hasEnded(): boolean {
-    return this.lost !== null;
+    return this.processes.lost !== null;
   }
 
   /** How many processes it runs or is about to: the host's own count, or the heartbeat's if higher. */
   get load(): number {
     const now = Date.now();
     while (this.picks.length && now - this.picks[0] > 1000) this.picks.shift();
-    return Math.max(this.handlers.size, this.beat.load) + this.picks.length;
+    return Math.max(this.processes.size, this.beat.load) + this.picks.length;
   }
 
   /** Counts a placement on it until its process starts. */
@@ -115,12 +115,19 @@ export class RemoteWorker {
 
   /** Starts a process there (`GuestSandbox.start`). */
   start(msg: RunMessage, handler: ProcessHandler): void {
-    if (this.lost) return handler(this.exit(msg.pid, this.lostMessage()));
-    if (msg.preopens?.length) {
-      return handler(this.exit(msg.pid, "a command with extra folders runs on the host only"));
+    if (msg.preopens?.length && !this.hasEnded) {
+      const error = "a command with extra folders runs on the host only";
+      return handler({ op: "exit", pid: msg.pid, status: 1, error });
     }
+    const added = this.processes.add(msg.pid, (m) => {
+      if (m.op === "exit") {
+        this.files.get(msg.pid)?.close();
+        this.files.delete(msg.pid);
+      }
+      handler(m);
+    });
+    if (!added) return;
     this.picks.shift();
-    this.handlers.set(msg.pid, handler);
     this.files.set(
       msg.pid,
       new FsServer(
@@ -137,7 +144,7 @@ export class RemoteWorker {
 
   /** Sends a message to a process there (`GuestSandbox.send`); pings are the heartbeats' job. */
   send(msg: ToSandbox): void {
-    if (this.lost || msg.op === "ping" || msg.op === "run") return;
+    if (this.hasEnded || msg.op === "ping" || msg.op === "run") return;
     this.link.send(msg);
   }
 
@@ -147,56 +154,32 @@ export class RemoteWorker {
    */
   private deliver(msg: FromSandbox): void {
     if (msg.op === "ready" || msg.op === "pong") return; // its sandboxes' own: not for the host
-    const handler = this.handlers.get(msg.pid);
-    if (!handler) return; // it ended here already
-    if (msg.op === "fs" && msg.mount === "world") {
-      const files = this.files.get(msg.pid)!;
+    const files = msg.op === "fs" && msg.mount === "world" && this.files.get(msg.pid);
+    if (files) {
       files.handle(msg).then((reply) => {
-        if (this.handlers.has(msg.pid)) this.send(reply);
+        if (this.processes.has(msg.pid)) this.send(reply);
       });
-      return;
-    }
-    if (msg.op === "exit") this.forget(msg.pid);
-    handler(msg);
-  }
-
-  private forget(pid: string): void {
-    this.handlers.delete(pid);
-    this.files.get(pid)?.close();
-    this.files.delete(pid);
+    } else this.processes.deliver(msg);
   }
 
   /** Messages NATS would not take: their processes end now (the worker cannot hear them). */
   private dropped(batch: ToWorker[], e: unknown): void {
     const why = e instanceof Error ? e.message : String(e);
     for (const msg of batch) {
-      if (msg.op === "forget" || !this.handlers.has(msg.pid)) continue;
-      const handler = this.handlers.get(msg.pid)!;
-      this.forget(msg.pid);
-      handler(this.exit(msg.pid, `a message to the worker ${this.worker} was lost: ${why}`));
+      if (msg.op === "forget") continue;
+      this.processes.end(msg.pid, `a message to the worker ${this.worker} was lost: ${why}`);
     }
-  }
-
-  private lostMessage(): string {
-    return `the worker ${this.worker} was lost: ${this.lost}`;
-  }
-
-  private exit(pid: string, error: string): ExitMessage {
-    return { op: "exit", pid, status: 1, error };
   }
 
   /** Declares it lost: its processes end now, and it is told to drop them (if it can hear). */
   lose(why: string): number {
-    if (this.lost) return 0;
-    this.lost = why;
-    const ended = [...this.handlers];
-    for (const [pid] of ended) this.forget(pid);
-    for (const [pid, handler] of ended) handler(this.exit(pid, this.lostMessage()));
+    if (this.hasEnded) return 0;
+    const ended = this.processes.lose(why);
     this.link.close(why);
     // Past the link (closed already if the worker sent a bad frame).
     try {
       publishFrames(this.ctx.client, this.ctx.subject, this.lead, [{ op: "forget" }]);
     } catch { /* NATS is down: the worker drops them when it notices */ }
-    return ended.length;
+    return ended;
   }
 }
