@@ -28,13 +28,22 @@ let worldDiskBytes: number | undefined;
 /**
  * Sets the disk bound of the world mounts made from now on
  * (`vfs/disk_budget.ts`); with the world's folder, makes its mount now and
- * counts the world in the background, so no call waits for the count.
+ * counts the world in the background, so no call waits for the count (a
+ * world already gone is left to the first run, which fails).
  */
 export function setWorldDiskBound(bytes: number | undefined, world?: string): void {
   worldDiskBytes = bytes;
   if (bytes === undefined || !world) return;
   const budget = new DiskBudget(world, bytes);
-  disks.set(world, new DiskMount(world, { budget }));
+  let mount: DiskMount;
+  try {
+    mount = new DiskMount(world, { budget });
+  } catch {
+    // The world was removed (a spare sandbox started as its host stopped): no process of it
+    // will run here; one that did would fail to open `/`, made at its run, with why.
+    return;
+  }
+  disks.set(world, mount);
   budget.prime().catch(() => {});
 }
 
