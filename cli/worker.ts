@@ -15,7 +15,26 @@ import { defaultLimits } from "../core/limits.ts";
 
 /** Usage of `worker`. */
 export const WORKER_USAGE = "sausage worker --nats <url> --world <name> [--user <user>] " +
-  "[--password-file <file>] [--ca-file <pem>] [--sandboxes <n>] [--id <id>]";
+  "[--password-file <file>] [--ca-file <pem>] [--sandboxes <n>] [--memory-mib <n>] [--id <id>]";
+
+/** The prefix of a worker's scratch folder, before its OS pid. */
+const SCRATCH = "sausage-worker-";
+
+/**
+ * Removes the scratch folders of workers that died without cleaning up
+ * (SIGKILL): those in `tmp` whose pid runs no process. A pid reused since
+ * keeps its folder until a later start.
+ */
+export async function removeStaleScratch(tmp: string): Promise<void> {
+  try {
+    for await (const e of Deno.readDir(tmp)) {
+      const pid = new RegExp(`^${SCRATCH}(\\d+)-`).exec(e.name)?.[1];
+      if (!pid || !e.isDirectory) continue;
+      const alive = await Deno.stat(`/proc/${pid}`).then(() => true, () => false);
+      if (!alive) await Deno.remove(`${tmp}/${e.name}`, { recursive: true }).catch(() => {});
+    }
+  } catch { /* not ours to list */ }
+}
 
 /** Runs the subcommand; resolves with the exit code when it is stopped. */
 export async function worker(args: string[]): Promise<number> {
@@ -26,6 +45,7 @@ export async function worker(args: string[]): Promise<number> {
     "--password-file",
     "--ca-file",
     "--sandboxes",
+    "--memory-mib",
     "--id",
   ]);
   const url = flags.get("--nats");
@@ -39,6 +59,14 @@ export async function worker(args: string[]): Promise<number> {
   if (sandboxes !== undefined && !(Number.isInteger(sandboxes) && sandboxes >= 1)) {
     throw new UsageError("--sandboxes takes a whole number of at least 1");
   }
+  const limits = defaultLimits();
+  // Its processes' memories together, like a world's `world_memory_mib` (default: half this machine's).
+  const memoryMib = flags.has("--memory-mib")
+    ? Number(flags.get("--memory-mib"))
+    : limits.world_memory_mib;
+  if (!(Number.isInteger(memoryMib) && memoryMib >= 16)) {
+    throw new UsageError("--memory-mib takes a whole number of at least 16");
+  }
   const file = flags.get("--password-file");
   const password = typeof file === "string"
     ? (await Deno.readTextFile(file)).trim()
@@ -46,8 +74,8 @@ export async function worker(args: string[]): Promise<number> {
   const ca = flags.get("--ca-file");
   const cache = `${cacheDir()}/workers/${world}`;
   await Deno.mkdir(cache, { recursive: true, mode: 0o700 });
-  const scratch = await Deno.makeTempDir({ prefix: "sausage-worker-" });
-  const limits = defaultLimits();
+  const scratch = await Deno.makeTempDir({ prefix: `${SCRATCH}${Deno.pid}-` });
+  await removeStaleScratch(scratch.slice(0, scratch.lastIndexOf("/")));
   const w = new Worker({
     url,
     world,
@@ -60,6 +88,7 @@ export async function worker(args: string[]): Promise<number> {
     scratch,
     maxLine: limits.line_mib * 2 ** 20,
     stallMs: limits.stall_ms,
+    memoryBytes: memoryMib * 2 ** 20,
     report: (line) => console.error(`sausage: ${line}`),
   });
   await w.start();

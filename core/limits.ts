@@ -41,6 +41,12 @@ export interface Limits {
   /** Lines a second one process may add to the journal (default 1000, bursts of 10x). */
   log_lines_per_second: number;
   /**
+   * One process's stdout and stderr on its way to the core, in KiB (default
+   * 16): past it, its writes wait until the core has taken some, so a flood
+   * cannot hold up other processes' answers.
+   */
+  output_window_kib: number;
+  /**
    * Memory of finished processes each sandbox keeps for the next ones, in MiB
    * (default 64; 0 keeps none): a reused memory spares a process its page faults.
    */
@@ -89,6 +95,7 @@ export function defaultLimits(): Limits {
     journal_days: 30,
     journal_entry_kib: 64,
     log_lines_per_second: 1000,
+    output_window_kib: 16,
     memory_pool_mib: DEFAULT_MEMORY_POOL_MIB,
     disk_mib: 8192,
     world_memory_mib: defaultWorldMemoryMib(),
@@ -128,6 +135,7 @@ const BOUNDS: Record<keyof Limits, [number, number]> = {
   journal_days: [1, 36_500],
   journal_entry_kib: [1, 1_048_576],
   log_lines_per_second: [1, 1_000_000],
+  output_window_kib: [1, 1_048_576],
   memory_pool_mib: [0, 65_536],
   disk_mib: [1, 1 << 30],
   world_memory_mib: [16, 16_777_216],

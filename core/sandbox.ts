@@ -10,12 +10,15 @@
  * @module
  */
 
-import type { ExitMessage, FromSandbox, ProcessMessage, ToSandbox } from "../sandbox/protocol.ts";
+import type { FromSandbox, ToSandbox } from "../sandbox/protocol.ts";
 import { carrierLineLimit } from "../rpc/line_splitter.ts";
 import { type MessageLink, StreamLink } from "../sandbox/link.ts";
 import { type Hop, newHop } from "./sandbox_hop.ts";
 import { checkFromSandbox } from "../sandbox/protocol_check.ts";
 import { findExecutable } from "./executable.ts";
+import { LinkedProcesses, type ProcessHandler } from "./linked_processes.ts";
+
+export type { ProcessHandler } from "./linked_processes.ts";
 
 /** How to start a sandbox subprocess. */
 export interface SandboxOptions {
@@ -102,9 +105,6 @@ function v8Flags(): Record<string, string> {
   }
 }
 
-/** Receives the messages of one process, ending with its `exit`. */
-export type ProcessHandler = (msg: ProcessMessage) => void;
-
 /** One sandbox subprocess and the processes it runs. */
 export class Sandbox {
   /** Resolves when the sandbox has started and can run processes. */
@@ -113,7 +113,8 @@ export class Sandbox {
   readonly ended: Promise<string>;
   private child: Deno.ChildProcess;
   private link: MessageLink<ToSandbox, FromSandbox>;
-  private handlers = new Map<string, ProcessHandler>();
+  private processes = new LinkedProcesses((why) => `the sandbox was lost: ${why}`);
+  /** Why it ended or is being killed. */
   private lost: string | null = null;
   private lastPong = Date.now();
   private pings: ReturnType<typeof setInterval>;
@@ -159,10 +160,7 @@ export class Sandbox {
   private receive(msg: FromSandbox, started: () => void): void {
     if (msg.op === "ready") started();
     else if (msg.op === "pong") this.lastPong = Date.now();
-    else {
-      this.handlers.get(msg.pid)?.(msg);
-      if (msg.op === "exit") this.handlers.delete(msg.pid);
-    }
+    else this.processes.deliver(msg);
   }
 
   private ping(): void {
@@ -183,16 +181,12 @@ export class Sandbox {
 
   /** How many processes it runs now (including killed ones that have not exited yet). */
   get load(): number {
-    return this.handlers.size;
+    return this.processes.size;
   }
 
   /** Starts a process: its messages go to `handler`, ending with its `exit`. */
   start(msg: Extract<ToSandbox, { op: "run" }>, handler: ProcessHandler): void {
-    if (this.lost) {
-      return handler({ op: "exit", pid: msg.pid, status: 1, error: this.lostMessage() });
-    }
-    this.handlers.set(msg.pid, handler);
-    this.send(msg);
+    if (this.processes.add(msg.pid, handler)) this.send(msg);
   }
 
   /** Sends a message; lost silently if the sandbox is gone. */
@@ -209,15 +203,9 @@ export class Sandbox {
     } catch { /* already gone */ }
   }
 
-  private lostMessage(): string {
-    return `the sandbox was lost: ${this.lost}`;
-  }
-
   private lose(why: string): void {
     this.lost ??= why;
     clearInterval(this.pings);
-    const exit: Omit<ExitMessage, "pid"> = { op: "exit", status: 1, error: this.lostMessage() };
-    for (const [pid, handler] of this.handlers) handler({ ...exit, pid });
-    this.handlers.clear();
+    this.processes.lose(this.lost);
   }
 }

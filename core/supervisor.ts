@@ -35,6 +35,7 @@ import type { Mount } from "../vfs/mount.ts";
 import { ProcessDir } from "../vfs/process_dir.ts";
 import { DiskMount } from "../vfs/disk_mount.ts";
 import type { ProcSource } from "../vfs/proc_source.ts";
+import { tookEvery } from "../sandbox/output_window.ts";
 
 /**
  * The mounts every process shares: `/proc` and `/run`, with the source of
@@ -105,6 +106,8 @@ export interface CommandRequest {
   cwd?: string;
   /** Host folders preopened beside `/`; the pool's sandboxes must be allowed to use them. */
   preopens?: ExtraPreopen[];
+  /** Exactly `preopens`: no `/`, `/proc`, `/self` or `/run` (a wasi-testsuite case's folders). */
+  onlyPreopens?: boolean;
   caller: Caller;
   /** Receives its text output (also journaled). */
   onOutput?: OutputHandler;
@@ -148,6 +151,8 @@ export class Supervisor {
   noPlugins: ((method: string) => string) | null = null;
   /** What each process may still add to the journal. */
   private budgets = new WeakMap<Process, JournalBudget>();
+  /** Each process's output the core handled and has not yet told its sandbox of (`took`). */
+  private untold = new WeakMap<Process, number>();
   /** Plugins whose calls all end without an answer (`failing_calls`). */
   readonly failing: FailingPlugins;
   /** The processes of calls to plugins: how they end counts for `failing`. */
@@ -339,6 +344,7 @@ export class Supervisor {
       args: req.args,
       cwd: req.cwd,
       preopens: req.preopens,
+      onlyPreopens: req.onlyPreopens,
     }, req.component.engine);
     return p;
   }
@@ -371,6 +377,7 @@ export class Supervisor {
         world: this.world.root,
         memoryLimit: this.limits.memory_mib * 2 ** 20,
         maxLine: this.limits.line_mib * 2 ** 20,
+        outputWindow: this.limits.output_window_kib * 1024,
       },
       (msg) => this.onGuest(p, sandbox, msg),
     );
@@ -456,9 +463,11 @@ export class Supervisor {
     switch (msg.op) {
       case "out":
         this.onStdout(p, msg.line);
+        this.took(p, sandbox, msg.line);
         break;
       case "err":
         this.log(p, "stderr", msg.line);
+        this.took(p, sandbox, msg.line);
         break;
       case "exit":
         if (msg.error?.startsWith(WORLD_MEMORY_TRAP)) {
@@ -501,6 +510,20 @@ export class Supervisor {
     let b = this.budgets.get(p);
     if (!b) this.budgets.set(p, b = new JournalBudget(this.limits.log_lines_per_second));
     return b;
+  }
+
+  /**
+   * Counts a line of `p` the core has handled; every quarter of its output
+   * window, tells its sandbox (`output_window.ts`), whose writes wait past it.
+   */
+  private took(p: Process, sandbox: GuestSandbox, line: string): void {
+    const count = (this.untold.get(p) ?? 0) + line.length + 1;
+    if (count < tookEvery(this.limits.output_window_kib * 1024)) {
+      this.untold.set(p, count);
+      return;
+    }
+    this.untold.set(p, 0);
+    sandbox.send({ op: "took", pid: p.pid, count });
   }
 
   /** Journals how many lines of `p` were dropped, if any were (see {@link JournalBudget.report}). */

@@ -140,6 +140,7 @@ supervisorTest("spawn starts a fresh instance of the plugin's component with its
     world: "/no/world",
     memoryLimit: 2 * 2 ** 20,
     maxLine: 2 ** 20,
+    outputWindow: 16 * 1024,
     dir: "/cache/notes",
     env: [["SAUSAGE_PID", p.pid], ["SAUSAGE_PLUGIN", "notes"], ["SAUSAGE_PARENT", "console"]],
     request: JSON.stringify({ jsonrpc: "2.0", id: p.pid, method: "add", params: { n: 1 } }),
@@ -484,5 +485,21 @@ supervisorTest(
     sandbox.guest({ op: "exit", pid: p.pid, status: 0 });
     const dropped = events(p.pid).find((e) => e.event === "dropped");
     assert.equal(dropped?.lines, 15);
+  },
+);
+
+supervisorTest(
+  "the core tells a sandbox each quarter of a process's output window it has handled",
+  { output_window_kib: 1 },
+  async ({ sup, sandbox }) => {
+    const p = await sup.spawn(call(caller(), "chatty"));
+    assert.equal(sandbox.runs[0].outputWindow, 1024);
+    const line = "x".repeat(99); // 100 with its newline
+    for (let i = 0; i < 5; i++) sandbox.guest({ op: "out", pid: p.pid, line });
+    for (let i = 0; i < 3; i++) sandbox.guest({ op: "err", pid: p.pid, line });
+    assert.deepEqual(sandbox.sent.filter((m) => m.op === "took"), [
+      { op: "took", pid: p.pid, count: 300 },
+      { op: "took", pid: p.pid, count: 300 },
+    ]);
   },
 );

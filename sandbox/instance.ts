@@ -10,6 +10,7 @@ import { ExitCode, GuestExit } from "./wasi/cli.ts";
 import { filesystemInterfaces, OpenFiles } from "./wasi/filesystem.ts";
 import type { ByteQueue } from "./wasi/pipes.ts";
 import { outputSinks } from "./output_sinks.ts";
+import type { OutputWindow } from "./output_window.ts";
 import { ProcessResources } from "./wasi/resources.ts";
 import { wasiInterfaces } from "./wasi/process_interfaces.ts";
 import type { FsChannel } from "./remote_mount.ts";
@@ -75,6 +76,8 @@ export { setWorldDiskBound } from "./preopens.ts";
 
 /** The stdio and exit of a running process, as the sandbox sees them. */
 export interface ProcessIo {
+  /** Its stdout and stderr lines in flight to the core, if bounded (`output_window_kib`). */
+  window?: OutputWindow;
   stdin: ByteQueue;
   /** The pipe to the core for `/proc`, `/self` and `/run`. */
   fs: FsChannel;
@@ -96,6 +99,8 @@ export interface CommandOptions {
   cwd?: string;
   /** Host folders preopened beside `/`, at their guest paths. */
   preopens?: ExtraPreopen[];
+  /** Only `preopens` (`RunMessage.onlyPreopens`). */
+  onlyPreopens?: boolean;
 }
 
 /** How a process ended. */
@@ -138,7 +143,10 @@ async function runJco(
   const resources = new ProcessResources();
   const imports = {
     ...wasiInterfaces({ ...command, env, stdin: io.stdin, stdout, stderr, resources }),
-    ...filesystemInterfaces(processPreopens(world, io.fs, command.preopens), files),
+    ...filesystemInterfaces(
+      processPreopens(world, io.fs, command.preopens, command.onlyPreopens),
+      files,
+    ),
   };
   let ended: Ended;
   /** The memories this process took from the pool: they go back once `run` has settled. */

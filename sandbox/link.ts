@@ -34,6 +34,29 @@ export interface MessageLink<Out, In> {
   close(why?: string): void;
 }
 
+/**
+ * What a link received, held until `listen` (none is lost), then handed on
+ * in order: the receiving half of a {@link MessageLink}.
+ */
+export class Inbox<In> {
+  private queue: In[] | null = [];
+  private on: ((msg: In) => void) | null = null;
+
+  /** `MessageLink.listen`: what was held first. */
+  listen(on: (msg: In) => void): void {
+    this.on = on;
+    const queued = this.queue ?? [];
+    this.queue = null;
+    for (const m of queued) on(m);
+  }
+
+  /** One message received (checked). */
+  deliver(msg: In): void {
+    if (this.on) this.on(msg);
+    else this.queue!.push(msg);
+  }
+}
+
 /** Bytes both ways, under a {@link StreamLink}. */
 export interface ByteDuplex {
   /** The next chunk (valid until the next call), or null at the end. */
@@ -57,8 +80,7 @@ export class StreamLink<Out extends object, In> implements MessageLink<Out, In> 
   readonly closed: Promise<string>;
   private done: ((why: string) => void) | null = null;
   private pending: Out[] = [];
-  private queue: In[] | null = [];
-  private on: ((msg: In) => void) | null = null;
+  private inbox = new Inbox<In>();
   private chain: Promise<void> = Promise.resolve();
   /** A write failed: sends are dropped, while what the peer sent before is still read. */
   private broken = false;
@@ -74,10 +96,7 @@ export class StreamLink<Out extends object, In> implements MessageLink<Out, In> 
   }
 
   listen(on: (msg: In) => void): void {
-    this.on = on;
-    const queued = this.queue ?? [];
-    this.queue = null;
-    for (const m of queued) on(m);
+    this.inbox.listen(on);
   }
 
   close(why = "it was closed"): void {
@@ -113,9 +132,7 @@ export class StreamLink<Out extends object, In> implements MessageLink<Out, In> 
 
   private async readLoop(): Promise<void> {
     const decoder = new FrameDecoder(this.opts.check, (m: In) => {
-      if (!this.done) return;
-      if (this.on) this.on(m);
-      else this.queue!.push(m);
+      if (this.done) this.inbox.deliver(m);
     }, this.opts.maxFrame);
     try {
       for (let chunk = await this.io.read(); chunk && this.done; chunk = await this.io.read()) {

@@ -18,6 +18,7 @@ import { DEFAULT_MEMORY_POOL_MIB, MemoryPool } from "./memory_pool.ts";
 import { carrierLineLimit, DEFAULT_MAX_LINE } from "../rpc/line_splitter.ts";
 import { type ByteDuplex, type MessageLink, rawDuplex, StreamLink } from "./link.ts";
 import { checkToSandbox } from "./protocol_check.ts";
+import { OutputWindow } from "./output_window.ts";
 
 const encoder = new TextEncoder();
 
@@ -53,6 +54,7 @@ interface Running {
   stdin: ByteQueue;
   fs: FsChannel;
   control: GuestControl;
+  window?: OutputWindow;
 }
 
 const running = new Map<string, Running>();
@@ -68,6 +70,8 @@ function start(msg: RunMessage): void {
       share,
       msg.env.find(([k]) => k === "SAUSAGE_PARENT")?.[1] ?? "",
     ),
+    // A flood of its output waits for the core, not the other processes' frames.
+    window: msg.outputWindow ? new OutputWindow(msg.outputWindow) : undefined,
   };
   running.set(pid, p);
   if (msg.request !== undefined) p.stdin.push(encoder.encode(msg.request + "\n"));
@@ -77,9 +81,15 @@ function start(msg: RunMessage): void {
     control: p.control,
     maxLine: msg.maxLine,
     memories,
+    window: p.window,
     onStdout: (line) => send({ op: "out", pid, line }),
     onStderr: (line) => send({ op: "err", pid, line }),
-  }, { args: msg.args, cwd: msg.cwd, preopens: msg.preopens }).then((ended) => {
+  }, {
+    args: msg.args,
+    cwd: msg.cwd,
+    preopens: msg.preopens,
+    onlyPreopens: msg.onlyPreopens,
+  }).then((ended) => {
     running.delete(pid);
     p.control.releaseMemory();
     send({ op: "exit", pid, ...ended });
@@ -108,6 +118,9 @@ function handle(msg: ToSandbox): void {
       break;
     case "fs-reply":
       p.fs.reply(msg);
+      break;
+    case "took":
+      p.window?.took(msg.count);
       break;
   }
 }

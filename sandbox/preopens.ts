@@ -28,13 +28,22 @@ let worldDiskBytes: number | undefined;
 /**
  * Sets the disk bound of the world mounts made from now on
  * (`vfs/disk_budget.ts`); with the world's folder, makes its mount now and
- * counts the world in the background, so no call waits for the count.
+ * counts the world in the background, so no call waits for the count (a
+ * world already gone is left to the first run, which fails).
  */
 export function setWorldDiskBound(bytes: number | undefined, world?: string): void {
   worldDiskBytes = bytes;
   if (bytes === undefined || !world) return;
   const budget = new DiskBudget(world, bytes);
-  disks.set(world, new DiskMount(world, { budget }));
+  let mount: DiskMount;
+  try {
+    mount = new DiskMount(world, { budget });
+  } catch {
+    // The world was removed (a spare sandbox started as its host stopped): no process of it
+    // will run here; one that did would fail to open `/`, made at its run, with why.
+    return;
+  }
+  disks.set(world, mount);
   budget.prime().catch(() => {});
 }
 
@@ -57,21 +66,27 @@ function diskMount(hostPath: string, world = false): Mount {
  */
 export const SERVED_WORLD = "";
 
-/** The preopens of one process, in order. */
+/**
+ * The preopens of one process, in order; with `only`, just `extra` (a
+ * command given its folders whole, `RunMessage.onlyPreopens`).
+ */
 export function processPreopens(
   world: string,
   fs: FsChannel,
   extra: ExtraPreopen[] = [],
+  only = false,
 ): Preopen[] {
+  const extras = extra.map((p) => ({
+    guestPath: p.guestPath,
+    mount: new CoreSymlinks(diskMount(p.hostPath), `preopen:${p.guestPath}`, fs),
+  }));
+  if (only) return extras;
   const root = world === SERVED_WORLD
     ? new RemoteMount("world", true, fs)
     : new CoreSymlinks(diskMount(world, true), "world", fs);
   return [
     { guestPath: "/", mount: root },
-    ...extra.map((p) => ({
-      guestPath: p.guestPath,
-      mount: new CoreSymlinks(diskMount(p.hostPath), `preopen:${p.guestPath}`, fs),
-    })),
+    ...extras,
     { guestPath: "/proc", mount: new RemoteMount("proc", true, fs) },
     { guestPath: "/self", mount: new RemoteMount("self", true, fs) },
     { guestPath: "/run", mount: new RemoteMount("run", true, fs) },

@@ -28,6 +28,12 @@ export interface RunMessage {
   memoryLimit: number;
   /** The longest line it may write on stdout or stderr, in bytes; a longer one ends it. */
   maxLine: number;
+  /**
+   * Its stdout and stderr text the core may not yet have taken (`took`),
+   * in UTF-16 units plus one per line (`output_window_kib`): past it, its
+   * writes wait. Absent: unbounded.
+   */
+  outputWindow?: number;
   /** The folder of the transpiled component (`plugin.js` and core modules). */
   dir: string;
   /** The environment of the process. */
@@ -40,6 +46,12 @@ export interface RunMessage {
   args?: string[];
   /** More preopened folders, beside `/`, `/proc`, `/self` and `/run`. */
   preopens?: ExtraPreopen[];
+  /**
+   * Only `preopens`, in their order: no `/`, `/proc`, `/self` or `/run` (a
+   * command whose folders are given whole: a wasi-testsuite case). Set only
+   * by the core for a command, never for a plugin's process.
+   */
+  onlyPreopens?: boolean;
   /** The initial current folder (`initial-cwd`); `/` by default. */
   cwd?: string;
 }
@@ -108,6 +120,8 @@ export type ToSandbox =
   | { op: "kill"; pid: string }
   /** Are you there? Answered with `pong` (the core's stall detector). */
   | { op: "ping"; n: number }
+  /** The core has handled `count` more of the process's output (its `outputWindow` has room). */
+  | { op: "took"; pid: string; count: number }
   | FsReply;
 
 /** Sandbox → core. */

@@ -83,6 +83,7 @@ export function checkToSandbox(v: unknown): ToSandbox {
       for (const k of ["pid", "dir", "world"]) str(m, k);
       num(m, "memoryLimit");
       num(m, "maxLine");
+      if (m.outputWindow !== undefined) num(m, "outputWindow");
       stringPairs(m.env);
       optStr(m, "request");
       optStr(m, "cwd");
@@ -95,6 +96,9 @@ export function checkToSandbox(v: unknown): ToSandbox {
       if (m.preopens !== undefined && !Array.isArray(m.preopens)) {
         fail("whose preopens are not a list");
       }
+      if (m.onlyPreopens !== undefined && typeof m.onlyPreopens !== "boolean") {
+        fail("whose onlyPreopens is not a boolean");
+      }
       break;
     case "in":
       str(m, "pid");
@@ -106,6 +110,10 @@ export function checkToSandbox(v: unknown): ToSandbox {
       break;
     case "ping":
       num(m, "n");
+      break;
+    case "took":
+      str(m, "pid");
+      num(m, "count");
       break;
     case "fs-reply":
       str(m, "pid");

@@ -4,7 +4,7 @@
 # templates, the example world and the toolchain install script.
 # The first start of a version unpacks it into the cache, keyed by the
 # archive's checksum; every start after that runs from there.
-# Made by `deno task dist` (scripts/dist.ts); see README "Install".
+# Made by `deno task dist` (scripts/dist.ts); see docs/install.md.
 set -euo pipefail
 HASH=@HASH@
 OFFSET=@OFFSET@

@@ -27,7 +27,14 @@ Deno.test({
       r.stdout,
       /^ {4}detached, or the server ends with its caller\. The running server serves$/m,
     );
-    assert.match(r.stdout, /^ {4}the endpoint `control` at `\/proc\/<pid>\/control`\.$/m);
+    assert.match(
+      r.stdout,
+      /^ {4}`\/proc\/<pid>\/fs\/` \(`hits`: the HTTP requests it answered\)\.$/m,
+    );
+    assert.match(
+      r.stdout,
+      /^ {4}says otherwise: `\{"host": "0\.0\.0\.0"\}` serves every network interface\.$/m,
+    );
     assert.match(r.stdout, /^www\.start \{port: integer.*\} -> string$/m);
     assert.match(r.stdout, /^ {4}port: integer.*, required\. The TCP port to listen on/m);
     const endpoint = lines.findIndex((l) => l.startsWith("endpoint control "));

@@ -11,7 +11,16 @@
 import { strict as assert } from "node:assert";
 import { NatsClient, type NatsMsg } from "../core/remote/nats_client.ts";
 import { ComponentShelf } from "../core/remote/component_shelf.ts";
-import { publishSplit, Subjects } from "../core/remote/wire.ts";
+import {
+  checkToWorker,
+  publishFrames,
+  readLead,
+  Subjects,
+  type ToWorker,
+} from "../core/remote/wire.ts";
+import { decodeFrames, encodeFrames } from "../sandbox/frames.ts";
+import type { ExitMessage, ProcessMessage, RunMessage } from "../sandbox/protocol.ts";
+import { SERVED_WORLD } from "../sandbox/preopens.ts";
 import { ComponentCopies } from "../worker/component_fetch.ts";
 import { natsServerPath, TestNats, worldUsers } from "./helpers/nats.ts";
 import { sha256 } from "../core/file_hash.ts";
@@ -133,14 +142,16 @@ Deno.test({
       const got: number[] = [];
       c.subscribe(
         "sausage.a.host",
-        (m) => got.push(JSON.parse(new TextDecoder().decode(m.data)).m.length),
+        (m) => got.push(decodeFrames(readLead(m.data, (l) => l).rest, (f) => f, 2 ** 24).length),
       );
-      const big = "x".repeat(3 * 2 ** 20); // three of them pass 8 MB (the test server's max_payload)
-      publishSplit(c, "sausage.a.host", [big, big, big, big], (m) => ({ m }));
+      const line = "x".repeat(3 * 2 ** 20); // three of them pass 8 MB (the test server's max_payload)
+      const big = { op: "out", pid: "1", line };
+      const lead = { op: "worker" as const, id: "w" };
+      publishFrames(c, "sausage.a.host", lead, [big, big, big, big]);
       while (got.reduce((a, b) => a + b, 0) < 4) await new Promise((r) => setTimeout(r, 20));
       assert(got.length > 1, `one message of all four: ${got}`);
       assert.throws(
-        () => publishSplit(c, "sausage.a.host", ["y".repeat(9 * 2 ** 20)], (m) => ({ m })),
+        () => publishFrames(c, "sausage.a.host", lead, [{ ...big, line: "y".repeat(9 * 2 ** 20) }]),
         /max_payload/,
       );
     } finally {
@@ -284,42 +295,109 @@ Deno.test({
   },
 });
 
+/** Events a `WorkerSet` journals. */
+type Events = [string, Record<string, unknown>][];
+
+/** A host's `WorkerSet` and a worker's connection on a new server, for `fn`; all closed after. */
+async function withWorkerSet(
+  maxWorkers: number,
+  fn: (set: WorkerSet, worker: NatsClient, events: Events) => Promise<void>,
+): Promise<void> {
+  const nats = await TestNats.start(users);
+  const host = await client(nats, "a", "host");
+  const worker = await client(nats, "a", "worker");
+  const events: Events = [];
+  const set = new WorkerSet(
+    host,
+    new Subjects("a"),
+    {} as Mount, // no file is served: the world is never read
+    (event, fields) => events.push([event, fields]),
+    2500,
+    maxWorkers,
+  );
+  try {
+    set.start();
+    await fn(set, worker, events);
+  } finally {
+    set.close();
+    host.close();
+    worker.close();
+    await nats.stop();
+  }
+}
+
+/** A heartbeat of worker `id`. */
+const beat = (id: string) => JSON.stringify({ worker: id, machine: "m", load: 0, slots: 1 });
+
+/** Resolves once `ok()` holds. */
+async function until(ok: () => boolean): Promise<void> {
+  while (!ok()) await new Promise((r) => setTimeout(r, 20));
+}
+
 Deno.test({
   ...opts,
   name: "nats: a host takes at most max_workers workers, and says so once",
-  async fn() {
-    const nats = await TestNats.start(users);
-    const host = await client(nats, "a", "host");
-    const worker = await client(nats, "a", "worker");
-    const events: [string, Record<string, unknown>][] = [];
-    const set = new WorkerSet(
-      host,
-      new Subjects("a"),
-      {} as Mount, // no process runs: the world is never read
-      (event, fields) => events.push([event, fields]),
-      2500,
-      2,
-    );
-    try {
-      set.start();
+  fn: () =>
+    withWorkerSet(2, async (set, worker, events) => {
       await new Promise((r) => setTimeout(r, 100)); // the subscriptions reach the server
-      for (const id of ["w1", "w2", "w3", "w4"]) {
-        worker.publish(
-          "sausage.a.hb",
-          JSON.stringify({ worker: id, machine: "m", load: 0, slots: 1 }),
-        );
-      }
-      while (events.filter(([e]) => e !== "worker-joined").length < 1) {
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      for (const id of ["w1", "w2", "w3", "w4"]) worker.publish("sausage.a.hb", beat(id));
+      await until(() => events.some(([e]) => e !== "worker-joined"));
       assert.deepEqual(set.list().map((w) => w.worker), ["w1", "w2"]);
       assert.deepEqual(events.map(([e]) => e), ["worker-joined", "worker-joined", "limit"]);
       assert.equal(events[2][1].limit, "max_workers");
-    } finally {
-      set.close();
-      host.close();
-      worker.close();
-      await nats.stop();
-    }
-  },
+    }),
+});
+
+Deno.test({
+  ...opts,
+  name: "nats: the sandbox protocol in frames; a worker that sends a bad one is dropped",
+  fn: () =>
+    withWorkerSet(256, async (set, worker, events) => {
+      const toWorker: unknown[] = [];
+      worker.subscribe("sausage.a.w.w1", (m) => {
+        const { lead, rest } = readLead(m.data, (l) => l);
+        toWorker.push(lead, ...decodeFrames(rest, checkToWorker, 2 ** 20));
+      });
+      await new Promise((r) => setTimeout(r, 100)); // the subscriptions reach the server
+      worker.publish("sausage.a.hb", beat("w1"));
+      await until(() => set.list().length === 1);
+      const w = set.pick()!;
+      const seen: ProcessMessage[] = [];
+      for (const pid of ["1", "2"]) {
+        w.start({
+          op: "run",
+          pid,
+          dir: "/cache/components/view/abc",
+          world: "/the/world",
+          env: [],
+          memoryLimit: 2 ** 20,
+          maxLine: 2 ** 20,
+          request: '{"jsonrpc":"2.0","id":1,"method":"x"}',
+        }, (m) => seen.push(m));
+      }
+      await until(() => toWorker.length >= 3);
+      // The host's run leads; each run names its component by key, `/` is served.
+      const [lead, run] = toWorker.slice(-3) as [Record<string, unknown>, RunMessage];
+      assert.equal(lead.op, "host");
+      assert.equal(run.dir, "view.abc");
+      assert.equal(run.world, SERVED_WORLD);
+      assert.equal(run.request, '{"jsonrpc":"2.0","id":1,"method":"x"}');
+
+      // A good frame is delivered; then one whose status is no number drops the worker.
+      const from = (msgs: object[]) => encodeFrames([{ op: "worker", id: "w1" }, ...msgs]);
+      worker.publish("sausage.a.host", from([{ op: "out", pid: "1", line: "hello" }]));
+      await until(() => seen.length === 1);
+      assert.deepEqual(seen[0], { op: "out", pid: "1", line: "hello" });
+      worker.publish("sausage.a.host", from([{ op: "exit", pid: "1", status: "no" }]));
+      await until(() => seen.length === 3);
+      assert.deepEqual(seen.slice(1).map((m) => [m.pid, m.op]), [["1", "exit"], ["2", "exit"]]);
+      assert.match(
+        (seen[1] as ExitMessage).error!,
+        /the worker w1 was lost: .*status is not a number/,
+      );
+      const lost = events.find(([e]) => e === "worker-lost")!;
+      assert.equal(lost[1].processes, 2);
+      assert.equal(set.list().length, 0);
+      await until(() => toWorker.some((m) => (m as ToWorker).op === "forget"));
+    }),
 });

@@ -21,6 +21,7 @@ import { makeWorld } from "./helpers/world.ts";
 import { launcher, sausage } from "./helpers/cli.ts";
 import { natsServerPath, TestNats, worldUsers } from "./helpers/nats.ts";
 import { eventually } from "./helpers/host.ts";
+import { ErrorCode } from "../rpc/errors.ts";
 
 const WORLD = "natstest";
 
@@ -89,7 +90,10 @@ Deno.test({
       workers.set(
         id,
         spawn(
-          ["worker", "--nats", nats.url, "--world", WORLD, "--user", users.worker.user, "--id", id],
+          [
+            ...["worker", "--nats", nats.url, "--world", WORLD, "--user", users.worker.user],
+            ...["--id", id, "--memory-mib", "192"],
+          ],
           { SAUSAGE_NATS_PASSWORD: users.worker.password },
         ),
       );
@@ -149,6 +153,17 @@ Deno.test({
             "written remotely",
           );
           assert.deepEqual((r[2] as { error?: string }).error, undefined); // the world's own files
+        },
+      );
+
+      await t.step(
+        "a worker bounds its processes' memories (--memory-mib): -32004, the worker lives",
+        async () => {
+          // 192 MiB over the worker's sandboxes (one per core): 150 fits in no sandbox's share.
+          const [big] = await calls([client], 1, "rprobe.hog", () => ({ mb: 150 }));
+          assert.equal(big.error?.code, ErrorCode.LimitReached, JSON.stringify(big));
+          assert.equal((big.error?.data as { limit?: string }).limit, "world_memory_mib");
+          assert.deepEqual(await client.request("rprobe.hog", { mb: 16 }), { held_mb: 16 });
         },
       );
 

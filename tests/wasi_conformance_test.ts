@@ -3,12 +3,21 @@
  * replayed through a real component (`tests/plugins/fsprobe`, its `raw` op
  * makes the preview-1 calls the way the suite's cases do) on every writable
  * mount: the world on disk, `/run` and `/self`. No download of the suite
- * is needed; `deno task wasi-testsuite` runs the suite itself.
+ * is needed; `deno task wasi-testsuite` runs the suite itself (72 of 72 on
+ * our preview-1 binding; the last one, `sock_shutdown-invalid_fd`, is
+ * replayed here with a module of the same kind).
  */
 
 import { strict as assert } from "node:assert";
 import { builtTestPlugin } from "./helpers/plugins.ts";
 import { hostTests, type TestHost } from "./helpers/host.ts";
+import { ComponentCache } from "../core/component_cache.ts";
+import { Host } from "../core/host.ts";
+import { defaultLimits } from "../core/limits.ts";
+import { LocalCaller } from "../core/local_caller.ts";
+import { SandboxPool } from "../core/sandbox_pool.ts";
+import type { ExtraPreopen } from "../sandbox/protocol.ts";
+import { Writer } from "../wasm/binary.ts";
 
 const fsprobe = await builtTestPlugin("fsprobe");
 
@@ -185,4 +194,119 @@ test("a trailing slash names a folder; paths may not climb above their descripto
       "PERM",
     ]);
   });
+});
+
+/**
+ * A plain preview-1 module, as `c/sock_shutdown-invalid_fd` is: its exit code
+ * is `sock_shutdown(3)`'s errno, plus 100 when fd 3 is a preopen and 50 when
+ * fd 4 is one.
+ */
+function preopenProbe(): Uint8Array {
+  const section = (id: number, w: Writer) => new Writer().u8(id).u32(w.length).bytes(w.view());
+  const types = new Writer().u32(3)
+    .u8(0x60).u32(2).u8(0x7f).u8(0x7f).u32(1).u8(0x7f) // (i32, i32) -> i32
+    .u8(0x60).u32(1).u8(0x7f).u32(0) // (i32) -> ()
+    .u8(0x60).u32(0).u32(0); // () -> ()
+  const imports = new Writer().u32(3);
+  for (const [name, type] of [["sock_shutdown", 0], ["fd_prestat_get", 0], ["proc_exit", 1]]) {
+    imports.name("wasi_snapshot_preview1").name(name as string).u8(0).u32(type as number);
+  }
+  const isPreopen = (
+    fd: number,
+    ...worth: number[]
+  ) => [0x41, fd, 0x41, 0, 0x10, 1, 0x45, 0x41, ...worth];
+  const code = [
+    0x41,
+    3,
+    0x41,
+    3,
+    0x10,
+    0, // sock_shutdown(3, RD | WR)
+    ...isPreopen(3, 0xe4, 0),
+    0x6c,
+    0x6a, // + 100 * (fd_prestat_get(3, 0) == 0)
+    ...isPreopen(4, 50),
+    0x6c,
+    0x6a, // + 50 * (fd_prestat_get(4, 0) == 0)
+    0x10,
+    2,
+    0x0b, // proc_exit
+  ];
+  const body = new Writer().u32(0).bytes(new Uint8Array(code));
+  return new Writer()
+    .bytes(new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]))
+    .bytes(section(1, types).view())
+    .bytes(section(2, imports).view())
+    .bytes(section(3, new Writer().u32(1).u32(2)).view())
+    .bytes(section(5, new Writer().u32(1).u8(0).u32(1)).view())
+    .bytes(
+      section(7, new Writer().u32(2).name("memory").u8(2).u32(0).name("_start").u8(0).u32(3))
+        .view(),
+    )
+    .bytes(section(10, new Writer().u32(1).u32(body.length).bytes(body.view())).view())
+    .view().slice();
+}
+
+// sock_shutdown-invalid_fd: the suite's runners preopen only a case's `root` (none there).
+Deno.test({
+  name: "a command given its folders whole (onlyPreopens) sees those and no others",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const tmp = await Deno.makeTempDir({ prefix: "sausage-preopens-" });
+    const wasm = `${tmp}/probe.wasm`;
+    await Deno.writeFile(wasm, preopenProbe());
+    await Deno.mkdir(`${tmp}/world`);
+    const limits = defaultLimits();
+    const pool = new SandboxPool(
+      { world: tmp, cache: tmp, stallMs: limits.stall_ms, maxLine: 2 ** 20 },
+      1,
+    );
+    const host = new Host(`${tmp}/world`, {
+      pool,
+      journalPath: ":memory:",
+      watch: false,
+      cacheDir: tmp,
+      noPlugins: () => "no plugins here",
+      sdkDir: null,
+    });
+    const caller = new LocalCaller("test");
+    try {
+      const component = await new ComponentCache(`${tmp}/transpiled`, undefined, true, "auto")
+        .load(wasm);
+      assert.equal(component.engine, "p1");
+      const exitCode = async (opts: { preopens?: ExtraPreopen[]; onlyPreopens?: boolean }) => {
+        const p = await host.supervisor.spawnCommand({
+          name: "probe",
+          label: "preopens",
+          component,
+          args: ["probe.wasm"],
+          env: [],
+          caller,
+          ...opts,
+        });
+        return (await p.ended).status;
+      };
+      const ENOTSOCK = 57, EBADF = 8;
+      assert.equal(await exitCode({}), ENOTSOCK + 100 + 50, "by default `/` and `/proc` are there");
+      assert.equal(
+        await exitCode({ preopens: [], onlyPreopens: true }),
+        EBADF,
+        "none: fd 3 closed",
+      );
+      assert.equal(
+        await exitCode({
+          preopens: [{ guestPath: "/", hostPath: `${tmp}/world` }],
+          onlyPreopens: true,
+        }),
+        ENOTSOCK + 100,
+        "only the given `/`",
+      );
+    } finally {
+      caller.hasEnded = true;
+      await host.shutdown(200);
+      pool.close();
+      await Deno.remove(tmp, { recursive: true }).catch(() => {});
+    }
+  },
 });

@@ -1,6 +1,6 @@
 /**
  * The filesystem interface that every mount implements: the world folder on
- * disk, and later `/proc`, `/self` and `/run`. Paths given to a mount are
+ * disk, `/proc`, `/self`, `/run` and the sandbox's remote mounts. Paths given to a mount are
  * already checked and relative to its root ("" is the root, "a/b" a child):
  * `..` never reaches a mount.
  *

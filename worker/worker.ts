@@ -14,19 +14,18 @@
 
 import { NatsClient } from "../core/remote/nats_client.ts";
 import {
-  Batcher,
-  decode,
+  checkToWorker,
   encode,
   type Heartbeat,
-  publishSplit,
-  type RemoteRun,
+  type HostLead,
+  readLead,
   Subjects,
   type ToWorker,
-  type ToWorkerBatch,
 } from "../core/remote/wire.ts";
+import { NatsLink } from "../core/remote/nats_link.ts";
 import { SandboxPool } from "../core/sandbox_pool.ts";
 import type { Sandbox } from "../core/sandbox.ts";
-import type { FromSandbox, ToSandbox } from "../sandbox/protocol.ts";
+import type { FromSandbox, RunMessage, ToSandbox } from "../sandbox/protocol.ts";
 import { SERVED_WORLD } from "../sandbox/preopens.ts";
 import { ComponentCopies } from "./component_fetch.ts";
 import { DEFAULT_MEMORY_POOL_MIB } from "../sandbox/memory_pool.ts";
@@ -64,8 +63,20 @@ export interface WorkerOptions {
   maxLine: number;
   /** A sandbox silent this long is killed (ms). */
   stallMs: number;
+  /**
+   * The bytes its processes' memories may grow by together, shared among its
+   * sandboxes as a host shares `world_memory_mib` (default: no bound).
+   */
+  memoryBytes?: number;
   /** Told of what happens (joins, NATS status), one line each. */
   report?: (line: string) => void;
+}
+
+/** The lead frame of the host's message (`wire.ts`), checked. */
+function hostLead(v: unknown): HostLead {
+  const m = v as Partial<HostLead> | null;
+  if (m?.op !== "host" || typeof m.run !== "string") throw new Error("no host's lead");
+  return m as HostLead;
 }
 
 /** A process on this worker: its sandbox once it runs, its messages until then. */
@@ -82,10 +93,11 @@ export class Worker {
   private pool: SandboxPool;
   private copies!: ComponentCopies;
   private running = new Map<string, Running>();
-  private out!: Batcher<FromSandbox>;
+  /** The sandbox protocol with the host (a new one after a bad frame). */
+  private link!: NatsLink<FromSandbox, ToWorker>;
   private beat: ReturnType<typeof setInterval> | undefined;
   private slots: number;
-  /** The run of the host whose processes these are (`ToWorkerBatch.h`). */
+  /** The run of the host whose processes these are (`HostLead.run`). */
   private hostRun: string | null = null;
 
   constructor(private opts: WorkerOptions) {
@@ -99,6 +111,9 @@ export class Worker {
       stallMs: opts.stallMs,
       maxLine: opts.maxLine,
       memoryPool: DEFAULT_MEMORY_POOL_MIB * 2 ** 20,
+      memoryShare: opts.memoryBytes === undefined
+        ? undefined
+        : Math.floor(opts.memoryBytes / this.slots),
     }, this.slots);
   }
 
@@ -119,27 +134,43 @@ export class Worker {
       },
     });
     this.copies = new ComponentCopies(this.client, this.subjects.blob, this.opts.cache);
-    this.out = new Batcher(
-      (batch) => publishSplit(this.client, this.subjects.toHost, batch, (m) => ({ w: this.id, m })),
-    );
+    this.openLink();
     await this.pool.warm();
     this.client.subscribe(this.subjects.worker(this.id), (m) => {
-      let batch: ToWorkerBatch;
+      let lead: HostLead;
+      let frames: Uint8Array;
       try {
-        batch = decode<ToWorkerBatch>(m.data);
+        ({ lead, rest: frames } = readLead(m.data, hostLead));
       } catch {
         return;
       }
-      if (batch.h !== this.hostRun) {
+      if (lead.run !== this.hostRun) {
         // A new run of the host (it restarted): the last one's processes are nobody's.
         if (this.hostRun !== null) this.forget();
-        this.hostRun = batch.h;
+        this.hostRun = lead.run;
       }
-      for (const msg of batch.m ?? []) this.handle(msg);
+      this.link.receive(frames);
     });
     this.heartbeat();
     this.beat = setInterval(() => this.heartbeat(), HEARTBEAT_MS);
     report(`worker ${this.id}: serving world ${this.opts.world} with ${this.slots} sandboxes`);
+  }
+
+  /** A link to the host; one the host broke (a bad frame) is replaced, its processes ended. */
+  private openLink(): void {
+    const link = new NatsLink<FromSandbox, ToWorker>({
+      client: this.client,
+      subject: this.subjects.toHost,
+      lead: { op: "worker", id: this.id },
+      check: checkToWorker,
+    });
+    link.listen((msg) => this.handle(msg));
+    link.closed.then((why) => {
+      this.opts.report?.(`worker ${this.id}: the host ${why}; its processes end`);
+      this.forget();
+      this.openLink();
+    });
+    this.link = link;
   }
 
   private heartbeat(): void {
@@ -163,27 +194,27 @@ export class Worker {
     else r.queue.push(msg);
   }
 
-  private async run(msg: RemoteRun): Promise<void> {
-    const { component, ...rest } = msg;
+  /** Runs a process: its `dir` names the component by its cache entry's key. */
+  private async run(msg: RunMessage): Promise<void> {
     const r: Running = { sandbox: null, queue: [] };
     this.running.set(msg.pid, r);
     let sandbox: Sandbox;
     let dir: string;
     try {
-      dir = await this.copies.get(component);
+      dir = await this.copies.get(msg.dir);
       sandbox = await this.pool.place();
     } catch (e) {
       this.running.delete(msg.pid);
       const error = `the worker ${this.id} could not start it: ${
         e instanceof Error ? e.message : e
       }`;
-      return this.out.push({ op: "exit", pid: msg.pid, status: 1, error });
+      return this.link.send({ op: "exit", pid: msg.pid, status: 1, error });
     }
     if (this.running.get(msg.pid) !== r) return; // forgotten meanwhile
     r.sandbox = sandbox;
-    sandbox.start({ ...rest, dir, world: SERVED_WORLD }, (m) => {
+    sandbox.start({ ...msg, dir, world: SERVED_WORLD }, (m) => {
       if (m.op === "exit") this.running.delete(m.pid);
-      this.out.push(m);
+      this.link.send(m);
     });
     for (const queued of r.queue) sandbox.send(queued);
     r.queue = [];

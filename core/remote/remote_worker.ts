@@ -1,7 +1,9 @@
 /**
  * A worker as the host sees it: a sandbox on another machine. The supervisor
  * starts processes on it and sends them messages exactly as on a local
- * sandbox (`GuestSandbox`); the messages travel over NATS in batches. The
+ * sandbox (`GuestSandbox`); the messages travel over NATS in the sandbox
+ * protocol's frames (`nats_link.ts`), checked as from a local sandbox: a
+ * worker that sends a bad frame is dropped, as if it were lost. The
  * world's `/` of its processes is served here (the worker has no world
  * folder), through the host's checks, like `/proc`. When the worker is lost
  * (no heartbeat for the loss time, NATS down) every process on it ends at
@@ -10,39 +12,22 @@
  * @module
  */
 
-import type { ExitMessage, FromSandbox, RunMessage, ToSandbox } from "../../sandbox/protocol.ts";
-import type { ProcessHandler } from "../sandbox.ts";
+import type { FromSandbox, RunMessage, ToSandbox } from "../../sandbox/protocol.ts";
+import { LinkedProcesses, type ProcessHandler } from "../linked_processes.ts";
 import { FsServer } from "../fs_server.ts";
 import type { Mount } from "../../vfs/mount.ts";
-import { Batcher, type Heartbeat, publishSplit, type ToWorker } from "./wire.ts";
+import { type Heartbeat, type HostLead, publishFrames, type ToWorker } from "./wire.ts";
 import type { NatsClient } from "./nats_client.ts";
-
-/** True for a message about a process of the shape its `op` says. */
-function wellFormed(
-  m: FromSandbox,
-): m is Exclude<FromSandbox, { op: "ready" } | { op: "pong" }> {
-  if (typeof m !== "object" || m === null || !("pid" in m) || typeof m.pid !== "string") {
-    return false;
-  }
-  switch (m.op) {
-    case "out":
-    case "err":
-      return typeof m.line === "string";
-    case "exit":
-      return Number.isInteger(m.status) && (m.error === undefined || typeof m.error === "string");
-    case "fs":
-      return Number.isSafeInteger(m.id);
-    default:
-      return false;
-  }
-}
+import { NatsLink } from "./nats_link.ts";
+import { checkFromSandbox } from "../../sandbox/protocol_check.ts";
+import { SERVED_WORLD } from "../../sandbox/preopens.ts";
 
 /** What a remote worker needs from its world on the host. */
 export interface WorkerContext {
   client: NatsClient;
   /** The worker's subject. */
   subject: string;
-  /** This host run's id (`ToWorkerBatch.h`). */
+  /** This host run's id (`HostLead.run`). */
   run: string;
   /** The world folder as a mount (with the world's disk bound): `/` of remote processes. */
   world: Mount;
@@ -50,14 +35,19 @@ export interface WorkerContext {
   share(dir: string): string;
   /** Journals a host fault while serving a remote process's file. */
   fault(pid: string, message: string): void;
+  /** Told when the worker sent what fails the check: the set drops it (`lose`). */
+  untrusted(why: string): void;
 }
 
 /** One worker, from its first heartbeat until it is lost. */
 export class RemoteWorker {
-  private handlers = new Map<string, ProcessHandler>();
+  private processes = new LinkedProcesses((why) => `the worker ${this.worker} was lost: ${why}`);
+  /** Each process's files (`/` of the world), served here. */
   private files = new Map<string, FsServer>();
-  private lost: string | null = null;
-  private out: Batcher<ToWorker>;
+  /** The sandbox protocol both ways; its `receive` is fed by the set's subscription. */
+  readonly link: NatsLink<ToWorker, FromSandbox>;
+  /** The frame that opens each message to it. */
+  private lead: HostLead;
   /** When its last heartbeat arrived (ms). */
   lastSeen = Date.now();
   /** When it joined (ISO time). */
@@ -72,13 +62,21 @@ export class RemoteWorker {
   private picks: number[] = [];
 
   constructor(public beat: Heartbeat, private ctx: WorkerContext) {
-    this.out = new Batcher(
-      (batch) => publishSplit(ctx.client, ctx.subject, batch, (m) => ({ h: ctx.run, m })),
-      (batch, e) => this.dropped(batch, e),
-    );
-    // Tells it this host's run at once: what an earlier run left there ends now.
+    this.lead = { op: "host", run: ctx.run };
+    this.link = new NatsLink({
+      client: ctx.client,
+      subject: ctx.subject,
+      lead: this.lead,
+      check: checkFromSandbox,
+      dropped: (msgs, e) => this.dropped(msgs, e),
+    });
+    this.link.listen((msg) => this.deliver(msg));
+    this.link.closed.then((why) => {
+      if (!this.hasEnded) ctx.untrusted(why);
+    });
+    // Tells it this host's run at once (a lead alone): what an earlier run left there ends now.
     try {
-      ctx.client.publish(ctx.subject, JSON.stringify({ h: ctx.run, m: [] }));
+      publishFrames(ctx.client, ctx.subject, this.lead, []);
     } catch { /* NATS is down: it will hear with the first run */ }
   }
 
@@ -89,14 +87,14 @@ export class RemoteWorker {
 
   /** True once it was lost. */
   get hasEnded(): boolean {
-    return this.lost !== null;
+    return this.processes.lost !== null;
   }
 
   /** How many processes it runs or is about to: the host's own count, or the heartbeat's if higher. */
   get load(): number {
     const now = Date.now();
     while (this.picks.length && now - this.picks[0] > 1000) this.picks.shift();
-    return Math.max(this.handlers.size, this.beat.load) + this.picks.length;
+    return Math.max(this.processes.size, this.beat.load) + this.picks.length;
   }
 
   /** Counts a placement on it until its process starts. */
@@ -117,12 +115,19 @@ export class RemoteWorker {
 
   /** Starts a process there (`GuestSandbox.start`). */
   start(msg: RunMessage, handler: ProcessHandler): void {
-    if (this.lost) return handler(this.exit(msg.pid, this.lostMessage()));
-    if (msg.preopens?.length) {
-      return handler(this.exit(msg.pid, "a command with extra folders runs on the host only"));
+    if ((msg.preopens?.length || msg.onlyPreopens) && !this.hasEnded) {
+      const error = "a command with extra folders runs on the host only";
+      return handler({ op: "exit", pid: msg.pid, status: 1, error });
     }
+    const added = this.processes.add(msg.pid, (m) => {
+      if (m.op === "exit") {
+        this.files.get(msg.pid)?.close();
+        this.files.delete(msg.pid);
+      }
+      handler(m);
+    });
+    if (!added) return;
     this.picks.shift();
-    this.handlers.set(msg.pid, handler);
     this.files.set(
       msg.pid,
       new FsServer(
@@ -132,74 +137,49 @@ export class RemoteWorker {
       ),
     );
     this.placed++;
-    const { dir, world: _w, preopens: _p, ...rest } = msg;
-    this.out.push({ ...rest, component: this.ctx.share(dir) });
+    const { preopens: _p, ...run } = msg;
+    // The component by its cache entry's key (the worker fetches it); `/` served from here.
+    this.link.send({ ...run, dir: this.ctx.share(msg.dir), world: SERVED_WORLD });
   }
 
   /** Sends a message to a process there (`GuestSandbox.send`); pings are the heartbeats' job. */
   send(msg: ToSandbox): void {
-    if (this.lost || msg.op === "ping" || msg.op === "run") return;
-    this.out.push(msg);
+    if (this.hasEnded || msg.op === "ping" || msg.op === "run") return;
+    this.link.send(msg);
   }
 
   /**
-   * A message from the worker about one of its processes. A worker is not
-   * trusted: a message of the wrong shape is dropped (`fs` requests are
-   * checked again by `FsServer`).
+   * A message from the worker, checked by `checkFromSandbox` (`fs` requests
+   * are checked again by `FsServer`).
    */
-  deliver(msg: FromSandbox): void {
-    if (!wellFormed(msg)) return;
-    const handler = this.handlers.get(msg.pid);
-    if (!handler) return; // it ended here already
-    if (msg.op === "fs" && msg.mount === "world") {
-      const files = this.files.get(msg.pid)!;
+  private deliver(msg: FromSandbox): void {
+    if (msg.op === "ready" || msg.op === "pong") return; // its sandboxes' own: not for the host
+    const files = msg.op === "fs" && msg.mount === "world" && this.files.get(msg.pid);
+    if (files) {
       files.handle(msg).then((reply) => {
-        if (this.handlers.has(msg.pid)) this.send(reply);
+        if (this.processes.has(msg.pid)) this.send(reply);
       });
-      return;
-    }
-    if (msg.op === "exit") this.forget(msg.pid);
-    handler(msg);
-  }
-
-  private forget(pid: string): void {
-    this.handlers.delete(pid);
-    this.files.get(pid)?.close();
-    this.files.delete(pid);
+    } else this.processes.deliver(msg);
   }
 
   /** Messages NATS would not take: their processes end now (the worker cannot hear them). */
   private dropped(batch: ToWorker[], e: unknown): void {
     const why = e instanceof Error ? e.message : String(e);
     for (const msg of batch) {
-      if (msg.op === "forget" || !this.handlers.has(msg.pid)) continue;
-      const handler = this.handlers.get(msg.pid)!;
-      this.forget(msg.pid);
-      handler(this.exit(msg.pid, `a message to the worker ${this.worker} was lost: ${why}`));
+      if (msg.op === "forget") continue;
+      this.processes.end(msg.pid, `a message to the worker ${this.worker} was lost: ${why}`);
     }
-  }
-
-  private lostMessage(): string {
-    return `the worker ${this.worker} was lost: ${this.lost}`;
-  }
-
-  private exit(pid: string, error: string): ExitMessage {
-    return { op: "exit", pid, status: 1, error };
   }
 
   /** Declares it lost: its processes end now, and it is told to drop them (if it can hear). */
   lose(why: string): number {
-    if (this.lost) return 0;
-    this.lost = why;
-    const ended = [...this.handlers];
-    for (const [pid] of ended) this.forget(pid);
-    for (const [pid, handler] of ended) handler(this.exit(pid, this.lostMessage()));
+    if (this.hasEnded) return 0;
+    const ended = this.processes.lose(why);
+    this.link.close(why);
+    // Past the link (closed already if the worker sent a bad frame).
     try {
-      this.ctx.client.publish(
-        this.ctx.subject,
-        JSON.stringify({ h: this.ctx.run, m: [{ op: "forget" }] }),
-      );
+      publishFrames(this.ctx.client, this.ctx.subject, this.lead, [{ op: "forget" }]);
     } catch { /* NATS is down: the worker drops them when it notices */ }
-    return ended.length;
+    return ended;
   }
 }

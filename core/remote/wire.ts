@@ -1,15 +1,19 @@
 /**
  * What a host and its workers say over NATS, and on which subjects. A worker
- * speaks the sandbox protocol (`sandbox/protocol.ts`) with the host, in
- * batches, plus heartbeats and component fetches. Every subject of a world
+ * speaks the sandbox protocol (`sandbox/protocol.ts`) with the host, in the
+ * frames of `sandbox/frames.ts` (each NATS message: a lead frame naming its
+ * sender, then the messages of one turn), plus heartbeats and component
+ * fetches (JSON). Every subject of a world
  * starts with `sausage.<world>.`, so per-world credentials can allow that
  * prefix and nothing else (PROTOCOL.md, "Workers over NATS").
  *
  * @module
  */
 
-import type { FromSandbox, RunMessage, ToSandbox } from "../../sandbox/protocol.ts";
+import type { ToSandbox } from "../../sandbox/protocol.ts";
 import { parseExact } from "../../rpc/exact_json.ts";
+import { encodeFrames, FrameError } from "../../sandbox/frames.ts";
+import { checkToSandbox } from "../../sandbox/protocol_check.ts";
 
 /** A world name as subjects carry it: 1 to 64 of a-z, A-Z, 0-9, `-` and `_`. */
 const WORLD_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -66,29 +70,55 @@ export interface Heartbeat {
 }
 
 /**
- * A run message as it goes to a worker: the component named by its cache
- * entry's hash (the worker fetches it) instead of a host folder, and no
- * world folder (the host serves `/`).
+ * Host → worker: the sandbox protocol's messages (a run names its component
+ * by the cache entry's key in `dir`, and its `world` is `SERVED_WORLD`: the
+ * host serves `/`), or "forget everything" (it was declared lost). No pings:
+ * heartbeats say a worker is there.
  */
-export type RemoteRun = Omit<RunMessage, "dir" | "world" | "preopens"> & { component: string };
+export type ToWorker = Exclude<ToSandbox, { op: "ping" }> | { op: "forget" };
 
-/** Host → worker: sandbox messages, a remote run, or "forget everything" (it was declared lost). */
-export type ToWorker = Exclude<ToSandbox, RunMessage | { op: "ping" }> | RemoteRun | {
-  op: "forget";
-};
-
-/** A batch of messages from the host to a worker. */
-export interface ToWorkerBatch {
+/** The frame that opens each NATS message to a worker: which run of the host speaks. */
+export interface HostLead {
+  op: "host";
   /** The host's run (random, per start): a new one means the last host's processes are gone. */
-  h: string;
-  m: ToWorker[];
+  run: string;
 }
 
-/** A batch of messages from a worker to the host. */
-export interface ToHostBatch {
-  /** The worker's id. */
-  w: string;
-  m: FromSandbox[];
+/** The frame that opens each NATS message to the host: which worker speaks. */
+export interface WorkerLead {
+  op: "worker";
+  id: string;
+}
+
+/** A message from the host, checked (a worker's side). */
+export function checkToWorker(v: unknown): ToWorker {
+  if ((v as { op?: unknown })?.op === "forget") return { op: "forget" };
+  const m = checkToSandbox(v);
+  if (m.op === "ping") throw new FrameError("a ping (heartbeats say a worker is there)");
+  return m;
+}
+
+/**
+ * Splits one NATS message of frames into its opening frame (checked by
+ * `check`) and the bytes of the frames after it (`decodeFrames`' input).
+ */
+export function readLead<T>(data: Uint8Array, check: (lead: unknown) => T): {
+  lead: T;
+  rest: Uint8Array;
+} {
+  // `frames.ts`' layout: two u32 lengths, the header; a lead has no text.
+  const bad = () => new FrameError("a message that does not open with its sender's frame");
+  if (data.length < 8) throw bad();
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  const size = 8 + view.getUint32(0, true);
+  if (view.getUint32(4, true) !== 0 || size > data.length) throw bad();
+  let lead: unknown;
+  try {
+    lead = JSON.parse(decoder.decode(data.subarray(8, size)));
+  } catch {
+    throw bad();
+  }
+  return { lead: check(lead), rest: data.subarray(size) };
 }
 
 const encoder = new TextEncoder();
@@ -140,16 +170,17 @@ export class Batcher<T> {
 }
 
 /**
- * Publishes `msgs` wrapped by `wrap`, split into as many messages as the
- * server's `max_payload` needs; a single message too big for it throws.
+ * Publishes `msgs` as frames (`sandbox/frames.ts`), each NATS message
+ * opening with `lead`, split into as many messages as the server's
+ * `max_payload` needs; a single message too big for it throws.
  */
-export function publishSplit<T>(
+export function publishFrames(
   client: { publish(subject: string, data: Uint8Array): void; maxPayload: number },
   subject: string,
-  msgs: T[],
-  wrap: (m: T[]) => unknown,
+  lead: HostLead | WorkerLead,
+  msgs: readonly object[],
 ): void {
-  const bytes = encode(wrap(msgs));
+  const bytes = encodeFrames([lead, ...msgs]);
   if (bytes.length <= client.maxPayload) return client.publish(subject, bytes);
   if (msgs.length === 1) {
     throw new Error(
@@ -157,6 +188,6 @@ export function publishSplit<T>(
     );
   }
   const half = msgs.length >> 1;
-  publishSplit(client, subject, msgs.slice(0, half), wrap);
-  publishSplit(client, subject, msgs.slice(half), wrap);
+  publishFrames(client, subject, lead, msgs.slice(0, half));
+  publishFrames(client, subject, lead, msgs.slice(half));
 }

@@ -8,7 +8,7 @@
  */
 
 import type { NatsClient, NatsMsg } from "./nats_client.ts";
-import { decode, type Heartbeat, type Subjects, type ToHostBatch } from "./wire.ts";
+import { decode, type Heartbeat, readLead, type Subjects, type WorkerLead } from "./wire.ts";
 import { RemoteWorker } from "./remote_worker.ts";
 import type { Mount } from "../../vfs/mount.ts";
 import { ComponentShelf } from "./component_shelf.ts";
@@ -34,6 +34,13 @@ export interface WorkerInfo {
  * are answered within 3 s of its death.
  */
 export const DEFAULT_LOSS_MS = 2500;
+
+/** The lead frame of a worker's message (`wire.ts`), checked. */
+function workerLead(v: unknown): WorkerLead {
+  const m = v as Partial<WorkerLead> | null;
+  if (m?.op !== "worker" || typeof m.id !== "string") throw new Error("no worker's lead");
+  return m as WorkerLead;
+}
 
 /** The live workers of one world. */
 export class WorkerSet {
@@ -105,6 +112,7 @@ export class WorkerSet {
       world: this.world,
       share: (dir) => this.shelf.share(dir),
       fault: (pid, message) => this.events("host-fault", { pid, error: message }),
+      untrusted: (why) => this.lose(w, `it sent what the host does not accept: ${why}`),
     });
     this.workers.set(beat.worker, w);
     for (const joined of this.joins.splice(0)) joined();
@@ -116,18 +124,17 @@ export class WorkerSet {
   }
 
   private fromWorker(m: NatsMsg): void {
-    let batch: ToHostBatch;
+    let lead: WorkerLead;
+    let frames: Uint8Array;
     try {
-      batch = decode<ToHostBatch>(m.data);
+      ({ lead, rest: frames } = readLead(m.data, workerLead));
     } catch {
-      return;
+      return; // no worker to blame
     }
-    const w = this.workers.get(batch.w);
-    if (!w || !Array.isArray(batch.m)) return;
+    const w = this.workers.get(lead.id);
+    if (!w) return;
     w.lastSeen = Date.now(); // a busy worker's messages count as signs of life
-    for (const msg of batch.m) {
-      if (msg && typeof msg === "object") w.deliver(msg);
-    }
+    w.link.receive(frames);
   }
 
   private check(): void {

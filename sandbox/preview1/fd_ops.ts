@@ -108,7 +108,8 @@ export function fdOps(ctx: Preview1Context): Record<string, Preview1Fn> {
         if (!e.output) throw new Errno(ERRNO.badf);
         e.output.write(bytes);
         mem.u32(nwritten, bytes.length);
-        return 0;
+        // A full output window (output_window.ts): the guest waits, others go on.
+        return e.output.busy ? Promise.resolve(e.output.flush()).then(() => 0) : 0;
       }
       return writeFile(e, bytes, null).then((count) => (mem.u32(nwritten, count), 0));
     },

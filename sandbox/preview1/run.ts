@@ -113,7 +113,7 @@ export async function runPreview1(
   fds.add({ kind: "stdio", output: stdout });
   fds.add({ kind: "stdio", output: stderr });
   const devs = new Map<Mount, number>();
-  for (const p of processPreopens(world, io.fs, command.preopens)) {
+  for (const p of processPreopens(world, io.fs, command.preopens, command.onlyPreopens)) {
     devs.set(p.mount, devs.size + 1);
     const flags = p.mount.writable ? DIR_FLAGS : { read: true };
     fds.add({

@@ -9,6 +9,7 @@
 import type { ByteSink, ByteSource } from "./streams.ts";
 import { ReadBuffer } from "./read_buffer.ts";
 import { LineSplitter } from "../../rpc/line_splitter.ts";
+import type { OutputWindow } from "../output_window.ts";
 
 /** A byte queue with an end: the core pushes, the guest reads. */
 export class ByteQueue implements ByteSource {
@@ -35,7 +36,11 @@ export class ByteQueue implements ByteSource {
   }
 }
 
-/** Splits written bytes into lines of at most `max` bytes and hands each to `emit`. */
+/**
+ * Splits written bytes into lines of at most `max` bytes and hands each to
+ * `emit`. With a window (`output_window.ts`), it is `busy` while the
+ * window is full, and `flush` waits until it has room.
+ */
 export class LineSink implements ByteSink {
   private splitter: LineSplitter;
 
@@ -43,14 +48,33 @@ export class LineSink implements ByteSink {
    * @param emit receives each complete line, without the newline
    * @param max the longest line, in bytes
    * @param tooLong hears of the first line longer than `max` (which is dropped)
+   * @param inFlight the process's output window (in flight to the core), if bounded
    */
-  constructor(emit: (line: string) => void, max: number, tooLong: (seen: number) => void) {
-    this.splitter = new LineSplitter(max, { line: emit, tooLong });
+  constructor(
+    emit: (line: string) => void,
+    max: number,
+    tooLong: (seen: number) => void,
+    private inFlight?: OutputWindow,
+  ) {
+    this.splitter = new LineSplitter(max, {
+      line: inFlight ? (line) => (inFlight.sent(line), emit(line)) : emit,
+      tooLong,
+    });
   }
 
   /** Takes bytes; emits every line they complete. */
   write(bytes: Uint8Array): void {
     this.splitter.push(bytes);
+  }
+
+  /** True while the window is full: a write should wait for {@link flush}. */
+  get busy(): boolean {
+    return this.inFlight?.full ?? false;
+  }
+
+  /** Resolves once the window has room (at once without one). */
+  flush(): Promise<void> | void {
+    return this.inFlight?.whenOpen();
   }
 
   /** Emits a last line that had no newline (at process end). */

@@ -14,8 +14,9 @@
  * plugin build does), transpiled by the host's component cache. Either way
  * it is run as a command through a host of its
  * own (`Supervisor.spawnCommand`, the path of `sausage test`): its `root`
- * folder copied as the world, its arguments after the program name, and
- * exactly the environment its spec gives. The suite's `wasm32-wasip3`
+ * folder copied as the world, exactly the folders its spec gives preopened
+ * (its `root` as `/`, else none: `onlyPreopens`), its arguments after the
+ * program name, and exactly the environment its spec gives. The suite's `wasm32-wasip3`
  * cases need WASI 0.3, which Sausage does not have: not run.
  *
  * @module
@@ -205,6 +206,10 @@ class Runner {
         args: [`${c.name}.wasm`, ...spec.args],
         env: Object.entries(spec.env),
         exactEnv: true,
+        // Exactly the case's folders, as the suite's runners give them: its
+        // `root` at `/` (fd 3), else none (`sock_shutdown-invalid_fd` needs fd 3 closed).
+        preopens: spec.root === null ? [] : [{ guestPath: "/", hostPath: world }],
+        onlyPreopens: true,
         caller,
         onOutput: (stream, line) => out[stream].push(line),
       });
