@@ -15,7 +15,6 @@ import { Host } from "../core/host.ts";
 import { LocalCaller } from "../core/local_caller.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
-import type { Response } from "../rpc/message.ts";
 
 function arg(name: string, fallback: string): string {
   const i = Deno.args.indexOf(`--${name}`);
@@ -62,7 +61,7 @@ async function round(window: number, flood: boolean): Promise<{ ms: number[]; ra
     const ms: number[] = [];
     for (let i = 0; i < calls; i++) {
       const t = performance.now();
-      const r = await caller.call(host.router, "probe.noop", {}) as Response;
+      const r = await caller.call(host.router, "probe.noop", {});
       if (r.error) throw new Error(JSON.stringify(r.error));
       ms.push(performance.now() - t);
     }
