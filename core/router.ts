@@ -108,12 +108,20 @@ export class Router {
         ),
       });
     }
-    Promise.resolve()
-      .then(() => method(caller, req.params, req.id))
-      .then(
-        (result) => this.answer(caller, req.id, { result }),
-        (error) => this.answer(caller, req.id, { error }),
-      );
+    // Run at once, not on a later microtask: a process's messages take effect in the order it
+    // wrote them, before its exit that may come in the same batch of frames (a `core.pipe` with
+    // the last answer of an endpoint, then the server's end, which closes the connection).
+    // Answers still go out on a microtask, in the order the requests came.
+    let outcome: Promise<unknown>;
+    try {
+      outcome = Promise.resolve(method(caller, req.params, req.id));
+    } catch (error) {
+      outcome = Promise.reject(error);
+    }
+    outcome.then(
+      (result) => this.answer(caller, req.id, { result }),
+      (error) => this.answer(caller, req.id, { error }),
+    );
   }
 
   /** `core.notify` from a process: forwarded to its caller while the call runs, else dropped. */
