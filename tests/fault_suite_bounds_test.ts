@@ -13,6 +13,7 @@ import { builtTestPlugin } from "./helpers/plugins.ts";
 import { random } from "./helpers/seeded.ts";
 import { eventually, hostTests, type TestHost } from "./helpers/host.ts";
 import { parseExact } from "../rpc/exact_json.ts";
+import { loadFactor, quantile } from "./helpers/latency.ts";
 
 const looper = await builtTestPlugin("looper");
 const probe = await builtTestPlugin("probe");
@@ -24,20 +25,6 @@ function report(figures: Record<string, unknown>): void {
 }
 
 /** The value below which `q` of the sorted values lie. */
-function quantile(sorted: number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-}
-
-/**
- * The machine's load average per core (1-minute), at least 1: the contract's
- * 100 ms is for a machine not busy with other work; under a load of L on C
- * cores a runnable thread gets about C/L of a core, so the bound scales by it.
- */
-function loadFactor(): { load: number; factor: number } {
-  const load = Number(Deno.readTextFileSync("/proc/loadavg").split(" ")[0]);
-  const cores = navigator.hardwareConcurrency || 1;
-  return { load, factor: Math.max(1, load / cores) };
-}
 
 test("fault suite: a flood of 10,000 nested calls beside a caller: its p99 stays under 100 ms", async (h) => {
   // Not scaled by SAUSAGE_SOAK: a caller's queue holds `processes` (10,000) calls.

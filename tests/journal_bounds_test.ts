@@ -42,7 +42,13 @@ test(
     );
     const kept = count(h, "pid = ? AND stream = 'stderr'", start.pid);
     const events = h.host.journal.query({ pid: start.pid, grep: '"event":"dropped"' });
-    assert.ok(events.length >= 1 && events.length <= 5, `one entry a second: ${events.length}`);
+    // At most one entry a second of the flood (it lasts longer on a loaded machine).
+    const end = h.host.journal.query({ pid: start.pid, grep: '"event":"exit"' })[0];
+    const seconds = Math.ceil((end.time - start.time) / 1000);
+    assert.ok(
+      events.length >= 1 && events.length <= seconds + 1,
+      `one entry a second: ${events.length} in ${seconds} s`,
+    );
     const dropped = events.map((e) => JSON.parse(e.line) as { lines: number; why: string });
     const sum = dropped.reduce((n, d) => n + d.lines, 0);
     assert.equal(kept + sum, 30_000, "every line is kept or counted");

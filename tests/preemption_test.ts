@@ -13,6 +13,7 @@
 import { strict as assert } from "node:assert";
 import { builtTestPlugin } from "./helpers/plugins.ts";
 import { eventually, hostTests, type TestHost } from "./helpers/host.ts";
+import { loadFactor, quantile } from "./helpers/latency.ts";
 
 const looper = await builtTestPlugin("looper");
 const probe = await builtTestPlugin("probe");
@@ -37,9 +38,6 @@ async function latencies(h: TestHost, n: number): Promise<number[]> {
 }
 
 /** The value below which `q` of the sorted values lie. */
-function quantile(sorted: number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-}
 
 /**
  * Runs `method` of `plugin` beside a detached `probe.serve` and a caller of
@@ -65,15 +63,23 @@ async function besideLoop(
     60_000,
   );
   await new Promise((r) => setTimeout(r, 200)); // well into its loop
+  const began = loadFactor();
   const ms = await latencies(h, 60);
+  const after = loadFactor();
+  const { load, factor } = began.factor > after.factor ? began : after;
   const summary =
     `p50 ${quantile(ms, 0.5).toFixed(1)} ms, p90 ${quantile(ms, 0.9).toFixed(1)} ms, ` +
-    `max ${ms[ms.length - 1].toFixed(1)} ms`;
+    `max ${ms[ms.length - 1].toFixed(1)} ms (load ${load})`;
   console.log(`${plugin}.${method}: ${summary}`);
-  // Loose bounds: the machine may be loaded (a spinner alone gives p50 ~2 ms on an idle one);
-  // a loop that escapes preemption holds the sandbox for seconds (`stall_ms`: 10 s).
-  assert.ok(quantile(ms, 0.5) < 250, `beside ${plugin}.${method}: ${summary}`);
-  assert.ok(ms[ms.length - 1] < 3000, `beside ${plugin}.${method}: ${summary}`);
+  // Loose bounds, scaled by the load per core (a spinner alone gives p50 ~2 ms on an idle
+  // machine); a loop that escapes preemption holds the sandbox until the core kills it
+  // (`stall_ms`: 10 s), which the bound on the slowest call stays under, and the sandbox and
+  // the neighbour are checked below.
+  assert.ok(quantile(ms, 0.5) < 250 * factor, `beside ${plugin}.${method}: ${summary}`);
+  assert.ok(
+    ms[ms.length - 1] < Math.min(3000 * factor, 8000),
+    `beside ${plugin}.${method}: ${summary}`,
+  );
   assert.deepEqual(live(h, plugin, method), [pid], `${plugin}.${method} still loops`);
   await h.result("core.kill", { pid });
   const ended = await looping;

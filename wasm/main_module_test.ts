@@ -33,13 +33,16 @@ Deno.test("the main module is a component's first core module, or a core module 
   assert.throws(() => mainModuleOf(component()), /without a core module/);
 });
 
-Deno.test("a component takes the preview-1 binding only when its main module imports only preview 1", () => {
+Deno.test("a component takes the preview-1 binding only when its main module imports only preview 1 and bound WASI 0.2 functions", () => {
   const p1 = coreModule("wasi_snapshot_preview1", "fd_write");
+  // The SDK's WASI 0.2 imports are bound at the canonical-ABI level on the same path.
   const p2 = coreModule("wasi:io/streams@0.2.3", "[method]output-stream.write");
+  const notBound = coreModule("wasi:keyvalue/store@0.2.0", "open");
   const unknown = coreModule("wasi_snapshot_preview1", "no_such_function");
   const adapter = coreModule("wasi:cli/stdout@0.2.3", "get-stdout");
   assert.deepEqual(listImports(preview1MainOf(component(p1, adapter))!)[0].name, "fd_write");
-  assert.equal(preview1MainOf(component(p2, adapter)), null, "WASI 0.2 imports: jco's path");
+  assert.deepEqual(preview1MainOf(component(p2, adapter)), p2, "bound WASI 0.2 imports");
+  assert.equal(preview1MainOf(component(notBound, adapter)), null, "another interface: jco's path");
   assert.equal(preview1MainOf(component(unknown, adapter)), null, "not a preview-1 function");
   assert.deepEqual(preview1MainOf(p1), p1, "a plain core module is taken as it is");
   assert.throws(() => preview1MainOf(p2), /may import only wasi_snapshot_preview1/);
