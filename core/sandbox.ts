@@ -126,6 +126,9 @@ export class Sandbox {
     try {
       this.child = new Deno.Command(cmd, {
         args,
+        // Not the host's working folder, which may be gone (a host started in a folder that was
+        // removed since): a sandbox uses no relative path.
+        cwd: "/",
         env: v8Flags(),
         stdin: hop.stdin,
         stdout: hop.stdout,

@@ -6,7 +6,7 @@
  */
 
 import { strict as assert } from "node:assert";
-import { launcher, sausage } from "./helpers/cli.ts";
+import { CHECKOUT, launcher, sausage } from "./helpers/cli.ts";
 import { builtTestPlugin } from "./helpers/plugins.ts";
 import { makeWorld } from "./helpers/world.ts";
 import { eventually } from "./helpers/host.ts";
@@ -23,6 +23,7 @@ const INCR = JSON.stringify({ path: "/state/counter", file: "/state/counter" });
 function spawnRun(world: string): Deno.ChildProcess {
   return new Deno.Command(launcher, {
     args: ["run", world, "--headless", "--quiet"],
+    cwd: CHECKOUT,
     stdout: "null",
     stderr: "piped",
   }).spawn();
