@@ -50,14 +50,18 @@ export class Terminal {
     try {
       out = await new Deno.Command("tmux", {
         args: ["-S", `${this.dir}/socket`, "-f", "/dev/null", ...args],
+        // Its own folder, never the process's: another test thread of this process may be
+        // inside a folder it is about to remove (vfs/confined_dir.ts), and a command started
+        // in a removed folder fails as if tmux were missing.
+        cwd: this.dir,
         stdout: "piped",
         stderr: "piped",
       }).output();
     } catch (e) {
       if (!(e instanceof Deno.errors.NotFound)) throw e;
       throw new Error(
-        "tmux is missing: bash scripts/install-toolchain.sh --with-test-tools installs it " +
-          "(npm test does)",
+        `tmux could not be started (${e.message}): bash scripts/install-toolchain.sh ` +
+          "--with-test-tools installs it (npm test does)",
       );
     }
     if (!out.success) {
