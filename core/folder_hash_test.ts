@@ -1,6 +1,6 @@
 import { strict as assert } from "node:assert";
 import { folderHash, hashFiles, listFiles } from "./folder_hash.ts";
-import { sha256 } from "./file_hash.ts";
+import { sha256, sha256Sync } from "./file_hash.ts";
 import { tempTree } from "./_temp_tree.ts";
 
 const tree = (files: Record<string, string>) => tempTree(files, "sausage-folder-hash-");
@@ -43,4 +43,6 @@ Deno.test("sha256 of a text is the hash of its UTF-8 bytes", async () => {
     "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
   );
   assert.equal(await sha256("é"), await sha256(new TextEncoder().encode("é")));
+  assert.equal(sha256Sync("é"), await sha256("é"));
+  assert.equal(sha256Sync(new Uint8Array([1, 2, 3])), await sha256(new Uint8Array([1, 2, 3])));
 });

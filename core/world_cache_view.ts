@@ -12,12 +12,12 @@
  * @module
  */
 
-import { createHash } from "node:crypto";
 import type { Compiled, ComponentCache } from "./component_cache.ts";
+import { sha256Sync } from "./file_hash.ts";
 
 /** The view folder of the world at `root` (an absolute real path) in `cache`. */
 export function worldViewFolder(cache: string, root: string): string {
-  const key = createHash("sha256").update(root).digest("hex").slice(0, 16);
+  const key = sha256Sync(root).slice(0, 16);
   return `${cache}/views/${key}`;
 }
 
