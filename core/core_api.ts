@@ -105,16 +105,21 @@ export function coreMethods(deps: CoreApiDeps): Map<string, CoreMethod> {
 
   // A caller cancels a call it made (by the id of its request): the callee is
   // stopped as by core.stop, with its attached processes; the call is answered -32005.
-  methods.set("cancel", async (caller, params) => {
+  // A running callee is cancelled at once, before any later message of the caller
+  // (its own answer and end, which would stop the callee without a cancel event).
+  methods.set("cancel", (caller, params) => {
     const id = params.id;
     if (typeof id !== "string" && typeof id !== "number") {
       throw new HostError("invalid-params", `"id" must be the id of a call you made`);
     }
-    const callee = await deps.supervisor.callee(caller, id);
-    if (!callee?.cancel()) return { cancelled: false };
-    deps.supervisor.log(callee, "core", JSON.stringify({ event: "cancel", by: caller.name }));
-    await deps.supervisor.stop(callee);
-    return { cancelled: true, pid: callee.pid };
+    const cancel = () => {
+      const callee = deps.supervisor.runningCall(caller, id);
+      if (!callee?.cancel()) return { cancelled: false };
+      deps.supervisor.log(callee, "core", JSON.stringify({ event: "cancel", by: caller.name }));
+      return deps.supervisor.stop(callee).then(() => ({ cancelled: true, pid: callee.pid }));
+    };
+    const starting = deps.supervisor.startingCall(caller, id);
+    return starting ? starting.then(cancel, () => ({ cancelled: false })) : cancel();
   });
 
   methods.set("kill", (_caller, params) => {

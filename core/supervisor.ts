@@ -263,14 +263,22 @@ export class Supervisor {
   }
 
   /**
-   * The process of `caller`'s call `id` (the id of its request), once it has
-   * started and while it runs; undefined when there is none (answered, ended,
-   * never started, or a core method).
+   * `caller`'s call `id` while its process is still being started (a promise
+   * that settles once it runs or fails), else undefined.
    */
-  async callee(caller: Caller, id: Id): Promise<Process | undefined> {
-    const starting = this.starting.get(caller.children)?.get(id);
-    if (starting) await starting.catch(() => undefined);
-    return [...caller.children].find((c) => c.callerId === id && !c.hasEnded);
+  startingCall(caller: Caller, id: Id): Promise<Process> | undefined {
+    return this.starting.get(caller.children)?.get(id);
+  }
+
+  /**
+   * The process of `caller`'s call `id` (the id of its request) while it
+   * runs; undefined when there is none (answered, ended, not started yet, or
+   * a core method). Synchronous, so that a caller's messages take effect in
+   * the order it wrote them.
+   */
+  runningCall(caller: Caller, id: Id): Process | undefined {
+    for (const c of caller.children) if (c.callerId === id && !c.hasEnded) return c;
+    return undefined;
   }
 
   private async spawnNow(req: SpawnRequest): Promise<Process> {

@@ -91,9 +91,6 @@ async function outcome(c: Case, wasm: Record<string, string>, engine: "p1" | "jc
           if (ev.event === "exit") {
             out.exits.push(ev.status === 0 ? "ok" : `failed ${ev.trap ?? ""}`);
           }
-          // An abandoned call (`sdkprobe.abandon`) ends by its `core.cancel` or by its caller's
-          // end, whichever the core handles first: a race of timing, not of engines.
-          if (ev.event === "cancel") continue;
           delete ev.engine;
           if (ev.event === "exit" && ev.status !== 0) ev.status = "<failure>";
           line = JSON.stringify(ev);
