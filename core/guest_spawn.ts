@@ -16,7 +16,7 @@ import type { Limits } from "./limits.ts";
 import { Process, type ProcessOptions } from "./process.ts";
 import type { Lifecycle } from "./process_lifecycle.ts";
 import type { ProcessLog } from "./process_log.ts";
-import type { CommandRequest, SpawnRequest } from "./spawn_request.ts";
+import { callOf, type CommandRequest, type SpawnRequest } from "./spawn_request.ts";
 import type { StartChecks } from "./start_checks.ts";
 import { uuidv7 } from "./uuid.ts";
 import type { World } from "./world.ts";
@@ -85,15 +85,7 @@ export class GuestSpawner {
     checks.processes(`${req.plugin}.${req.method}`, req.caller);
     const pid = `${req.plugin}-${uuidv7()}`;
     const runner = new GuestRunner(sandbox, pid, this.tookEvery);
-    const p = this.create(runner, {
-      pid,
-      plugin: req.plugin,
-      method: req.method,
-      params: req.params,
-      caller: req.caller,
-      callerId: req.callerId,
-      detached: req.detached,
-    });
+    const p = this.create(runner, { pid, ...callOf(req) });
     this.run(p, runner, {
       dir: compiled.dir,
       env: [

@@ -14,7 +14,7 @@ import type { JsonObject } from "../rpc/message.ts";
 import { Process, type ProcessRunner } from "./process.ts";
 import type { Lifecycle } from "./process_lifecycle.ts";
 import type { ProcessLog } from "./process_log.ts";
-import type { SpawnRequest } from "./spawn_request.ts";
+import { callOf, type SpawnRequest } from "./spawn_request.ts";
 import { uuidv7 } from "./uuid.ts";
 
 /** What the body of a native process gets. */
@@ -88,16 +88,7 @@ export function startNative(
 ): Process {
   const runner = new NativeRunner();
   const pid = `${req.plugin}-${uuidv7()}`;
-  const p = new Process({
-    pid,
-    plugin: req.plugin,
-    method: req.method,
-    params: req.params,
-    caller: req.caller,
-    callerId: req.callerId,
-    detached: req.detached,
-    runner,
-  });
+  const p = new Process({ pid, ...callOf(req), runner });
   core.lifecycle.attach(p);
   core.lifecycle.enter(p);
   const ctx = {

@@ -81,10 +81,8 @@ export interface ProcessInfo {
   worker?: string;
 }
 
-/** What a process is made of: its call, its caller, and what it runs in. */
-export interface ProcessOptions {
-  /** `<plugin>-<uuidv7>`. */
-  pid: string;
+/** The call a process runs: what was called, by whom, and whether the caller waits. */
+export interface ProcessCall {
   /** The plugin it runs (a command's name). */
   plugin: string;
   /** The method it was called for (a command's label). */
@@ -97,6 +95,12 @@ export interface ProcessOptions {
   callerId: Id | undefined;
   /** True when it is not a child of its caller (it outlives it). */
   detached: boolean;
+}
+
+/** What a process is made of: its call, its pid, and what it runs in. */
+export interface ProcessOptions extends ProcessCall {
+  /** `<plugin>-<uuidv7>`. */
+  pid: string;
   /** What it runs in: a sandbox, or a native runner. */
   runner: ProcessRunner;
   /** Serves its `/proc`, `/self` and `/run` (a guest's); none for a native process. */

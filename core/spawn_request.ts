@@ -6,20 +6,12 @@
  * @module
  */
 
-import type { Id, JsonObject } from "../rpc/message.ts";
 import type { Compiled } from "./component_cache.ts";
-import type { Caller, OutputHandler } from "./process.ts";
+import type { Caller, OutputHandler, ProcessCall } from "./process.ts";
 import type { ExtraPreopen } from "../sandbox/protocol.ts";
 
-/** What to start. */
-export interface SpawnRequest {
-  plugin: string;
-  method: string;
-  params: JsonObject;
-  caller: Caller;
-  /** The caller's request id; undefined when nobody waits for the answer. */
-  callerId: Id | undefined;
-  detached: boolean;
+/** What to start for a call. */
+export interface SpawnRequest extends ProcessCall {
   /** Run this component file instead of the plugin's current `plugin.wasm` (activation checks). */
   wasm?: string;
   /** The caller's time limit for the answer, in ms (`timeout_ms` of `core.call`); default `call_timeout_ms`. */
@@ -53,4 +45,16 @@ export interface CommandRequest {
   caller: Caller;
   /** Receives its text output (also journaled). */
   onOutput?: OutputHandler;
+}
+
+/** The call of a request, as its process keeps it. */
+export function callOf(req: SpawnRequest): ProcessCall {
+  return {
+    plugin: req.plugin,
+    method: req.method,
+    params: req.params,
+    caller: req.caller,
+    callerId: req.callerId,
+    detached: req.detached,
+  };
 }
