@@ -115,7 +115,7 @@ export function coreMethods(deps: CoreApiDeps): Map<string, CoreMethod> {
     const cancel = () => {
       const callee = deps.supervisor.runningCall(caller, id);
       if (!callee?.cancel()) return { cancelled: false };
-      deps.supervisor.log(callee, "core", JSON.stringify({ event: "cancel", by: caller.name }));
+      deps.supervisor.log.event(callee, { event: "cancel", by: caller.name });
       return deps.supervisor.stop(callee).then(() => ({ cancelled: true, pid: callee.pid }));
     };
     const starting = deps.supervisor.startingCall(caller, id);

@@ -8,7 +8,7 @@
  */
 
 import type { Request } from "../rpc/message.ts";
-import type { Caller } from "./process.ts";
+import type { Caller, Process } from "./process.ts";
 import { WorldCacheView } from "./world_cache_view.ts";
 import { ComponentCache } from "./component_cache.ts";
 import { coreMethods } from "./core_api.ts";
@@ -19,7 +19,8 @@ import { ProcessTable } from "./process_table.ts";
 import { Router } from "./router.ts";
 import { SandboxPool } from "./sandbox_pool.ts";
 import { type Limits, readLimitsChecked } from "./limits.ts";
-import { STOP_GRACE_MS, Supervisor } from "./supervisor.ts";
+import { STOP_GRACE_MS } from "./process_lifecycle.ts";
+import { Supervisor } from "./supervisor.ts";
 import { World } from "./world.ts";
 import { MemMount } from "../vfs/mem_mount.ts";
 import { ProcMount } from "../vfs/proc_mount.ts";
@@ -189,21 +190,42 @@ export class Host {
         "/proc": this.proc,
         "/run": this.runMount,
       });
-      this.supervisor = new Supervisor(
-        this.world,
-        this.journal,
-        this.table,
-        this.remote?.placer ?? this.pool,
-        components,
-        {
+      // Served files, pipes and watches (PROTOCOL 5.1, 5.2, 6): released when a process ends.
+      const pipes = new Pipes(this.limits.pipes);
+      this.watches = new Watches({
+        root: this.world.root,
+        max: this.limits.watches,
+        fingerprint: (path) => fingerprint(this.fs, path),
+      });
+      const parts = [served, pipes, this.watches];
+      this.supervisor = new Supervisor({
+        world: this.world,
+        journal: this.journal,
+        table: this.table,
+        placer: this.remote?.placer ?? this.pool,
+        cache: components,
+        mounts: {
           proc: this.proc,
           run: this.runMount,
           source: view,
           world: this.worldMount,
         },
-        this.limits,
-      );
-      if (opts.noPlugins) this.supervisor.noPlugins = opts.noPlugins;
+        limits: this.limits,
+        onStdout: (p, line) => this.router.fromProcess(p, line),
+        onEnd: [
+          (p) => this.locks.releaseAll(p.pid),
+          ...parts.map((part) => (p: Process) => part.end(p)),
+        ],
+        natives: new Map([[
+          "cargo.build",
+          cargoBuildMethod({
+            world: this.world,
+            sdk: () => this.sdkCopy.folder(),
+            breaks: (plugin, file) => this.activator.breaks(plugin, file),
+          }),
+        ]]),
+        noPlugins: opts.noPlugins,
+      });
       this.router = new Router(this.supervisor);
       this.done = new Promise((r) => (this.finish = r));
       for (
@@ -222,27 +244,10 @@ export class Host {
         (plugin, wasm) => discoverAsCore(this.supervisor, this.journal, plugin, wasm),
       );
       for (const [name, m] of this.activator.methods()) this.router.core.set(name, m);
-      this.supervisor.onEnd.push((p) => this.locks.releaseAll(p.pid));
-      // Served files, pipes and watches (PROTOCOL 5.1, 5.2, 6): released when a process ends.
-      const pipes = new Pipes(this.limits.pipes);
-      this.watches = new Watches({
-        root: this.world.root,
-        max: this.limits.watches,
-        fingerprint: (path) => fingerprint(this.fs, path),
-      });
-      for (const part of [served, pipes, this.watches]) {
+      for (const part of parts) {
         for (const [name, m] of part.methods()) this.router.core.set(name, m);
-        this.supervisor.onEnd.push((p) => part.end(p));
       }
       this.router.coreReplies = (p, msg) => served.settle(p, msg);
-      this.supervisor.natives.set(
-        "cargo.build",
-        cargoBuildMethod({
-          world: this.world,
-          sdk: () => this.sdkCopy.folder(),
-          breaks: (plugin, file) => this.activator.breaks(plugin, file),
-        }),
-      );
     } catch (e) {
       this.remote?.close();
       this.lock.release();

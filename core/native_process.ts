@@ -9,8 +9,13 @@
  * @module
  */
 
+import { HostError, RpcError, toErrorObject } from "../rpc/errors.ts";
 import type { JsonObject } from "../rpc/message.ts";
-import type { ProcessRunner } from "./process.ts";
+import { Process, type ProcessRunner } from "./process.ts";
+import type { Lifecycle } from "./process_lifecycle.ts";
+import type { ProcessLog } from "./process_log.ts";
+import { callOf, type SpawnRequest } from "./spawn_request.ts";
+import { uuidv7 } from "./uuid.ts";
 
 /** What the body of a native process gets. */
 export interface NativeContext {
@@ -68,4 +73,55 @@ export class NativeRunner implements ProcessRunner {
   private abort(reason: AbortReason): void {
     if (!this.controller.signal.aborted) this.controller.abort(reason);
   }
+}
+
+/**
+ * Starts a native process: its body runs in the host; its result or error
+ * becomes its response line, its notifications `core.notify` lines, so the
+ * router forwards them as for any process. It ends when the body settles
+ * (status 0 once answered), or at once when killed.
+ */
+export function startNative(
+  req: SpawnRequest,
+  body: NativeMethod,
+  core: { lifecycle: Lifecycle; log: ProcessLog },
+): Process {
+  const runner = new NativeRunner();
+  const pid = `${req.plugin}-${uuidv7()}`;
+  const p = new Process({ pid, ...callOf(req), runner });
+  core.lifecycle.attach(p);
+  core.lifecycle.enter(p);
+  const ctx = {
+    pid,
+    params: req.params,
+    signal: runner.signal,
+    log: (line: string) => {
+      if (!p.hasEnded) core.log.write(p, "stderr", line);
+    },
+    notify: (name: string, params: JsonObject) => {
+      if (!p.hasEnded) p.notifyCaller(name, params);
+    },
+  };
+  const answer = (outcome: { result: unknown } | { error: unknown }) => {
+    if (p.hasEnded) return;
+    p.respond(
+      "result" in outcome
+        ? { jsonrpc: "2.0", id: pid, result: outcome.result ?? {} }
+        : { jsonrpc: "2.0", id: pid, error: toErrorObject(outcome.error) },
+    );
+    core.lifecycle.ended(p, { status: 0 });
+  };
+  Promise.resolve().then(() => body(ctx)).then(
+    (result) => answer({ result }),
+    (error) => {
+      if (runner.signal.aborted) return core.lifecycle.ended(p, { status: 1 }); // stopped: no answer
+      const expected = error instanceof RpcError ||
+        error instanceof HostError && error.code !== "host-fault";
+      if (!expected) {
+        core.log.write(p, "stderr", `internal error: ${error?.stack ?? error}`);
+      }
+      answer({ error });
+    },
+  );
+  return p;
 }

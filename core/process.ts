@@ -81,6 +81,34 @@ export interface ProcessInfo {
   worker?: string;
 }
 
+/** The call a process runs: what was called, by whom, and whether the caller waits. */
+export interface ProcessCall {
+  /** The plugin it runs (a command's name). */
+  plugin: string;
+  /** The method it was called for (a command's label). */
+  method: string;
+  /** The params of its call (a command's arguments). */
+  params: JsonObject;
+  /** Who gets the answer; the parent unless detached. */
+  caller: Caller;
+  /** The id of the caller's request; undefined when nobody waits for the answer. */
+  callerId: Id | undefined;
+  /** True when it is not a child of its caller (it outlives it). */
+  detached: boolean;
+}
+
+/** What a process is made of: its call, its pid, and what it runs in. */
+export interface ProcessOptions extends ProcessCall {
+  /** `<plugin>-<uuidv7>`. */
+  pid: string;
+  /** What it runs in: a sandbox, or a native runner. */
+  runner: ProcessRunner;
+  /** Serves its `/proc`, `/self` and `/run` (a guest's); none for a native process. */
+  fs?: FsServer;
+  /** Also receives its text output, beside the journal (a command such as a test). */
+  onOutput?: OutputHandler;
+}
+
 /** How many journal lines a process keeps in memory (for -32002 and `/proc/<pid>/log`). */
 const KEEP_LINES = 1000;
 
@@ -103,34 +131,52 @@ export class Process implements Caller {
   readonly startTime = Date.now();
   /** Resolves with its exit when it has ended. */
   readonly ended: Promise<ExitInfo>;
-  /** Set when it has ended. */
-  exit: ExitInfo | null = null;
+  /** How it ended; null while it runs. */
+  private exitInfo: ExitInfo | null = null;
   /** The files it wrote to its `/self`; they go away with it. */
   readonly self = new MemMount();
-  /** Serves its `/proc`, `/self` and `/run`; set by the supervisor. */
-  fs: FsServer | null = null;
+  /** `<plugin>-<uuidv7>`. */
+  readonly pid: string;
+  /** The plugin it runs (a command's name). */
+  readonly plugin: string;
+  /** The method it was called for (a command's label). */
+  readonly method: string;
+  /** The params of its call (a command's arguments). */
+  readonly params: JsonObject;
+  /** Who gets the answer; the parent unless detached. */
+  readonly caller: Caller;
+  /** The id of the caller's request; undefined when nobody waits for the answer. */
+  readonly callerId: Id | undefined;
+  /** True when it is not a child of its caller (it outlives it). */
+  readonly detached: boolean;
+  /** What it runs in: a sandbox, or a native runner. */
+  readonly runner: ProcessRunner;
+  /** Serves its `/proc`, `/self` and `/run`; null for a native process. */
+  readonly fs: FsServer | null;
   /**
    * Also receives its text output (stdout lines that are not JSON-RPC, and
-   * stderr lines), beside the journal: set for commands such as a test.
+   * stderr lines), beside the journal: given for commands such as a test.
    */
-  onOutput: OutputHandler | null = null;
+  readonly onOutput: OutputHandler | null;
   private resolveEnded!: (e: ExitInfo) => void;
 
-  constructor(
-    /** `<plugin>-<uuidv7>`. */
-    readonly pid: string,
-    readonly plugin: string,
-    readonly method: string,
-    readonly params: JsonObject,
-    /** Who gets the answer; the parent unless detached. */
-    readonly caller: Caller,
-    /** The id of the caller's request; undefined when nobody waits for the answer. */
-    readonly callerId: Id | undefined,
-    readonly detached: boolean,
-    /** What it runs in: a sandbox, or a native runner. */
-    readonly runner: ProcessRunner,
-  ) {
+  constructor(opts: ProcessOptions) {
+    this.pid = opts.pid;
+    this.plugin = opts.plugin;
+    this.method = opts.method;
+    this.params = opts.params;
+    this.caller = opts.caller;
+    this.callerId = opts.callerId;
+    this.detached = opts.detached;
+    this.runner = opts.runner;
+    this.fs = opts.fs ?? null;
+    this.onOutput = opts.onOutput ?? null;
     this.ended = new Promise((r) => (this.resolveEnded = r));
+  }
+
+  /** How it ended; null while it runs. */
+  get exit(): ExitInfo | null {
+    return this.exitInfo;
   }
 
   /** The current state, as `ps` shows it. */
@@ -162,7 +208,7 @@ export class Process implements Caller {
 
   /** True once it has ended. */
   get hasEnded(): boolean {
-    return this.exit !== null;
+    return this.exitInfo !== null;
   }
 
   /** True once it has answered its call (or its caller was told it will not). */
@@ -242,7 +288,7 @@ export class Process implements Caller {
    * gets -32002 with the exit and the last journal lines.
    */
   finish(exit: ExitInfo): void {
-    this.exit = exit;
+    this.exitInfo = exit;
     this.current = "ended";
     this.resolveEnded(exit);
     if (!this.callerWaits) return;

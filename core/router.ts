@@ -16,8 +16,14 @@ import {
 } from "../rpc/message.ts";
 import type { CoreMethod } from "./core_method.ts";
 import type { Caller, Process } from "./process.ts";
+import type { ProcessLog } from "./process_log.ts";
 import type { Supervisor } from "./supervisor.ts";
 import { CallQueue } from "./call_queue.ts";
+
+/** What the router uses of the supervisor. */
+export type RouterSupervisor = Pick<Supervisor, "spawn" | "limits"> & {
+  readonly log: Pick<ProcessLog, "write">;
+};
 
 /** Splits a method name at the first dot. */
 export function splitMethod(method: string): { target: string; name: string } {
@@ -45,8 +51,8 @@ export class Router {
   /** Fair starts: a few calls in flight per caller, the rest wait in order. */
   private calls: CallQueue;
 
-  constructor(private supervisor: Supervisor) {
-    supervisor.onStdout = (p, line) => this.fromProcess(p, line);
+  /** `supervisor` starts the processes of calls and journals their lines; it hands their stdout here ({@link fromProcess}). */
+  constructor(private supervisor: RouterSupervisor) {
     const { calls_in_flight, calls_starting, processes } = supervisor.limits;
     this.calls = new CallQueue(calls_in_flight, processes, calls_starting);
   }
@@ -136,11 +142,11 @@ export class Router {
     const parsed = parseLine(line);
     switch (parsed.kind) {
       case "text":
-        this.supervisor.log(p, "stdout", line);
+        this.supervisor.log.write(p, "stdout", line);
         return;
       case "invalid":
         // Answered as JSON-RPC asks, with a null id when the id is unknown (a batch).
-        this.supervisor.log(p, "core", `invalid message: ${parsed.error.message}`);
+        this.supervisor.log.write(p, "core", `invalid message: ${parsed.error.message}`);
         p.deliver({ jsonrpc: "2.0", id: parsed.id, error: parsed.error });
         return;
       case "request":
@@ -151,8 +157,8 @@ export class Router {
         const dropped = p.respond(parsed.msg);
         this.calls.finished(p);
         if (dropped) {
-          this.supervisor.log(p, "stdout", line);
-          this.supervisor.log(p, "core", dropped);
+          this.supervisor.log.write(p, "stdout", line);
+          this.supervisor.log.write(p, "core", dropped);
         }
       }
     }

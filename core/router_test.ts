@@ -2,8 +2,8 @@ import { strict as assert } from "node:assert";
 import { ErrorCode, HostError } from "../rpc/errors.ts";
 import type { Message } from "../rpc/message.ts";
 import type { Process } from "./process.ts";
-import { Router, splitMethod } from "./router.ts";
-import type { SpawnRequest, Supervisor } from "./supervisor.ts";
+import { Router, type RouterSupervisor, splitMethod } from "./router.ts";
+import type { SpawnRequest } from "./spawn_request.ts";
 import { defaultLimits } from "./limits.ts";
 import { recordingCaller as caller } from "./_test_utils.ts";
 
@@ -11,9 +11,8 @@ import { recordingCaller as caller } from "./_test_utils.ts";
 function fakeSupervisor() {
   const spawned: SpawnRequest[] = [];
   const logged: [string, string][] = [];
-  const sup = {
+  const sup: RouterSupervisor = {
     limits: defaultLimits(),
-    onStdout: (_p: Process, _line: string) => {},
     spawn(req: SpawnRequest): Promise<Process> {
       spawned.push(req);
       if (req.plugin === "missing") {
@@ -21,11 +20,13 @@ function fakeSupervisor() {
       }
       return new Promise(() => {});
     },
-    log(_p: Process, stream: string, line: string) {
-      logged.push([stream, line]);
+    log: {
+      write(_p: Process, stream: string, line: string) {
+        logged.push([stream, line]);
+      },
     },
   };
-  return { sup: sup as unknown as Supervisor, spawned, logged };
+  return { sup, spawned, logged };
 }
 
 const turn = () => new Promise((r) => setTimeout(r, 0));

@@ -16,7 +16,10 @@ import { Journal } from "./journal.ts";
 import { defaultLimits, type Limits } from "./limits.ts";
 import { ProcessTable } from "./process_table.ts";
 import type { ProcessHandler } from "./sandbox.ts";
-import { type GuestSandbox, type SpawnRequest, Supervisor } from "./supervisor.ts";
+import type { GuestSandbox } from "./guest_runner.ts";
+import type { NativeMethod } from "./native_process.ts";
+import type { SpawnRequest } from "./spawn_request.ts";
+import { Supervisor } from "./supervisor.ts";
 import { recordingCaller as caller } from "./_test_utils.ts";
 
 /** A sandbox that records what the core sends and lets a test speak for its guests. */
@@ -56,21 +59,37 @@ const noProc: ProcSource = {
   pluginFile: () => Promise.reject(new Error("none")),
 };
 
+/** What a test's supervisor is made with, beside its fakes. */
+interface SetupOptions {
+  /** Limits instead of the defaults. */
+  limits?: Partial<Limits>;
+  /** The mount that is `/run`. */
+  run?: MemMount;
+  /** Native methods by `<plugin>.<method>`. */
+  natives?: Record<string, NativeMethod>;
+  /** Refuse every plugin, with this message. */
+  noPlugins?: (method: string) => string;
+}
+
 /**
  * A supervisor over fakes: one sandbox, a cache that loads nothing, a
- * journal in memory, `run` as `/run`.
+ * journal in memory; the stdout lines of its processes and its ends recorded.
  */
-function setup(limits: Partial<Limits> = {}, run = new MemMount()) {
+function setup(opts: SetupOptions = {}) {
   const sandbox = new FakeSandbox();
   const journal = new Journal(":memory:");
   const table = new ProcessTable();
   const loaded: string[] = [];
-  const sup = new Supervisor(
-    { root: "/no/world", pluginWasm: (name) => `/plugins/${name}/plugin.wasm` },
+  /** Each stdout line handed on, with its pid. */
+  const stdout: [string, string][] = [];
+  /** The pids of the processes that ended, in order. */
+  const ended: string[] = [];
+  const sup = new Supervisor({
+    world: { root: "/no/world", pluginWasm: (name) => `/plugins/${name}/plugin.wasm` },
     journal,
     table,
-    { place: () => Promise.resolve(sandbox) },
-    {
+    placer: { place: () => Promise.resolve(sandbox) },
+    cache: {
       load(path) {
         loaded.push(path);
         return Promise.resolve({
@@ -80,38 +99,47 @@ function setup(limits: Partial<Limits> = {}, run = new MemMount()) {
         });
       },
     },
-    { proc: new MemMount(), run, source: noProc, world: new MemMount() },
-    { ...defaultLimits(), ...limits },
-  );
+    mounts: {
+      proc: new MemMount(),
+      run: opts.run ?? new MemMount(),
+      source: noProc,
+      world: new MemMount(),
+    },
+    limits: { ...defaultLimits(), ...opts.limits },
+    onStdout: (p, line) => stdout.push([p.pid, line]),
+    onEnd: [(p) => ended.push(p.pid)],
+    natives: new Map(Object.entries(opts.natives ?? {})),
+    noPlugins: opts.noPlugins,
+  });
   /** The core events journaled for `pid`, parsed. */
   const events = (pid: string) =>
     journal.query({ pid }).filter((e) => e.stream === "core").map((e) => JSON.parse(e.line));
   /** The stderr lines journaled for `pid`. */
   const stderr = (pid: string) =>
     journal.query({ pid }).filter((e) => e.stream === "stderr").map((e) => e.line);
-  return { sup, sandbox, journal, table, loaded, events, stderr };
+  return { sup, sandbox, journal, table, loaded, stdout, ended, events, stderr };
 }
 
 /** What a test gets from {@link setup}. */
 type Setup = ReturnType<typeof setup>;
 
 /**
- * A test on a supervisor over fakes (see {@link setup}), with these limits
- * or the defaults; its journal is closed at the end.
+ * A test on a supervisor over fakes (see {@link setup}), made with these
+ * options; its journal is closed at the end.
  */
 function supervisorTest(name: string, fn: (s: Setup) => Promise<void>): void;
 function supervisorTest(
   name: string,
-  limits: Partial<Limits>,
+  opts: SetupOptions,
   fn: (s: Setup) => Promise<void>,
 ): void;
 function supervisorTest(
   name: string,
-  ...args: [(s: Setup) => Promise<void>] | [Partial<Limits>, (s: Setup) => Promise<void>]
+  ...args: [(s: Setup) => Promise<void>] | [SetupOptions, (s: Setup) => Promise<void>]
 ): void {
-  const [limits, fn] = args.length === 1 ? [{}, args[0]] : args;
+  const [opts, fn] = args.length === 1 ? [{}, args[0]] : args;
   Deno.test(name, async () => {
-    const s = setup(limits);
+    const s = setup(opts);
     try {
       await fn(s);
     } finally {
@@ -127,8 +155,7 @@ function call(c: Caller, plugin: string, method = "run", more: Partial<SpawnRequ
 const turn = () => new Promise((r) => setTimeout(r, 0));
 
 supervisorTest("spawn starts a fresh instance of the plugin's component with its request and env", {
-  memory_mib: 2,
-  line_mib: 1,
+  limits: { memory_mib: 2, line_mib: 1 },
 }, async ({ sup, sandbox, table, loaded, events }) => {
   const c = caller();
   const p = await sup.spawn(call(c, "notes", "add"));
@@ -178,13 +205,11 @@ supervisorTest(
 
 supervisorTest(
   "a guest's stdout lines go to onStdout, its stderr lines to the journal and its log",
-  async ({ sup, sandbox, stderr }) => {
-    const lines: [string, string][] = [];
-    sup.onStdout = (p, line) => lines.push([p.pid, line]);
+  async ({ sup, sandbox, stdout, stderr }) => {
     const p = await sup.spawn(call(caller(), "notes"));
     sandbox.guest({ op: "out", pid: p.pid, line: '{"jsonrpc":"2.0"}' });
     sandbox.guest({ op: "err", pid: p.pid, line: "warming up" });
-    assert.deepEqual(lines, [[p.pid, '{"jsonrpc":"2.0"}']]);
+    assert.deepEqual(stdout, [[p.pid, '{"jsonrpc":"2.0"}']]);
     assert.deepEqual(stderr(p.pid), ["warming up"]);
     assert.equal(p.lines.at(-1), "warming up");
   },
@@ -192,10 +217,8 @@ supervisorTest(
 
 supervisorTest(
   "a guest that exits without answering: -32002 to its caller, out of the table, onEnd told",
-  async ({ sup, sandbox, table, events }) => {
+  async ({ sup, sandbox, table, ended, events }) => {
     const c = caller();
-    const ended: string[] = [];
-    sup.onEnd.push((p) => ended.push(p.pid));
     const p = await sup.spawn(call(c, "notes"));
     sandbox.guest({ op: "exit", pid: p.pid, status: 1, error: "unreachable" });
     assert.deepEqual(await p.ended, { status: 1, trap: "unreachable" });
@@ -289,7 +312,7 @@ supervisorTest(
 );
 
 supervisorTest("past the processes limit a call is refused with -32004 and a limit event", {
-  processes: 1,
+  limits: { processes: 1 },
 }, async ({ sup, table, events }) => {
   await sup.spawn(call(caller(), "notes"));
   await assert.rejects(
@@ -306,8 +329,8 @@ supervisorTest("past the processes limit a call is refused with -32004 and a lim
 
 supervisorTest(
   "noPlugins refuses every plugin with -32001 and its message",
+  { noPlugins: (method) => `a test calls no plugins (${method})` },
   async ({ sup, loaded }) => {
-    sup.noPlugins = (method) => `a test calls no plugins (${method})`;
     await assert.rejects(
       sup.spawn(call(caller(), "notes")),
       (e) =>
@@ -320,12 +343,16 @@ supervisorTest(
 
 supervisorTest(
   "a native method answers under the caller's id and ends with status 0",
+  {
+    natives: {
+      "cargo.build": (ctx) => {
+        ctx.log("compiling");
+        ctx.notify("progress", { done: 1 });
+        return Promise.resolve({ built: ctx.params.n });
+      },
+    },
+  },
   async ({ sup, sandbox, table, events, stderr }) => {
-    sup.natives.set("cargo.build", (ctx) => {
-      ctx.log("compiling");
-      ctx.notify("progress", { done: 1 });
-      return Promise.resolve({ built: ctx.params.n });
-    });
     const c = caller();
     const p = await sup.spawn(call(c, "cargo", "build"));
     assert.ok(p.native);
@@ -353,11 +380,15 @@ supervisorTest(
 
 supervisorTest(
   "a native method's error is its answer; a host fault is also logged with its stack",
+  {
+    natives: {
+      "n.refuse": () => Promise.reject(new HostError("invalid-params", "no")),
+      "n.crash": () => {
+        throw new Error("host fault");
+      },
+    },
+  },
   async ({ sup, stderr }) => {
-    sup.natives.set("n.refuse", () => Promise.reject(new HostError("invalid-params", "no")));
-    sup.natives.set("n.crash", () => {
-      throw new Error("host fault");
-    });
     const c = caller();
     const refused = await sup.spawn(call(c, "n", "refuse"));
     await refused.ended;
@@ -375,15 +406,20 @@ supervisorTest(
   },
 );
 
+/** The signal the body of `n.wait` got, and how to settle it. */
+let signal: AbortSignal | undefined;
+let finish = () => {};
 supervisorTest(
   "killing a native method aborts its signal; what it settles with later is dropped",
+  {
+    natives: {
+      "n.wait": (ctx) => {
+        signal = ctx.signal;
+        return new Promise((resolve) => finish = () => resolve({ late: true }));
+      },
+    },
+  },
   async ({ sup }) => {
-    let signal: AbortSignal | undefined;
-    let finish = () => {};
-    sup.natives.set("n.wait", (ctx) => {
-      signal = ctx.signal;
-      return new Promise((resolve) => finish = () => resolve({ late: true }));
-    });
     const c = caller();
     const p = await sup.spawn(call(c, "n", "wait"));
     await turn();
@@ -453,7 +489,7 @@ Deno.test("a host fault serving a guest's filesystem request is journaled and an
   run.readDir = () => {
     throw new TypeError("a bug in /run");
   };
-  const { sup, sandbox, journal, events } = setup({}, run);
+  const { sup, sandbox, journal, events } = setup({ run });
   try {
     const p = await sup.spawn(call(caller(), "notes"));
     sandbox.guest({
@@ -476,7 +512,7 @@ Deno.test("a host fault serving a guest's filesystem request is journaled and an
 
 supervisorTest(
   "a flood of lines is cut to the journal budget and the drop is journaled at the end",
-  { log_lines_per_second: 1 },
+  { limits: { log_lines_per_second: 1 } },
   async ({ sup, sandbox, events, stderr }) => {
     const p = await sup.spawn(call(caller(), "chatty"));
     for (let i = 0; i < 25; i++) sandbox.guest({ op: "err", pid: p.pid, line: `line ${i}` });
@@ -490,7 +526,7 @@ supervisorTest(
 
 supervisorTest(
   "the core tells a sandbox each quarter of a process's output window it has handled",
-  { output_window_kib: 1 },
+  { limits: { output_window_kib: 1 } },
   async ({ sup, sandbox }) => {
     const p = await sup.spawn(call(caller(), "chatty"));
     assert.equal(sandbox.runs[0].outputWindow, 1024);

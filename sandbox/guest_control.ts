@@ -21,11 +21,11 @@
  *    `WebAssembly.Suspending`; they fail at once when the guest is killed,
  *    and a guest that comes back to a used-up slice waits for the next turn).
  * 3. Before instantiating, `await guest.admit()` (fair starts: one asker's
- *    flood of processes cannot hold the thread), and `guest.admitted()`
+ *    flood of processes cannot hold the thread: `fair_starts.ts`), and `guest.admitted()`
  *    once instantiated or failed; `guest.started()` right before the entry
  *    export runs under `promising`.
  * 4. Every call from JavaScript into wasm other than the entry (a
- *    `cabi_realloc`, a post-return) runs through {@link reentry}: the guest
+ *    `cabi_realloc`, a post-return) runs through `reentry` (`guest_linking.ts`): the guest
  *    cannot suspend there (JSPI's rule: no JavaScript frame between the
  *    suspension and the `promising` export), so a check there never asks to
  *    yield; a guest that holds the thread for {@link UNPAUSABLE_MS} where
@@ -34,7 +34,7 @@
  *
  * ## Slices
  *
- * Each guest runs at most {@link SLICE_MS} per turn of the event loop (turns
+ * Each guest runs at most `SLICE_MS` per turn of the event loop (turns
  * are counted by a `setImmediate`), then yields at its next check or host
  * call: a host call that returns at once (a `stat`, a write) does not give
  * it a new slice, only a turn does. So the pipe to the core, the other
@@ -44,30 +44,24 @@
  * checks come about every {@link CHECK_MS}; host calls look at the clock
  * every few calls (adapted the same way) and make the next check come at
  * once past the slice; bulk memory operations charge fuel by their size
- * (`wasm/preempt.ts`). Starts take turns too, as one more guest: they
- * instantiate one at a time while the starts of this turn took less than
- * {@link SLICE_MS}, else at the next turn, one start of each asker (the
- * parent) in turn.
+ * (`wasm/preempt.ts`). Starts take turns too, as one more guest
+ * (`fair_starts.ts`); turns and the slice's length are `event_turns.ts`'s.
  *
  * @module
  */
 
 import type { MemoryShare } from "./memory_share.ts";
+import { CHECK_IMPORT, GROW_IMPORT, INITIAL_FUEL, YIELD_IMPORT } from "../wasm/preempt.ts";
+import { clock, nextTurn, SLICE_MS, turn } from "./event_turns.ts";
+import { FairStart } from "./fair_starts.ts";
 import {
-  CHECK_IMPORT,
-  EXPIRE_EXPORT,
-  GROW_IMPORT,
-  INITIAL_FUEL,
-  PREEMPT_MODULE,
-  YIELD_IMPORT,
-} from "../wasm/preempt.ts";
-
-/**
- * How long the guests run before the event loop gets a turn, in ms. With 5
- * ms, a no-op call beside two spinners waited p50 11.7 ms; with 2 ms, p50
- * 2.0 ms (bench/colocation.ts).
- */
-export const SLICE_MS = 2;
+  adoptInstance,
+  depth,
+  type Fn,
+  instantiateOwned,
+  linkCore,
+  OriginalSuspending,
+} from "./guest_linking.ts";
 
 /** How often a running guest checks the time, in ms: its fuel adapts to this. */
 export const CHECK_MS = 0.25;
@@ -105,120 +99,6 @@ export class GuestKilled extends Error {
   }
 }
 
-/** A function of any signature: a host function, a wasm export. */
-// deno-lint-ignore no-explicit-any
-export type Fn = (...args: any[]) => any;
-
-/** JavaScript frames that re-entered wasm (a check inside them must not suspend). */
-let depth = 0;
-/** Turns of the event loop seen (a `setImmediate` counts them while guests run). */
-let turn = 0;
-/** A turn counter is scheduled. */
-let watching = false;
-/** The time starts (instantiations) took in the turn `startTurn` (they get a slice of their own). */
-let startUsed = 0;
-let startTurn = -1;
-/** When the start now instantiating was let go. */
-let startAt = 0;
-/** The guest whose glue is being instantiated (its async imports are made now). */
-let instantiating: GuestControl | null = null;
-/** Export wrappers to the wasm functions they wrap. */
-const originals = new WeakMap<Fn, Fn>();
-/** Functions exported by wasm instances (imports that are these are no host calls). */
-const wasmFunctions = new WeakSet<Fn>();
-
-/** The time now (ms); makes sure the next turn of the event loop is seen. */
-function clock(): number {
-  if (!watching) {
-    watching = true;
-    setImmediate(() => {
-      watching = false;
-      turn++;
-    });
-  }
-  return performance.now();
-}
-
-/** True while starts may go in this turn: they took less than {@link SLICE_MS} of it. */
-function startsMayGo(): boolean {
-  if (startTurn !== turn) {
-    startTurn = turn;
-    startUsed = 0;
-  }
-  return startUsed < SLICE_MS;
-}
-
-/** JSPI's two entry points (not yet in TypeScript's lib). */
-interface Jspi {
-  Suspending: new (fn: Fn) => object;
-  promising: (fn: Fn) => Fn;
-}
-
-/** True when `wasm` (the `WebAssembly` namespace) has JSPI's entry points. */
-function hasJspi(wasm: object): wasm is Jspi {
-  return "Suspending" in wasm && typeof wasm.Suspending === "function" &&
-    "promising" in wasm && typeof wasm.promising === "function";
-}
-
-const wasm: object = WebAssembly;
-if (!hasJspi(wasm)) {
-  throw new Error(
-    "this Deno has no JSPI (WebAssembly.Suspending and promising), which guests need: " +
-      "run the pinned Deno (./node_modules/.bin/deno)",
-  );
-}
-const jspi = wasm;
-const OriginalSuspending = jspi.Suspending;
-const originalPromising = jspi.promising;
-
-/** Async imports made while a guest's glue is instantiated are bound to that guest. */
-class OwnedSuspending extends OriginalSuspending {
-  constructor(fn: Fn) {
-    const owner = instantiating;
-    super(owner ? owner.guard(fn) : fn);
-  }
-}
-jspi.Suspending = OwnedSuspending;
-jspi.promising = (f: Fn) => originalPromising(originals.get(f) ?? f);
-
-/**
- * Runs `f` after pending I/O (the pipe to the core, sockets) and the other
- * guests: `setImmediate` runs after the event loop's poll phase. A
- * `MessageChannel` message starved the pipe (a call beside two spinners took
- * 270–550 ms); `setTimeout(0)` took ~10 ms; `setImmediate` 5–10 ms.
- */
-function nextTurn(f: () => void): void {
-  setImmediate(f);
-}
-
-/** Starts waiting to instantiate, by who asked for them (`SAUSAGE_PARENT`), in arrival order. */
-const admissions = new Map<string, (() => void)[]>();
-/** An admitted start is instantiating now (starts go one at a time). */
-let admitting = false;
-/** The next turn's admissions are scheduled. */
-let pumping = false;
-
-/** Lets the next start go: the askers take turns, one start each. */
-function admitNext(): void {
-  const [key, queue] = admissions.entries().next().value!;
-  const go = queue.shift()!;
-  admissions.delete(key);
-  if (queue.length) admissions.set(key, queue); // to the back of the line
-  admitting = true;
-  startAt = clock();
-  go();
-}
-
-/** Admits waiting starts at the next turn. */
-function pump(): void {
-  if (pumping) return;
-  pumping = true;
-  nextTurn(() => {
-    pumping = false;
-    if (!admitting && admissions.size) admitNext();
-  });
-}
-
 /** The scheduling state of one guest: its fuel, its kill switch, its memory limit. */
 export class GuestControl {
   /** Set once the guest was killed. */
@@ -244,7 +124,8 @@ export class GuestControl {
   /** The `sausage:expire` functions of its instrumented instances (fuel := 1). */
   private expirers: (() => void)[] = [];
   private waiting = new Set<(e: unknown) => void>();
-  private admittedYet = false;
+  /** Its start, in turn with the others'. */
+  private start: FairStart;
 
   /**
    * @param memoryLimit the most bytes any one memory of the guest may have
@@ -255,7 +136,9 @@ export class GuestControl {
     readonly memoryLimit: number,
     readonly share?: MemoryShare,
     readonly asker = "",
-  ) {}
+  ) {
+    this.start = new FairStart(asker);
+  }
 
   /** Gives the bytes its grows took back to the sandbox's share (once it has ended). */
   releaseMemory(): void {
@@ -282,41 +165,17 @@ export class GuestControl {
    * start of each asker in turn). Call {@link admitted} when done.
    */
   admit(): Promise<void> | undefined {
-    if (!admitting && admissions.size === 0 && startsMayGo()) {
-      admitting = this.admittedYet = true;
-      startAt = clock();
-      return undefined;
-    }
-    return new Promise<void>((resolve) => {
-      let queue = admissions.get(this.asker);
-      if (!queue) admissions.set(this.asker, queue = []);
-      queue.push(() => {
-        this.admittedYet = true;
-        resolve();
-      });
-      if (!admitting) pump();
-    });
+    return this.start.admit();
   }
 
   /** The instantiation {@link admit} let go has ended: the next start goes, or waits a turn. */
   admitted(): void {
-    if (!this.admittedYet) return;
-    this.admittedYet = false;
-    admitting = false;
-    if (startsMayGo()) startUsed += clock() - startAt;
-    if (!admissions.size) return;
-    if (startsMayGo()) admitNext();
-    else pump();
+    this.start.admitted();
   }
 
   /** Instantiates the guest's glue with `f`: the async imports made meanwhile are this guest's. */
   instantiate<T>(f: () => T): T {
-    instantiating = this;
-    try {
-      return f();
-    } finally {
-      instantiating = null;
-    }
+    return instantiateOwned(this, f);
   }
 
   /** Marks the start of the guest's run (its entry export is called next): a fresh slice. */
@@ -475,17 +334,15 @@ export class GuestControl {
    * this guest's to expire (its `sausage:expire`); its functions are known as wasm (not host calls).
    */
   adopt(instance: WebAssembly.Instance): void {
-    for (const [k, v] of Object.entries(instance.exports)) {
-      if (k === EXPIRE_EXPORT) this.expirers.push(v as () => void);
-      else if (typeof v === "function") wasmFunctions.add(v as Fn);
-    }
+    const expire = adoptInstance(instance);
+    if (expire) this.expirers.push(expire);
   }
 
   /**
    * jco's `instantiateCore` hook for this guest: links wasm to wasm
    * directly, wraps host functions ({@link hostCall}), adds the preemption
    * imports to instrumented modules, and hands the glue export wrappers that
-   * count re-entries from JavaScript.
+   * count re-entries from JavaScript (`guest_linking.ts`).
    */
   instantiateCore(
     m: WebAssembly.Module,
@@ -493,55 +350,6 @@ export class GuestControl {
     /** `m` imports `sausage:preempt` (its loader reads that from the bytes: `wasm/import_list.ts`). */
     preemptible = false,
   ): { exports: Record<string, unknown> } {
-    const linked: Record<string, Record<string, unknown>> = {};
-    for (const [ns, values] of Object.entries(imports)) {
-      const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(values)) {
-        if (typeof v !== "function") out[k] = v;
-        else {
-          const f = originals.get(v as Fn) ?? v as Fn;
-          out[k] = wasmFunctions.has(f) ? f : this.hostCall(f);
-        }
-      }
-      linked[ns] = out;
-    }
-    if (preemptible) linked[PREEMPT_MODULE] = this.preemptImports();
-    // A start function runs inside this JavaScript frame: it must not suspend.
-    depth++;
-    let instance: WebAssembly.Instance;
-    try {
-      instance = new WebAssembly.Instance(m, linked as WebAssembly.Imports);
-    } finally {
-      depth--;
-    }
-    this.adopt(instance);
-    const exports: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(instance.exports)) {
-      if (k === EXPIRE_EXPORT) continue;
-      exports[k] = typeof v === "function" && !WASM_ONLY_EXPORT.test(k) ? reentry(v as Fn) : v;
-    }
-    return { exports };
+    return linkCore(this, m, imports, preemptible);
   }
-}
-
-/**
- * Exports that only wasm calls, so they need no re-entry count: jco's shim
- * module exports its indirect-call stubs under numbers ("0", "1", …), and the
- * glue only hands them to other modules as imports, never calls them (each
- * wrapper cost ~1 µs and a WeakMap entry, for ~40 stubs per process).
- */
-const WASM_ONLY_EXPORT = /^[0-9]+$/;
-
-/** Wraps a wasm export for calls from JavaScript: counted in `depth` while they run. */
-export function reentry(f: Fn): Fn {
-  const wrapper = (...args: unknown[]) => {
-    depth++;
-    try {
-      return f(...args);
-    } finally {
-      depth--;
-    }
-  };
-  originals.set(wrapper, f);
-  return wrapper;
 }

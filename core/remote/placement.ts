@@ -12,7 +12,7 @@
 
 import { readConfigFile } from "../config_file.ts";
 import { HostError } from "../../rpc/errors.ts";
-import type { GuestSandbox } from "../supervisor.ts";
+import type { GuestSandbox } from "../guest_runner.ts";
 import type { SandboxPool } from "../sandbox_pool.ts";
 import type { WorkerSet } from "./worker_set.ts";
 

@@ -5,7 +5,8 @@
  * until the bind has settled); received datagrams wait in a bounded queue;
  * sends go out in the background and a failure is reported by the next
  * `check-send`. A "connected" stream (`stream(some(addr))`) is emulated: it
- * sends to that address and keeps only datagrams from it.
+ * sends to that address and keeps only datagrams from it. The socket's two
+ * datagram streams are `udp_streams.ts`'s.
  *
  * `node:dgram` is loaded at the first bind, not with the sandbox: the first
  * `node:` module a Deno process loads costs ~50 ms (Node compatibility
@@ -28,18 +29,13 @@ import {
   socketAddress,
 } from "./socket_address.ts";
 import type { Network } from "./network_capability.ts";
-
-/** `incoming-datagram`. */
-export interface IncomingDatagram {
-  data: Uint8Array;
-  remoteAddress: IpSocketAddress;
-}
-
-/** `outgoing-datagram`. */
-export interface OutgoingDatagram {
-  data: Uint8Array;
-  remoteAddress?: IpSocketAddress;
-}
+import {
+  type DatagramEndpoint,
+  type IncomingDatagram,
+  IncomingDatagramStream,
+  type OutgoingDatagram,
+  OutgoingDatagramStream,
+} from "./udp_streams.ts";
 
 /** How many received datagrams wait for the guest before new ones are dropped (as a full kernel buffer would). */
 const QUEUE_LIMIT = 1024;
@@ -61,7 +57,7 @@ function sameAddress(a: IpSocketAddress, b: IpSocketAddress): boolean {
 }
 
 /** `wasi:sockets/udp.udp-socket`. */
-export class UdpSocket {
+export class UdpSocket implements DatagramEndpoint {
   private state: State = { kind: "unbound" };
   private remote: IpSocketAddress | undefined;
   private queue: IncomingDatagram[] = [];
@@ -348,44 +344,6 @@ export class UdpSocket {
   /** The guest dropped the socket. */
   [Symbol.dispose](): void {
     this.close();
-  }
-}
-
-/** `wasi:sockets/udp.incoming-datagram-stream`. */
-export class IncomingDatagramStream {
-  /** The receiving side of `socket`. */
-  constructor(private socket: UdpSocket) {}
-
-  /** Up to `maxResults` datagrams that have arrived (possibly none). */
-  receive(maxResults: bigint): IncomingDatagram[] {
-    if (maxResults === 0n) return [];
-    return this.socket.takeReceived(Number(maxResults > 1024n ? 1024n : maxResults));
-  }
-
-  /** Ready when a datagram waits. */
-  subscribe(): Pollable {
-    return new Pollable(() => this.socket.receivable, () => this.socket.changed.wait());
-  }
-}
-
-/** `wasi:sockets/udp.outgoing-datagram-stream`. */
-export class OutgoingDatagramStream {
-  /** The sending side of `socket`. */
-  constructor(private socket: UdpSocket) {}
-
-  /** How many datagrams the next `send` may take. */
-  checkSend(): bigint {
-    return this.socket.sendPermits();
-  }
-
-  /** Sends datagrams; returns how many were sent. */
-  send(datagrams: OutgoingDatagram[]): bigint {
-    return this.socket.send(datagrams);
-  }
-
-  /** Always ready: sends never wait. */
-  subscribe(): Pollable {
-    return new Pollable(() => true, () => Promise.resolve());
   }
 }
 
