@@ -12,7 +12,7 @@
 
 import type { FromSandbox, ToSandbox } from "../sandbox/protocol.ts";
 import { carrierLineLimit } from "../rpc/line_splitter.ts";
-import { type MessageLink, StreamLink } from "../sandbox/link.ts";
+import { StreamLink } from "../sandbox/link.ts";
 import { type Hop, newHop } from "./sandbox_hop.ts";
 import { checkFromSandbox } from "../sandbox/protocol_check.ts";
 import { findExecutable } from "./executable.ts";
@@ -112,11 +112,12 @@ export class Sandbox {
   /** Resolves with why the sandbox ended, once its subprocess has exited. */
   readonly ended: Promise<string>;
   private child: Deno.ChildProcess;
-  private link: MessageLink<ToSandbox, FromSandbox>;
+  private link: StreamLink<ToSandbox, FromSandbox>;
   private processes = new LinkedProcesses((why) => `the sandbox was lost: ${why}`);
   /** Why it ended or is being killed. */
   private lost: string | null = null;
   private lastPong = Date.now();
+  private lastTick = Date.now();
   private pings: ReturnType<typeof setInterval>;
 
   /** Starts the subprocess. */
@@ -166,10 +167,21 @@ export class Sandbox {
     else this.processes.deliver(msg);
   }
 
+  /**
+   * Every {@link PING_MS}: a sandbox is stalled when for `stallMs` it has
+   * answered no ping and no bytes moved between it and the core (a message
+   * of megabytes through the pipe on a loaded machine takes seconds, and the
+   * pong waits behind it). A tick that comes late means the core itself was
+   * behind, unable to read: it judges nothing.
+   */
   private ping(): void {
-    if (Date.now() - this.lastPong > this.opts.stallMs) {
+    const now = Date.now();
+    const late = now - this.lastTick > 2 * PING_MS;
+    this.lastTick = now;
+    const heard = Math.max(this.lastPong, this.link.lastMoved);
+    if (!late && now - heard > this.opts.stallMs) {
       this.kill(`it stopped answering for ${Math.round(this.opts.stallMs / 1000)} s`);
-    } else this.send({ op: "ping", n: Date.now() });
+    } else this.send({ op: "ping", n: now });
   }
 
   /** The OS process id of the subprocess. */

@@ -143,3 +143,25 @@ Deno.test("a raw duplex over a Unix socket pair carries frames both ways", async
   listener.close();
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("a big message goes out in slices, each moving lastMoved as the peer takes it", async () => {
+  const taken: number[] = [];
+  const times: number[] = [];
+  let link: StreamLink<ToSandbox, FromSandbox> | undefined;
+  const io = {
+    read: () => new Promise<Uint8Array | null>(() => {}),
+    write: async (bytes: Uint8Array) => {
+      await new Promise((r) => setTimeout(r, 5));
+      taken.push(bytes.length);
+      queueMicrotask(() => times.push(link!.lastMoved));
+    },
+    close() {},
+  };
+  link = new StreamLink<ToSandbox, FromSandbox>(io, { check: checkFromSandbox, maxFrame: 1 << 24 });
+  const before = link.lastMoved;
+  await new Promise((r) => setTimeout(r, 20));
+  link.send({ ...toSandbox[0], op: "run", request: "x".repeat(1 << 20) } as ToSandbox);
+  await new Promise((r) => setTimeout(r, 200));
+  assert.ok(taken.length >= 4 && taken.every((n) => n <= 256 * 1024), JSON.stringify(taken));
+  assert.ok(times.at(-1)! > before, "lastMoved advanced while the slices went out");
+});

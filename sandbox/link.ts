@@ -75,6 +75,12 @@ export interface StreamLinkOptions<In> {
   maxFrame: number;
 }
 
+/**
+ * Writes of more bytes than this go out in slices, so that a big message
+ * shows its progress ({@link StreamLink.lastMoved}) as the peer reads it.
+ */
+const WRITE_SLICE = 256 * 1024;
+
 /** A message link over a byte stream, in the frames of `frames.ts`. */
 export class StreamLink<Out extends object, In> implements MessageLink<Out, In> {
   readonly closed: Promise<string>;
@@ -84,6 +90,14 @@ export class StreamLink<Out extends object, In> implements MessageLink<Out, In> 
   private chain: Promise<void> = Promise.resolve();
   /** A write failed: sends are dropped, while what the peer sent before is still read. */
   private broken = false;
+  /**
+   * When bytes last moved on the link (`Date.now()`): a chunk read, or a
+   * slice of a big write taken by the peer. A peer busy with a message of
+   * megabytes on a loaded machine answers nothing else for seconds, yet is
+   * not stalled.
+   */
+  lastMoved = Date.now();
+  private moved = () => void (this.lastMoved = Date.now());
 
   constructor(private io: ByteDuplex, private opts: StreamLinkOptions<In>) {
     this.closed = new Promise((r) => (this.done = r));
@@ -123,8 +137,17 @@ export class StreamLink<Out extends object, In> implements MessageLink<Out, In> 
     // A failed write ends nothing by itself: the link closes when the read side ends.
     const broken = () => void (this.broken = true);
     try {
-      const w = this.io.write(bytes);
-      if (w) this.chain = this.chain.then(() => w).catch(broken);
+      if (bytes.length <= WRITE_SLICE) {
+        const w = this.io.write(bytes);
+        if (w) this.chain = this.chain.then(() => w).catch(broken);
+        return;
+      }
+      for (let at = 0; at < bytes.length; at += WRITE_SLICE) {
+        const w = this.io.write(bytes.subarray(at, at + WRITE_SLICE));
+        if (!w) continue;
+        w.then(this.moved, () => {});
+        this.chain = this.chain.then(() => w).catch(broken);
+      }
     } catch {
       broken();
     }
@@ -136,6 +159,7 @@ export class StreamLink<Out extends object, In> implements MessageLink<Out, In> 
     }, this.opts.maxFrame);
     try {
       for (let chunk = await this.io.read(); chunk && this.done; chunk = await this.io.read()) {
+        this.lastMoved = Date.now();
         decoder.push(chunk);
       }
       this.end(decoder.pending ? "its peer ended inside a message" : "its peer closed it");
