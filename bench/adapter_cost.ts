@@ -11,7 +11,7 @@
  */
 
 import { Host } from "../core/host.ts";
-import { LocalCaller } from "../core/local_caller.ts";
+import { WorldClient } from "../core/world_client.ts";
 import { cacheDir } from "../core/paths.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
@@ -41,12 +41,12 @@ for (const [name, adapter] of Object.entries(adapters)) {
 }
 
 async function measure(host: Host, n: number): Promise<{ p50: number; perSecond: number }> {
-  const c = new LocalCaller("bench");
+  const c = WorldClient.of(host, "bench");
   const times: number[] = [];
   const t0 = performance.now();
   for (let i = 0; i < n; i++) {
     const t = performance.now();
-    const r = await c.call(host.router, "probe.noop", {});
+    const r = await c.send("probe.noop", {});
     times.push(performance.now() - t);
     if ("error" in r && r.error) throw new Error(JSON.stringify(r.error));
   }

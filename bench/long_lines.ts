@@ -8,7 +8,7 @@
  */
 
 import { Host } from "../core/host.ts";
-import { LocalCaller } from "../core/local_caller.ts";
+import { WorldClient } from "../core/world_client.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
 
@@ -18,7 +18,7 @@ const probe = await builtTestPlugin("probe");
 const root = await makeWorld({ plugins: { probe } });
 const host = new Host(root, { sandboxes: 1 });
 await host.start();
-const caller = new LocalCaller("bench");
+const caller = WorldClient.of(host, "bench");
 
 /** The peak resident memory of the sandbox subprocesses, in MiB. */
 function sandboxPeak(): number {
@@ -38,7 +38,7 @@ function sandboxPeak(): number {
 console.log(`sandbox peak before: ${sandboxPeak()} MiB; host rss ${rss()} MiB`);
 for (const mb of sizes) {
   const t0 = performance.now();
-  const r = await caller.call(host.router, "probe.spew", { n: 1, len: mb * 2 ** 20 });
+  const r = await caller.send("probe.spew", { n: 1, len: mb * 2 ** 20 });
   const ms = performance.now() - t0;
   const outcome = "error" in r && r.error ? `-32002 (${r.error.message.split(": it ")[1]})` : "ok";
   console.log(

@@ -13,7 +13,7 @@
  */
 
 import { Host } from "../core/host.ts";
-import { LocalCaller } from "../core/local_caller.ts";
+import { WorldClient } from "../core/world_client.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
 import { natsServerPath, TestNats, worldUsers } from "../tests/helpers/nats.ts";
@@ -33,10 +33,10 @@ async function round(host: Host, method: string, callers: number, total: number)
   const times: number[] = [];
   const t0 = performance.now();
   await Promise.all(Array.from({ length: callers }, async (_, i) => {
-    const c = new LocalCaller(`bench-${i}`);
+    const c = WorldClient.of(host, `bench-${i}`);
     for (let k = 0; k < Math.ceil(total / callers); k++) {
       const t = performance.now();
-      const r = await c.call(host.router, method, {});
+      const r = await c.send(method, {});
       times.push(performance.now() - t);
       if ("error" in r && r.error) throw new Error(JSON.stringify(r.error));
     }

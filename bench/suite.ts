@@ -23,7 +23,7 @@
  */
 
 import { Host } from "../core/host.ts";
-import { LocalCaller } from "../core/local_caller.ts";
+import { WorldClient } from "../core/world_client.ts";
 import { ControlServer } from "../core/control_server.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
@@ -80,10 +80,10 @@ async function calls(
   let left = total;
   const t0 = performance.now();
   await Promise.all(Array.from({ length: callers }, async (_, i) => {
-    const c = new LocalCaller(`bench${i}`);
+    const c = WorldClient.of(host, `bench${i}`);
     while (left-- > 0) {
       const t = performance.now();
-      const r = await c.call(host.router, method, params);
+      const r = await c.send(method, params);
       times.push(performance.now() - t);
       if ("error" in r && r.error) throw new Error(`${method}: ${JSON.stringify(r.error)}`);
     }
@@ -155,7 +155,7 @@ for (const [label, cache] of [["warm", cacheDir()], ["cold", ""]] as const) {
     const t = performance.now();
     const host = new Host(world, { watch: false, cacheDir: dir });
     await host.start();
-    await new LocalCaller("bench").call(host.router, "probe.noop", {});
+    await WorldClient.of(host, "bench").send("probe.noop", {});
     times.push(performance.now() - t);
     await host.shutdown(100);
     if (!cache) await Deno.remove(dir, { recursive: true });

@@ -9,7 +9,7 @@
  */
 
 import { Host } from "../core/host.ts";
-import { LocalCaller } from "../core/local_caller.ts";
+import { WorldClient } from "../core/world_client.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
 /** CPU ms so far of each thread of this process, by `name#tid`. */
@@ -29,11 +29,11 @@ const probe = await builtTestPlugin("probe");
 const root = await makeWorld({ plugins: { probe } });
 const host = new Host(root, { watch: false });
 await host.start();
-const c = new LocalCaller("x");
-for (let i = 0; i < 500; i++) await c.call(host.router, "probe.noop", {});
+const c = WorldClient.of(host, "x");
+for (let i = 0; i < 500; i++) await c.send("probe.noop", {});
 const n = Number(Deno.args[0] ?? 3000);
 const before = threads();
-for (let i = 0; i < n; i++) await c.call(host.router, "probe.noop", {});
+for (let i = 0; i < n; i++) await c.send("probe.noop", {});
 const after = threads();
 const byName = new Map<string, number>();
 for (const [k, v] of after) {

@@ -1,14 +1,14 @@
 /**
- * Calls into a world from the CLI: through its running host (the control
- * socket), or through a transient host made for the command and shut down
- * after it (`core/reach_host.ts`). `build` and `methods` use it.
+ * Calls into a world from the CLI, through the one client of a world
+ * (`core/world_client.ts`): its running host, or a transient host made for
+ * the command and shut down after it. `build`, `methods` and `import` use it.
  *
  * @module
  */
 
-import { LocalCaller, type World } from "../core/mod.ts";
+import type { World } from "../core/world.ts";
+import { WorldClient } from "../core/world_client.ts";
 import type { Request, Response } from "../rpc/message.ts";
-import { reachHost, release } from "../core/reach_host.ts";
 
 /** Sends one request and resolves with its response. */
 export type Send = (method: string, params: Record<string, unknown>) => Promise<Response>;
@@ -24,30 +24,15 @@ export async function withWorld<T>(
   onNotify: (msg: Request) => void,
   body: (send: Send, running: boolean) => Promise<T>,
 ): Promise<T> {
-  const reached = await reachHost(world, {
+  const client = await WorldClient.reach(world, {
     command: `sausage ${command}`,
     host: { sandboxes: 1 },
     report: (line) => console.error(line),
   });
-  const { client, host } = reached;
-  if (client) {
-    client.onNotify = onNotify;
-    try {
-      return await body((method, params) => client.send(method, params), true);
-    } finally {
-      await release(reached);
-    }
-  }
-  const caller = new LocalCaller("console", (msg) => {
-    if ("method" in msg) onNotify(msg as Request);
-  });
+  client.onNotify = onNotify;
   try {
-    return await body(
-      async (method, params) => await caller.call(host.router, method, params),
-      false,
-    );
+    return await body((method, params) => client.send(method, params), client.running);
   } finally {
-    caller.hasEnded = true;
-    await release(reached);
+    await client.close();
   }
 }
