@@ -10,7 +10,8 @@
  * Prints p50 latency and calls per second of each, per round.
  */
 
-import { Host } from "../core/host.ts";
+import type { Host } from "../core/host.ts";
+import { WorldServer } from "../core/world_server.ts";
 import { WorldClient } from "../core/world_client.ts";
 import { cacheDir } from "../core/paths.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
@@ -35,7 +36,7 @@ const hosts: Record<string, { host: Host; root: string }> = {};
 for (const [name, adapter] of Object.entries(adapters)) {
   const probe = await adaptModule(module, adapter, work);
   const root = await makeWorld({ plugins: { probe } });
-  const host = new Host(root, { sandboxes: 1 });
+  const { host } = await WorldServer.open(root, { socket: false, sandboxes: 1 });
   await host.start();
   hosts[name] = { host, root };
 }

@@ -11,7 +11,7 @@
  * -32002, and whether all 50 still answer.
  */
 
-import { Host } from "../core/host.ts";
+import { WorldServer } from "../core/world_server.ts";
 import { WorldClient } from "../core/world_client.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
@@ -27,7 +27,7 @@ const root = await makeWorld({
   plugins: { probe },
   files: { "config/limits.json": JSON.stringify({ processes: 100_000 }) },
 });
-const host = new Host(root, { watch: false });
+const { host } = await WorldServer.open(root, { socket: false, watch: false });
 await host.start();
 const caller = WorldClient.of(host, "bench");
 const call = (method: string, params: Record<string, unknown> = {}) => caller.send(method, params);

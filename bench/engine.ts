@@ -17,7 +17,7 @@
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
 import { ourInstance } from "./alternatives/our_instance.ts";
-import { Host } from "../core/host.ts";
+import { WorldServer } from "../core/world_server.ts";
 import { WorldClient } from "../core/world_client.ts";
 import process from "node:process";
 
@@ -84,7 +84,7 @@ export async function engineRows(quick = false): Promise<EngineRow[]> {
   const core: Record<string, string> = {};
   for (const e of ["p1", "jco"] as const) {
     Deno.env.set("SAUSAGE_ENGINE", e);
-    const host = new Host(world, { watch: false, sandboxes: 1 });
+    const { host } = await WorldServer.open(world, { socket: false, watch: false, sandboxes: 1 });
     try {
       await host.start();
       const c = WorldClient.of(host, "bench");

@@ -7,7 +7,7 @@
  *   deno run -A bench/long_lines.ts [--mb 10,64]
  */
 
-import { Host } from "../core/host.ts";
+import { WorldServer } from "../core/world_server.ts";
 import { WorldClient } from "../core/world_client.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
@@ -16,7 +16,7 @@ const arg = Deno.args[Deno.args.indexOf("--mb") + 1];
 const sizes = (Deno.args.includes("--mb") ? arg : "10,64").split(",").map(Number);
 const probe = await builtTestPlugin("probe");
 const root = await makeWorld({ plugins: { probe } });
-const host = new Host(root, { sandboxes: 1 });
+const { host } = await WorldServer.open(root, { socket: false, sandboxes: 1 });
 await host.start();
 const caller = WorldClient.of(host, "bench");
 

@@ -7,7 +7,7 @@
  * Prints p50/p90/p99 latency and calls per second.
  */
 
-import { Host } from "../core/host.ts";
+import { WorldServer } from "../core/world_server.ts";
 import { WorldClient } from "../core/world_client.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
@@ -16,7 +16,7 @@ import { cpuNow } from "./cpu_time.ts";
 const calls = Number(Deno.args[Deno.args.indexOf("--calls") + 1]) || 2000;
 const probe = await builtTestPlugin("probe");
 const root = await makeWorld({ plugins: { probe } });
-const host = new Host(root);
+const { host } = await WorldServer.open(root, { socket: false });
 await host.start();
 
 function percentile(sorted: number[], p: number): string {

@@ -11,7 +11,7 @@
  * with no flood, for the machine's own latency.
  */
 
-import { Host } from "../core/host.ts";
+import { WorldServer } from "../core/world_server.ts";
 import { WorldClient } from "../core/world_client.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
@@ -43,7 +43,12 @@ const q = (s: number[], f: number) => s[Math.min(s.length - 1, Math.floor(f * s.
 
 /** `calls` no-op calls beside a flood (or none); latencies sorted, and the flood's lines a second. */
 async function round(window: number, flood: boolean): Promise<{ ms: number[]; rate: number }> {
-  const host = new Host(worlds.get(window)!, { sandboxes: 1, watch: false, sdkDir: null });
+  const { host } = await WorldServer.open(worlds.get(window)!, {
+    socket: false,
+    sandboxes: 1,
+    watch: false,
+    sdkDir: null,
+  });
   await host.start();
   const caller = WorldClient.of(host, "bench");
   let lines = 0;

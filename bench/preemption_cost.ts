@@ -10,7 +10,7 @@
  * the median of each and the slowdown.
  */
 
-import { Host } from "../core/host.ts";
+import { WorldServer } from "../core/world_server.ts";
 import { WorldClient } from "../core/world_client.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
@@ -32,7 +32,12 @@ const cases: [string, string, Record<string, unknown>, number][] = [
 ];
 
 async function measure(noPreemption: boolean): Promise<number[]> {
-  const host = new Host(root, { noPreemption, watch: false, sdkDir: null });
+  const { host } = await WorldServer.open(root, {
+    socket: false,
+    noPreemption,
+    watch: false,
+    sdkDir: null,
+  });
   await host.start();
   const caller = WorldClient.of(host, "bench");
   const medians: number[] = [];

@@ -12,7 +12,8 @@
  * @module
  */
 
-import { Host } from "../core/host.ts";
+import type { Host } from "../core/host.ts";
+import { WorldServer } from "../core/world_server.ts";
 import { WorldClient } from "../core/world_client.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
@@ -74,7 +75,7 @@ export async function remoteRows(calls = 2000, rounds = 3): Promise<RemoteRow[]>
       "config/placement.json": JSON.stringify({ plugins: { remote: "remote" } }),
     },
   });
-  const host = new Host(root, { sandboxes: 1, watch: false });
+  const { host } = await WorldServer.open(root, { socket: false, sandboxes: 1, watch: false });
   const worker = new Deno.Command(LAUNCHER, {
     args: ["worker", "--nats", nats.url, "--world", "bench", "--user", users.worker.user],
     env: { SAUSAGE_NATS_PASSWORD: users.worker.password },

@@ -22,7 +22,8 @@
  *    10 callers (`bench/remote_calls.ts`; none without nats-server).
  */
 
-import { Host } from "../core/host.ts";
+import type { Host } from "../core/host.ts";
+import { WorldServer } from "../core/world_server.ts";
 import { WorldClient } from "../core/world_client.ts";
 import { ControlServer } from "../core/control_server.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
@@ -97,7 +98,7 @@ const world = await makeWorld({ plugins: { probe, notes } });
 
 // 1 and 2: calls through the core.
 {
-  const host = new Host(world, { watch: false });
+  const { host } = await WorldServer.open(world, { socket: false, watch: false });
   await host.start();
   // Cold and warm apart: V8 tiers a module's code up over its first 1,000–2,000
   // processes in a sandbox (runtime.md; `bench/tier_up.ts`).
@@ -153,7 +154,7 @@ for (const [label, cache] of [["warm", cacheDir()], ["cold", ""]] as const) {
   for (let i = 0; i < (quick ? 2 : 4); i++) {
     const dir = cache || await Deno.makeTempDir({ prefix: "sausage-bench-cache-" });
     const t = performance.now();
-    const host = new Host(world, { watch: false, cacheDir: dir });
+    const { host } = await WorldServer.open(world, { socket: false, watch: false, cacheDir: dir });
     await host.start();
     await WorldClient.of(host, "bench").send("probe.noop", {});
     times.push(performance.now() - t);

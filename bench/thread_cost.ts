@@ -8,7 +8,7 @@
  * @module
  */
 
-import { Host } from "../core/host.ts";
+import { WorldServer } from "../core/world_server.ts";
 import { WorldClient } from "../core/world_client.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
@@ -27,7 +27,7 @@ function threads(): Map<string, number> {
 }
 const probe = await builtTestPlugin("probe");
 const root = await makeWorld({ plugins: { probe } });
-const host = new Host(root, { watch: false });
+const { host } = await WorldServer.open(root, { socket: false, watch: false });
 await host.start();
 const c = WorldClient.of(host, "x");
 for (let i = 0; i < 500; i++) await c.send("probe.noop", {});

@@ -10,7 +10,8 @@
  * @module
  */
 
-import { Host } from "../core/host.ts";
+import type { Host } from "../core/host.ts";
+import { WorldServer } from "../core/world_server.ts";
 import { WorldClient } from "../core/world_client.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
@@ -61,7 +62,7 @@ for (let r = 0; r < rounds; r++) {
     if (flags === undefined) Deno.env.delete("SAUSAGE_SANDBOX_V8_FLAGS");
     else Deno.env.set("SAUSAGE_SANDBOX_V8_FLAGS", flags);
     const root = await makeWorld({ plugins: { probe } });
-    const host = new Host(root, { watch: false });
+    const { host } = await WorldServer.open(root, { socket: false, watch: false });
     await host.start();
     await Promise.all(host.pool.sandboxes.map((s) => s.ready));
     const c = WorldClient.of(host, "tier");

@@ -6,11 +6,10 @@
  * @module
  */
 
-import type { World } from "../core/world.ts";
 import { openWorld } from "./world_arg.ts";
 import type { Listing } from "../vfs/host_fs.ts";
 import { parseArgs, UsageError } from "./args.ts";
-import { WorldClient } from "../core/world_client.ts";
+import { withWorld } from "./world_session.ts";
 
 /** Usage of `ls`. */
 export const LS_USAGE = "sausage ls <world> [path] [--json]";
@@ -24,24 +23,6 @@ const ERRORS: Record<string, string> = {
   "is-directory": "is a folder",
   "not-directory": "not a folder",
 };
-
-/** Runs `f` with a client of the running host, or of a transient one. */
-async function withFs<T>(
-  world: World,
-  command: string,
-  f: (c: WorldClient) => Promise<T>,
-): Promise<T> {
-  const client = await WorldClient.reach(world, {
-    command: `sausage ${command}`,
-    host: { sandboxes: 1 },
-    report: (line) => console.error(line),
-  });
-  try {
-    return await f(client);
-  } finally {
-    await client.close(1000);
-  }
-}
 
 function explain(path: string, e: unknown): Error {
   const code = (e as { code?: string; data?: { code?: string } }).data?.code ??
@@ -59,7 +40,7 @@ export async function ls(args: string[]): Promise<number> {
   const path = positional[1] ?? "/";
   let listing: Listing;
   try {
-    listing = await withFs(world, "ls", (c) => c.list(path));
+    listing = await withWorld(world, "ls", () => {}, (_, c) => c.list(path), 1000);
   } catch (e) {
     throw explain(path, e);
   }
@@ -79,7 +60,7 @@ export async function cat(args: string[]): Promise<number> {
   const path = positional[1];
   let bytes: Uint8Array;
   try {
-    bytes = await withFs(world, "cat", (c) => c.read(path));
+    bytes = await withWorld(world, "cat", () => {}, (_, c) => c.read(path), 1000);
   } catch (e) {
     throw explain(path, e);
   }

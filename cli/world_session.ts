@@ -1,7 +1,8 @@
 /**
  * Calls into a world from the CLI, through the one client of a world
  * (`core/world_client.ts`): its running host, or a transient host made for
- * the command and shut down after it. `build`, `methods` and `import` use it.
+ * the command and shut down after it. `build`, `methods`, `import`, `ls` and
+ * `cat` use it.
  *
  * @module
  */
@@ -16,13 +17,15 @@ export type Send = (method: string, params: Record<string, unknown>) => Promise<
 /**
  * Runs `body` with a way to call `world`: its running host, or a transient
  * one (never building at start); `command` names the subcommand in the
- * world's lock file. Notifications of the calls go to `onNotify`.
+ * world's lock file. Notifications of the calls go to `onNotify`. A
+ * transient host gives its processes `graceMs` to stop at the end.
  */
 export async function withWorld<T>(
   world: World,
   command: string,
   onNotify: (msg: Request) => void,
-  body: (send: Send, running: boolean) => Promise<T>,
+  body: (send: Send, client: WorldClient) => Promise<T>,
+  graceMs?: number,
 ): Promise<T> {
   const client = await WorldClient.reach(world, {
     command: `sausage ${command}`,
@@ -31,8 +34,8 @@ export async function withWorld<T>(
   });
   client.onNotify = onNotify;
   try {
-    return await body((method, params) => client.send(method, params), client.running);
+    return await body((method, params) => client.send(method, params), client);
   } finally {
-    await client.close();
+    await client.close(graceMs);
   }
 }
