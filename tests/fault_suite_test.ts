@@ -22,7 +22,7 @@ import { WorldClient } from "../core/world_client.ts";
 import { World } from "../core/world.ts";
 import { REPLACE_INTERVAL_MS } from "../core/sandbox_pool.ts";
 import { streamLines } from "../rpc/line_splitter.ts";
-import type { Response } from "../rpc/message.ts";
+import { parseLine, type Response } from "../rpc/message.ts";
 
 const probe = await builtTestPlugin("probe");
 const fsprobe = await builtTestPlugin("fsprobe");
@@ -157,6 +157,16 @@ function fuzzLines(n: number, seed: number, host: "guest" | "control"): Fuzz[] {
   return out;
 }
 
+/** The responses in a list (a guest's answers), each checked as one. */
+function responses(list: unknown): Response[] {
+  assert.ok(Array.isArray(list), `a list of answers, not ${JSON.stringify(list)}`);
+  return list.map((a) => {
+    const parsed = parseLine(JSON.stringify(a));
+    assert.equal(parsed.kind, "response", JSON.stringify(a));
+    return parsed.kind === "response" ? parsed.msg : assert.fail();
+  });
+}
+
 /** Checks answers against what the lines expect; returns how many there were. */
 function checkAnswers(lines: Fuzz[], answers: Response[]): number {
   const byId = new Map<unknown, number>();
@@ -199,7 +209,7 @@ Deno.test(
         replies: wanted(lines),
       });
       assert.ok(r.result, JSON.stringify(r.error));
-      const answered = checkAnswers(lines, r.result as Response[]);
+      const answered = checkAnswers(lines, responses(r.result));
       for (const o of await Promise.all(others)) assert.deepEqual(o.result, {});
       const pid = h.host.journal.query({ grep: '"method":"fuzz"', limit: 1 })[0].pid;
       h.host.journal.flush();
