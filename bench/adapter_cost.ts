@@ -10,8 +10,9 @@
  * Prints p50 latency and calls per second of each, per round.
  */
 
-import { Host } from "../core/host.ts";
-import { LocalCaller } from "../core/local_caller.ts";
+import type { Host } from "../core/host.ts";
+import { WorldServer } from "../core/world_server.ts";
+import { WorldClient } from "../core/world_client.ts";
 import { cacheDir } from "../core/paths.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
@@ -35,18 +36,18 @@ const hosts: Record<string, { host: Host; root: string }> = {};
 for (const [name, adapter] of Object.entries(adapters)) {
   const probe = await adaptModule(module, adapter, work);
   const root = await makeWorld({ plugins: { probe } });
-  const host = new Host(root, { sandboxes: 1 });
+  const { host } = await WorldServer.open(root, { socket: false, sandboxes: 1 });
   await host.start();
   hosts[name] = { host, root };
 }
 
 async function measure(host: Host, n: number): Promise<{ p50: number; perSecond: number }> {
-  const c = new LocalCaller("bench");
+  const c = WorldClient.of(host, "bench");
   const times: number[] = [];
   const t0 = performance.now();
   for (let i = 0; i < n; i++) {
     const t = performance.now();
-    const r = await c.call(host.router, "probe.noop", {});
+    const r = await c.send("probe.noop", {});
     times.push(performance.now() - t);
     if ("error" in r && r.error) throw new Error(JSON.stringify(r.error));
   }

@@ -11,11 +11,10 @@
  * -32002, and whether all 50 still answer.
  */
 
-import { Host } from "../core/host.ts";
-import { LocalCaller } from "../core/local_caller.ts";
+import { WorldServer } from "../core/world_server.ts";
+import { WorldClient } from "../core/world_client.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
-import type { Response } from "../rpc/message.ts";
 
 const arg = (name: string, fallback: string) => {
   const i = Deno.args.indexOf(name);
@@ -28,11 +27,10 @@ const root = await makeWorld({
   plugins: { probe },
   files: { "config/limits.json": JSON.stringify({ processes: 100_000 }) },
 });
-const host = new Host(root, { watch: false });
+const { host } = await WorldServer.open(root, { socket: false, watch: false });
 await host.start();
-const caller = new LocalCaller("bench");
-const call = (method: string, params: Record<string, unknown> = {}) =>
-  caller.call(host.router, method, params) as Promise<Response>;
+const caller = WorldClient.of(host, "bench");
+const call = (method: string, params: Record<string, unknown> = {}) => caller.send(method, params);
 
 /** PSS in MiB of this process and every child (the sandboxes). */
 function pssMiB(): number {
@@ -106,11 +104,7 @@ console.log(
   `\nno-op calls, nothing else running: p50 ${pct(quiet, 0.5)} ms, p99 ${pct(quiet, 0.99)} ms`,
 );
 for (let i = 0; i < 2; i++) {
-  host.router.request(caller, {
-    jsonrpc: "2.0",
-    method: "core.call",
-    params: { method: "probe.spin", params: {}, detach: true },
-  });
+  caller.notify("core.call", { method: "probe.spin", params: {}, detach: true });
 }
 await new Promise((r) => setTimeout(r, 500));
 const spinners = host.table.all().filter((p) => p.method === "spin");

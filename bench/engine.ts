@@ -17,8 +17,8 @@
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
 import { ourInstance } from "./alternatives/our_instance.ts";
-import { Host } from "../core/host.ts";
-import { LocalCaller } from "../core/local_caller.ts";
+import { WorldServer } from "../core/world_server.ts";
+import { WorldClient } from "../core/world_client.ts";
 import process from "node:process";
 
 /** One row of the engine table. */
@@ -84,15 +84,15 @@ export async function engineRows(quick = false): Promise<EngineRow[]> {
   const core: Record<string, string> = {};
   for (const e of ["p1", "jco"] as const) {
     Deno.env.set("SAUSAGE_ENGINE", e);
-    const host = new Host(world, { watch: false, sandboxes: 1 });
+    const { host } = await WorldServer.open(world, { socket: false, watch: false, sandboxes: 1 });
     try {
       await host.start();
-      const c = new LocalCaller("bench");
-      for (let i = 0; i < (quick ? 200 : 1000); i++) await c.call(host.router, "probe.noop", {});
+      const c = WorldClient.of(host, "bench");
+      for (let i = 0; i < (quick ? 200 : 1000); i++) await c.send("probe.noop", {});
       const times: number[] = [];
       for (let i = 0; i < (quick ? 300 : 2000); i++) {
         const t = performance.now();
-        await c.call(host.router, "probe.noop", {});
+        await c.send("probe.noop", {});
         times.push(performance.now() - t);
       }
       core[e] = p50(times).toFixed(3);

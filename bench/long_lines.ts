@@ -7,8 +7,8 @@
  *   deno run -A bench/long_lines.ts [--mb 10,64]
  */
 
-import { Host } from "../core/host.ts";
-import { LocalCaller } from "../core/local_caller.ts";
+import { WorldServer } from "../core/world_server.ts";
+import { WorldClient } from "../core/world_client.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
 
@@ -16,9 +16,9 @@ const arg = Deno.args[Deno.args.indexOf("--mb") + 1];
 const sizes = (Deno.args.includes("--mb") ? arg : "10,64").split(",").map(Number);
 const probe = await builtTestPlugin("probe");
 const root = await makeWorld({ plugins: { probe } });
-const host = new Host(root, { sandboxes: 1 });
+const { host } = await WorldServer.open(root, { socket: false, sandboxes: 1 });
 await host.start();
-const caller = new LocalCaller("bench");
+const caller = WorldClient.of(host, "bench");
 
 /** The peak resident memory of the sandbox subprocesses, in MiB. */
 function sandboxPeak(): number {
@@ -38,7 +38,7 @@ function sandboxPeak(): number {
 console.log(`sandbox peak before: ${sandboxPeak()} MiB; host rss ${rss()} MiB`);
 for (const mb of sizes) {
   const t0 = performance.now();
-  const r = await caller.call(host.router, "probe.spew", { n: 1, len: mb * 2 ** 20 });
+  const r = await caller.send("probe.spew", { n: 1, len: mb * 2 ** 20 });
   const ms = performance.now() - t0;
   const outcome = "error" in r && r.error ? `-32002 (${r.error.message.split(": it ")[1]})` : "ok";
   console.log(

@@ -7,8 +7,8 @@
  * Prints p50/p90/p99 latency and calls per second.
  */
 
-import { Host } from "../core/host.ts";
-import { LocalCaller } from "../core/local_caller.ts";
+import { WorldServer } from "../core/world_server.ts";
+import { WorldClient } from "../core/world_client.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
 import { cpuNow } from "./cpu_time.ts";
@@ -16,7 +16,7 @@ import { cpuNow } from "./cpu_time.ts";
 const calls = Number(Deno.args[Deno.args.indexOf("--calls") + 1]) || 2000;
 const probe = await builtTestPlugin("probe");
 const root = await makeWorld({ plugins: { probe } });
-const host = new Host(root);
+const { host } = await WorldServer.open(root, { socket: false });
 await host.start();
 
 function percentile(sorted: number[], p: number): string {
@@ -24,10 +24,10 @@ function percentile(sorted: number[], p: number): string {
 }
 
 async function caller(name: string, n: number, times: number[]): Promise<void> {
-  const c = new LocalCaller(name);
+  const c = WorldClient.of(host, name);
   for (let i = 0; i < n; i++) {
     const t0 = performance.now();
-    const r = await c.call(host.router, "probe.noop", {});
+    const r = await c.send("probe.noop", {});
     times.push(performance.now() - t0);
     if ("error" in r && r.error) throw new Error(JSON.stringify(r.error));
   }

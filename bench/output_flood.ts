@@ -11,8 +11,8 @@
  * with no flood, for the machine's own latency.
  */
 
-import { Host } from "../core/host.ts";
-import { LocalCaller } from "../core/local_caller.ts";
+import { WorldServer } from "../core/world_server.ts";
+import { WorldClient } from "../core/world_client.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
 
@@ -43,9 +43,14 @@ const q = (s: number[], f: number) => s[Math.min(s.length - 1, Math.floor(f * s.
 
 /** `calls` no-op calls beside a flood (or none); latencies sorted, and the flood's lines a second. */
 async function round(window: number, flood: boolean): Promise<{ ms: number[]; rate: number }> {
-  const host = new Host(worlds.get(window)!, { sandboxes: 1, watch: false, sdkDir: null });
+  const { host } = await WorldServer.open(worlds.get(window)!, {
+    socket: false,
+    sandboxes: 1,
+    watch: false,
+    sdkDir: null,
+  });
   await host.start();
-  const caller = new LocalCaller("bench");
+  const caller = WorldClient.of(host, "bench");
   let lines = 0;
   // Counts the flood's lines where the supervisor hands them on (a benchmark's tap on the router).
   const route = host.router.fromProcess.bind(host.router);
@@ -54,27 +59,27 @@ async function round(window: number, flood: boolean): Promise<{ ms: number[]; ra
     route(p, line);
   };
   try {
-    await caller.call(host.router, "probe.noop", {}); // warm
-    const looping = flood ? caller.call(host.router, "looper.stdout", {}) : null;
+    await caller.send("probe.noop", {}); // warm
+    const looping = flood ? caller.send("looper.stdout", {}) : null;
     await new Promise((r) => setTimeout(r, 300));
     const from = lines;
     const t0 = performance.now();
     const ms: number[] = [];
     for (let i = 0; i < calls; i++) {
       const t = performance.now();
-      const r = await caller.call(host.router, "probe.noop", {});
+      const r = await caller.send("probe.noop", {});
       if (r.error) throw new Error(JSON.stringify(r.error));
       ms.push(performance.now() - t);
     }
     const rate = (lines - from) / ((performance.now() - t0) / 1000);
     if (looping) {
       const pid = host.table.all().find((p) => p.plugin === "looper")?.pid;
-      if (pid) await caller.call(host.router, "core.kill", { pid });
+      if (pid) await caller.send("core.kill", { pid });
       await looping;
     }
     return { ms: ms.sort((a, b) => a - b), rate };
   } finally {
-    caller.hasEnded = true;
+    await caller.close();
     await host.shutdown(100);
   }
 }

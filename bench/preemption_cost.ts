@@ -10,8 +10,8 @@
  * the median of each and the slowdown.
  */
 
-import { Host } from "../core/host.ts";
-import { LocalCaller } from "../core/local_caller.ts";
+import { WorldServer } from "../core/world_server.ts";
+import { WorldClient } from "../core/world_client.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
 import { buildPlugin } from "../core/cargo/cargo_build.ts";
@@ -32,16 +32,21 @@ const cases: [string, string, Record<string, unknown>, number][] = [
 ];
 
 async function measure(noPreemption: boolean): Promise<number[]> {
-  const host = new Host(root, { noPreemption, watch: false, sdkDir: null });
+  const { host } = await WorldServer.open(root, {
+    socket: false,
+    noPreemption,
+    watch: false,
+    sdkDir: null,
+  });
   await host.start();
-  const caller = new LocalCaller("bench");
+  const caller = WorldClient.of(host, "bench");
   const medians: number[] = [];
   for (const [, method, params, n] of cases) {
     const times: number[] = [];
     for (let r = 0; r < rounds; r++) {
       const t0 = performance.now();
       for (let i = 0; i < n; i++) {
-        const res = await caller.call(host.router, method, params);
+        const res = await caller.send(method, params);
         if (res.error) throw new Error(`${method}: ${JSON.stringify(res.error)}`);
       }
       times.push((performance.now() - t0) / n);

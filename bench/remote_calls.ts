@@ -12,8 +12,9 @@
  * @module
  */
 
-import { Host } from "../core/host.ts";
-import { LocalCaller } from "../core/local_caller.ts";
+import type { Host } from "../core/host.ts";
+import { WorldServer } from "../core/world_server.ts";
+import { WorldClient } from "../core/world_client.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
 import { natsServerPath, TestNats, worldUsers } from "../tests/helpers/nats.ts";
@@ -33,10 +34,10 @@ async function round(host: Host, method: string, callers: number, total: number)
   const times: number[] = [];
   const t0 = performance.now();
   await Promise.all(Array.from({ length: callers }, async (_, i) => {
-    const c = new LocalCaller(`bench-${i}`);
+    const c = WorldClient.of(host, `bench-${i}`);
     for (let k = 0; k < Math.ceil(total / callers); k++) {
       const t = performance.now();
-      const r = await c.call(host.router, method, {});
+      const r = await c.send(method, {});
       times.push(performance.now() - t);
       if ("error" in r && r.error) throw new Error(JSON.stringify(r.error));
     }
@@ -74,7 +75,7 @@ export async function remoteRows(calls = 2000, rounds = 3): Promise<RemoteRow[]>
       "config/placement.json": JSON.stringify({ plugins: { remote: "remote" } }),
     },
   });
-  const host = new Host(root, { sandboxes: 1, watch: false });
+  const { host } = await WorldServer.open(root, { socket: false, sandboxes: 1, watch: false });
   const worker = new Deno.Command(LAUNCHER, {
     args: ["worker", "--nats", nats.url, "--world", "bench", "--user", users.worker.user],
     env: { SAUSAGE_NATS_PASSWORD: users.worker.password },

@@ -22,8 +22,9 @@
  *    10 callers (`bench/remote_calls.ts`; none without nats-server).
  */
 
-import { Host } from "../core/host.ts";
-import { LocalCaller } from "../core/local_caller.ts";
+import type { Host } from "../core/host.ts";
+import { WorldServer } from "../core/world_server.ts";
+import { WorldClient } from "../core/world_client.ts";
 import { ControlServer } from "../core/control_server.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
@@ -80,10 +81,10 @@ async function calls(
   let left = total;
   const t0 = performance.now();
   await Promise.all(Array.from({ length: callers }, async (_, i) => {
-    const c = new LocalCaller(`bench${i}`);
+    const c = WorldClient.of(host, `bench${i}`);
     while (left-- > 0) {
       const t = performance.now();
-      const r = await c.call(host.router, method, params);
+      const r = await c.send(method, params);
       times.push(performance.now() - t);
       if ("error" in r && r.error) throw new Error(`${method}: ${JSON.stringify(r.error)}`);
     }
@@ -97,7 +98,7 @@ const world = await makeWorld({ plugins: { probe, notes } });
 
 // 1 and 2: calls through the core.
 {
-  const host = new Host(world, { watch: false });
+  const { host } = await WorldServer.open(world, { socket: false, watch: false });
   await host.start();
   // Cold and warm apart: V8 tiers a module's code up over its first 1,000–2,000
   // processes in a sandbox (runtime.md; `bench/tier_up.ts`).
@@ -153,9 +154,9 @@ for (const [label, cache] of [["warm", cacheDir()], ["cold", ""]] as const) {
   for (let i = 0; i < (quick ? 2 : 4); i++) {
     const dir = cache || await Deno.makeTempDir({ prefix: "sausage-bench-cache-" });
     const t = performance.now();
-    const host = new Host(world, { watch: false, cacheDir: dir });
+    const { host } = await WorldServer.open(world, { socket: false, watch: false, cacheDir: dir });
     await host.start();
-    await new LocalCaller("bench").call(host.router, "probe.noop", {});
+    await WorldClient.of(host, "bench").send("probe.noop", {});
     times.push(performance.now() - t);
     await host.shutdown(100);
     if (!cache) await Deno.remove(dir, { recursive: true });

@@ -8,8 +8,8 @@
  * @module
  */
 
-import { Host } from "../core/host.ts";
-import { LocalCaller } from "../core/local_caller.ts";
+import { WorldServer } from "../core/world_server.ts";
+import { WorldClient } from "../core/world_client.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
 /** CPU ms so far of each thread of this process, by `name#tid`. */
@@ -27,13 +27,13 @@ function threads(): Map<string, number> {
 }
 const probe = await builtTestPlugin("probe");
 const root = await makeWorld({ plugins: { probe } });
-const host = new Host(root, { watch: false });
+const { host } = await WorldServer.open(root, { socket: false, watch: false });
 await host.start();
-const c = new LocalCaller("x");
-for (let i = 0; i < 500; i++) await c.call(host.router, "probe.noop", {});
+const c = WorldClient.of(host, "x");
+for (let i = 0; i < 500; i++) await c.send("probe.noop", {});
 const n = Number(Deno.args[0] ?? 3000);
 const before = threads();
-for (let i = 0; i < n; i++) await c.call(host.router, "probe.noop", {});
+for (let i = 0; i < n; i++) await c.send("probe.noop", {});
 const after = threads();
 const byName = new Map<string, number>();
 for (const [k, v] of after) {

@@ -10,8 +10,9 @@
  * @module
  */
 
-import { Host } from "../core/host.ts";
-import { LocalCaller } from "../core/local_caller.ts";
+import type { Host } from "../core/host.ts";
+import { WorldServer } from "../core/world_server.ts";
+import { WorldClient } from "../core/world_client.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
 import { cpuNow } from "./cpu_time.ts";
@@ -61,15 +62,15 @@ for (let r = 0; r < rounds; r++) {
     if (flags === undefined) Deno.env.delete("SAUSAGE_SANDBOX_V8_FLAGS");
     else Deno.env.set("SAUSAGE_SANDBOX_V8_FLAGS", flags);
     const root = await makeWorld({ plugins: { probe } });
-    const host = new Host(root, { watch: false });
+    const { host } = await WorldServer.open(root, { socket: false, watch: false });
     await host.start();
     await Promise.all(host.pool.sandboxes.map((s) => s.ready));
-    const c = new LocalCaller("tier");
+    const c = WorldClient.of(host, "tier");
     const times: number[] = [];
     const cpu0 = cpuNow();
     for (let i = 0; i < calls; i++) {
       const t = performance.now();
-      const res = await c.call(host.router, "probe.noop", {});
+      const res = await c.send("probe.noop", {});
       times.push(performance.now() - t);
       if ("error" in res && res.error) throw new Error(JSON.stringify(res.error));
     }

@@ -4,7 +4,7 @@
  * on a terminal (a compiler's output, a refusal), else (or with `--json`) as
  * the error object. Uses the
  * running host of the world, or a transient host for this one call
- * (`core/reach_host.ts`: under the world's lock, serving the others meanwhile). A
+ * (`core/world_client.ts`: under the world's lock, serving the others meanwhile). A
  * transient host never builds: a plugin without `plugin.wasm` answers -32001
  * with how to build it (building runs the plugin's build scripts, which is
  * `sausage run`'s or `cargo.build`'s job, in the build sandbox).
@@ -22,7 +22,7 @@
 import { openWorld } from "./world_arg.ts";
 import { isObject, type Message, type Response } from "../rpc/message.ts";
 import { parseArgs, UsageError } from "./args.ts";
-import { reachHost, release } from "../core/reach_host.ts";
+import { WorldClient } from "../core/world_client.ts";
 import { formatJson } from "./output.ts";
 import { parseExact } from "../rpc/exact_json.ts";
 import { errorText, noteText } from "./error_text.ts";
@@ -89,41 +89,26 @@ export async function call(args: string[]): Promise<number> {
   };
   Deno.addSignalListener("SIGINT", onInterrupt);
   let response: Response;
-  const reached = await reachHost(world, {
+  const client = await WorldClient.reach(world, {
     command: "sausage call",
     host: { sandboxes: 1 },
     report: (line) => progress.line(line),
   });
   try {
-    if (reached.client) {
-      const client = reached.client;
-      client.onNotify = notified;
-      const answer = client.send(method, params);
-      const id = client.lastId;
-      cancel = () => client.notify("core.cancel", { id });
-      if (interrupted) cancel();
-      response = await answer;
-    } else {
-      // Loaded only here: a call to a running host does not load the host's modules.
-      const { LocalCaller } = await import("../core/local_caller.ts");
-      const caller = new LocalCaller("console", notified);
-      const answer = caller.call(reached.host.router, method, params);
-      const host = reached.host;
-      // This host ends with the call: its processes are killed at once, as the console's Ctrl-C.
-      cancel = () => {
-        for (const p of caller.children) {
-          stopped.push(p.pid);
-          host.supervisor.kill(p);
-        }
-      };
-      if (interrupted) cancel();
-      response = await answer;
-      caller.hasEnded = true;
-    }
+    client.onNotify = notified;
+    const answer = client.send(method, params);
+    const id = client.lastId;
+    // A running host stops the call's processes (core.cancel); a transient one, which ends
+    // with the call, kills them at once, as the console's Ctrl-C.
+    cancel = client.running
+      ? () => client.notify("core.cancel", { id })
+      : () => stopped.push(...client.kill());
+    if (interrupted) cancel();
+    response = await answer;
   } finally {
     progress.stop();
     // After Ctrl-C a transient host does not wait for the cancelled call's grace period.
-    await release(reached, interrupted ? 0 : undefined);
+    await client.close(interrupted ? 0 : undefined);
     Deno.removeSignalListener("SIGINT", onInterrupt);
   }
   if (interrupted && response.error) {

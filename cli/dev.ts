@@ -11,13 +11,7 @@
  * @module
  */
 
-import {
-  buildMissing,
-  changedPlugins,
-  ControlServer,
-  Host,
-  writeCargoConfig,
-} from "../core/mod.ts";
+import { buildMissing, changedPlugins, WorldServer, writeCargoConfig } from "../core/mod.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { buildAndActivate, printOutcome } from "./build.ts";
 import { buildChanged, localSend } from "./start_builds.ts";
@@ -48,13 +42,10 @@ export async function dev(args: string[]): Promise<number> {
   });
   await buildMissing(world, report);
   await writeCargoConfig(world.root, { skipSysroot: true }).catch(() => {});
-  const host = new Host(world.root, { lock, report });
-  await ControlServer.start(host);
-  const stop = () => host.exit(0);
-  Deno.addSignalListener("SIGINT", stop);
-  Deno.addSignalListener("SIGTERM", stop);
-  const { send, end } = localSend(host, "dev");
-  await host.start(async () => void await buildChanged(world, send, positional[0]));
+  const server = await WorldServer.open(world.root, { lock, report });
+  server.stopOnSignals();
+  const { send, end } = localSend(server.host, "dev");
+  await server.start(async () => void await buildChanged(world, send, positional[0]));
 
   // The real folders of the sources (the example world's are links out of it).
   const sources = new Map<string, string>();
@@ -108,14 +99,12 @@ export async function dev(args: string[]): Promise<number> {
       }
     }
   })();
-  const code = await host.done;
+  const code = await server.done;
   console.error("sausage: stopping");
   clearTimeout(timer);
   watcher?.close();
   await watching;
-  end();
-  Deno.removeSignalListener("SIGINT", stop);
-  Deno.removeSignalListener("SIGTERM", stop);
-  await host.shutdown(); // closes the control socket, then releases the lock
+  await end();
+  await server.shutdown(); // closes the control socket, then releases the lock
   return code;
 }

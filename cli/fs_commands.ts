@@ -6,14 +6,10 @@
  * @module
  */
 
-import type { Host, World } from "../core/mod.ts";
 import { openWorld } from "./world_arg.ts";
-import { fromBase64 } from "../rpc/base64.ts";
 import type { Listing } from "../vfs/host_fs.ts";
-import { statFromWire, type WireStat } from "../vfs/wire.ts";
 import { parseArgs, UsageError } from "./args.ts";
-import type { HostClient } from "../core/host_client.ts";
-import { reachHost, release } from "../core/reach_host.ts";
+import { withWorld } from "./world_session.ts";
 
 /** Usage of `ls`. */
 export const LS_USAGE = "sausage ls <world> [path] [--json]";
@@ -28,37 +24,12 @@ const ERRORS: Record<string, string> = {
   "not-directory": "not a folder",
 };
 
-/** Runs `f` against the running host, or a transient one (`core/reach_host.ts`). */
-async function withFs<T>(
-  world: World,
-  command: string,
-  remote: (c: HostClient) => Promise<T>,
-  local: (h: Host) => Promise<T>,
-): Promise<T> {
-  const reached = await reachHost(world, {
-    command: `sausage ${command}`,
-    host: { sandboxes: 1 },
-    report: (line) => console.error(line),
-  });
-  try {
-    return await (reached.client ? remote(reached.client) : local(reached.host));
-  } finally {
-    await release(reached, 1000);
-  }
-}
-
 function explain(path: string, e: unknown): Error {
   const code = (e as { code?: string; data?: { code?: string } }).data?.code ??
     (e as { code?: string }).code;
   return new Error(
     `${path}: ${code && ERRORS[code] ? ERRORS[code] : (e as Error).message ?? code}`,
   );
-}
-
-async function remoteCall(c: HostClient, method: string, path: string): Promise<unknown> {
-  const r = await c.send(method, { path });
-  if (r.error) throw r.error;
-  return r.result;
 }
 
 /** `ls`: a folder's entries (folders end with /), or a file's size. */
@@ -69,15 +40,7 @@ export async function ls(args: string[]): Promise<number> {
   const path = positional[1] ?? "/";
   let listing: Listing;
   try {
-    listing = await withFs(
-      world,
-      "ls",
-      async (c) => {
-        const l = await remoteCall(c, "$/ls", path) as Listing & { stat: WireStat };
-        return { ...l, stat: statFromWire(l.stat) };
-      },
-      (h) => h.fs.list(path),
-    );
+    listing = await withWorld(world, "ls", () => {}, (_, c) => c.list(path), 1000);
   } catch (e) {
     throw explain(path, e);
   }
@@ -97,12 +60,7 @@ export async function cat(args: string[]): Promise<number> {
   const path = positional[1];
   let bytes: Uint8Array;
   try {
-    bytes = await withFs(
-      world,
-      "cat",
-      async (c) => fromBase64(await remoteCall(c, "$/cat", path) as string),
-      (h) => h.fs.read(path),
-    );
+    bytes = await withWorld(world, "cat", () => {}, (_, c) => c.read(path), 1000);
   } catch (e) {
     throw explain(path, e);
   }

@@ -11,7 +11,7 @@ import type { ProcessInfo } from "../core/process.ts";
 import { describeHolder, HostLock } from "../core/host_lock.ts";
 import { openWorld } from "./world_arg.ts";
 import { parseArgs, UsageError } from "./args.ts";
-import { HostClient } from "../core/host_client.ts";
+import { WorldClient } from "../core/world_client.ts";
 import { processTable } from "./console/inspect.ts";
 
 /** Usage of `ps`. */
@@ -22,7 +22,7 @@ export async function ps(args: string[]): Promise<number> {
   const { positional, flags } = parseArgs(args, ["--json"], []);
   if (positional.length !== 1) throw new UsageError(`usage: ${PS_USAGE}`);
   const world = openWorld(positional[0]);
-  const client = await HostClient.connect(world);
+  const client = await WorldClient.connect(world);
   let list: ProcessInfo[] = [];
   if (client) {
     list = await client.request("$/ps", {}) as ProcessInfo[];

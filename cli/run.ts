@@ -1,6 +1,6 @@
 /**
  * `sausage run <world> [--headless] [--quiet]`: runs a world until SIGINT, SIGTERM or
- * `core.exit` (exit code 75). On a terminal it opens the console
+ * `core.exit` (exit code `EXIT_CODE_CORE_EXIT`), served by `core/world_server.ts`. On a terminal it opens the console
  * (`cli/console/`) after the boot calls, until `quit` or Ctrl-D (exit code
  * 0); `--headless`, or a stdin that is not a terminal, runs without it,
  * printing a line per call on stderr unless `--quiet`.
@@ -8,7 +8,7 @@
  * @module
  */
 
-import { buildMissing, ControlServer, Host, writeCargoConfig } from "../core/mod.ts";
+import { buildMissing, WorldServer, writeCargoConfig } from "../core/mod.ts";
 import { openWorld } from "./world_arg.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { HostLock } from "../core/host_lock.ts";
@@ -34,15 +34,13 @@ export async function run(args: string[]): Promise<number> {
     (e) => console.error(`sausage: .cargo/config.toml not written: ${e.message}`),
   );
   const reports: ReportSink = { to: (line) => console.error(line) };
-  const host = new Host(world.root, { lock, report: (line) => reports.to(line) });
-  await ControlServer.start(host);
-  const stop = () => host.exit(0);
-  Deno.addSignalListener("SIGINT", stop);
-  Deno.addSignalListener("SIGTERM", stop);
+  const server = await WorldServer.open(world.root, { lock, report: (line) => reports.to(line) });
+  server.stopOnSignals();
+  const host = server.host;
   // A changed source goes through what `sausage build` does, before the boot calls.
   const local = localSend(host, "run");
-  await host.start(async () => void await buildChanged(world, local.send, positional[0]));
-  local.end();
+  await server.start(async () => void await buildChanged(world, local.send, positional[0]));
+  await local.end();
   const interactive = consoleWanted(flags.has("--headless"));
   const count = world.pluginNames().length;
   const broken = failed.length ? `, ${failed.map((f) => f.plugin).join(", ")} not built` : "";
@@ -54,15 +52,13 @@ export async function run(args: string[]): Promise<number> {
   const stopLines = interactive || flags.has("--quiet")
     ? () => {}
     : followCalls((f) => host.journal.query(f), (line) => console.error(line));
-  const code = interactive ? await runConsole(host, reports) : await host.done;
+  const code = interactive ? await runConsole(host, reports) : await server.done;
   stopLines();
   console.error(
     code === EXIT_CODE_CORE_EXIT ? "sausage: core.exit: stopping" : "sausage: stopping",
   );
-  Deno.removeSignalListener("SIGINT", stop);
-  Deno.removeSignalListener("SIGTERM", stop);
   // Processes get their grace period to answer (a guest that called
   // core.exit answers its caller) before the connections close.
-  await host.shutdown(); // closes the control socket, then releases the lock
+  await server.shutdown(); // closes the control socket, then releases the lock
   return code;
 }

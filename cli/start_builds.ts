@@ -10,19 +10,21 @@
  * @module
  */
 
-import { changedPlugins, type Host, LocalCaller, type World } from "../core/mod.ts";
+import { changedPlugins } from "../core/cargo/world_build.ts";
+import type { Host } from "../core/host.ts";
+import type { World } from "../core/world.ts";
+import { WorldClient } from "../core/world_client.ts";
 import { buildAndActivate, printOutcome, printProgress } from "./build.ts";
 import type { Send } from "./world_session.ts";
 
-/** A way to call `host` from inside this process (cargo's lines go to stderr); `end` drops late answers. */
-export function localSend(host: Host, name: string): { send: Send; end: () => void } {
-  const caller = new LocalCaller(name, (msg) => {
-    if ("method" in msg) printProgress(msg);
-  });
-  return {
-    send: async (method, params) => await caller.call(host.router, method, params),
-    end: () => (caller.hasEnded = true),
-  };
+/**
+ * A client of `host` in this process named `name` whose calls' notifications
+ * (cargo's lines) go to stderr; `send` calls through it, `end` closes it.
+ */
+export function localSend(host: Host, name: string): { send: Send; end: () => Promise<void> } {
+  const client = WorldClient.of(host, name);
+  client.onNotify = printProgress;
+  return { send: (method, params) => client.send(method, params), end: () => client.close() };
 }
 
 /**

@@ -8,7 +8,7 @@
 import type { WorkerInfo } from "../core/remote/worker_set.ts";
 import { openWorld } from "./world_arg.ts";
 import { parseArgs, UsageError } from "./args.ts";
-import { HostClient } from "../core/host_client.ts";
+import { WorldClient } from "../core/world_client.ts";
 import { table } from "./output.ts";
 
 /** Usage of `workers`. */
@@ -19,7 +19,7 @@ export async function workers(args: string[]): Promise<number> {
   const { positional, flags } = parseArgs(args, ["--json"], []);
   if (positional.length !== 1) throw new UsageError(`usage: ${WORKERS_USAGE}`);
   const world = openWorld(positional[0]);
-  const client = await HostClient.connect(world);
+  const client = await WorldClient.connect(world);
   if (!client) {
     console.error(`sausage: no host runs ${world.root}, so it has no workers`);
     return 1;

@@ -1,14 +1,15 @@
 /**
- * Calls into a world from the CLI: through its running host (the control
- * socket), or through a transient host made for the command and shut down
- * after it (`core/reach_host.ts`). `build` and `methods` use it.
+ * Calls into a world from the CLI, through the one client of a world
+ * (`core/world_client.ts`): its running host, or a transient host made for
+ * the command and shut down after it. `build`, `methods`, `import`, `ls` and
+ * `cat` use it.
  *
  * @module
  */
 
-import { LocalCaller, type World } from "../core/mod.ts";
+import type { World } from "../core/world.ts";
+import { WorldClient } from "../core/world_client.ts";
 import type { Request, Response } from "../rpc/message.ts";
-import { reachHost, release } from "../core/reach_host.ts";
 
 /** Sends one request and resolves with its response. */
 export type Send = (method: string, params: Record<string, unknown>) => Promise<Response>;
@@ -16,38 +17,25 @@ export type Send = (method: string, params: Record<string, unknown>) => Promise<
 /**
  * Runs `body` with a way to call `world`: its running host, or a transient
  * one (never building at start); `command` names the subcommand in the
- * world's lock file. Notifications of the calls go to `onNotify`.
+ * world's lock file. Notifications of the calls go to `onNotify`. A
+ * transient host gives its processes `graceMs` to stop at the end.
  */
 export async function withWorld<T>(
   world: World,
   command: string,
   onNotify: (msg: Request) => void,
-  body: (send: Send, running: boolean) => Promise<T>,
+  body: (send: Send, client: WorldClient) => Promise<T>,
+  graceMs?: number,
 ): Promise<T> {
-  const reached = await reachHost(world, {
+  const client = await WorldClient.reach(world, {
     command: `sausage ${command}`,
     host: { sandboxes: 1 },
     report: (line) => console.error(line),
   });
-  const { client, host } = reached;
-  if (client) {
-    client.onNotify = onNotify;
-    try {
-      return await body((method, params) => client.send(method, params), true);
-    } finally {
-      await release(reached);
-    }
-  }
-  const caller = new LocalCaller("console", (msg) => {
-    if ("method" in msg) onNotify(msg as Request);
-  });
+  client.onNotify = onNotify;
   try {
-    return await body(
-      async (method, params) => await caller.call(host.router, method, params),
-      false,
-    );
+    return await body((method, params) => client.send(method, params), client);
   } finally {
-    caller.hasEnded = true;
-    await release(reached);
+    await client.close(graceMs);
   }
 }

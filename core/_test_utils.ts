@@ -7,15 +7,18 @@
 import type { Message } from "../rpc/message.ts";
 import type { Caller } from "./process.ts";
 
-/** A caller that keeps what it is handed; set `hasEnded` to end it. */
-export type RecordingCaller = Caller & { got: Message[]; hasEnded: boolean };
+/** A caller that keeps what it is handed. */
+export type RecordingCaller = Caller & { got: Message[] };
 
-/** A caller named `name` that keeps every message it is handed in `got`. */
-export function recordingCaller(name = "console"): RecordingCaller {
+/**
+ * A caller named `name` that keeps every message it is handed in `got`;
+ * `ended`: one that has ended already (its late answers are dropped).
+ */
+export function recordingCaller(name = "console", ended = false): RecordingCaller {
   return {
     name,
     children: new Set(),
-    hasEnded: false,
+    hasEnded: ended,
     got: [],
     deliver(m) {
       this.got.push(m);

@@ -6,9 +6,9 @@
  */
 
 import type { Journal } from "./journal.ts";
-import { LocalCaller } from "./local_caller.ts";
-import type { Router } from "./router.ts";
+import type { ControlServer } from "./control_server.ts";
 import type { World } from "./world.ts";
+import { Connection } from "../rpc/connection.ts";
 
 /**
  * Makes the world's boot calls (detached, as `core`) without waiting for
@@ -19,11 +19,10 @@ import type { World } from "./world.ts";
  */
 export function makeBootCalls(
   world: World,
-  router: Router,
+  control: ControlServer,
   journal: Journal,
   report?: (line: string) => void,
 ): void {
-  const boot = new LocalCaller("core");
   let calls: ReturnType<World["bootCalls"]>;
   try {
     calls = world.bootCalls();
@@ -34,9 +33,14 @@ export function makeBootCalls(
     report?.(`boot: ${error}`);
     return;
   }
+  // The core's own client, as the caller `core`: it lasts as long as the host.
+  let count = 0;
+  const boot = new Connection(control.link("core", true).transport, {
+    nextId: () => `core-${++count}`,
+  });
   for (const call of calls) {
     journal.coreEvent("boot", { ...call });
-    boot.call(router, "core.call", {
+    boot.request("core.call", {
       method: call.method,
       params: call.params,
       detach: true,

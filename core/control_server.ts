@@ -9,7 +9,12 @@
  * world), `$/ps` (the process table), `$/ls {path}` and `$/cat {path}` (the
  * filesystem as a process sees it).
  *
- * The first line of every connection must be a `$/hello` request; anything
+ * Users in this OS process (the console, a command's own host, the MCP
+ * server's, the test runner) connect the same way over a transport in
+ * memory (`link`), named by the process; what a connection's caller is and
+ * how it ends is `control_session.ts`.
+ *
+ * The first line of every socket connection must be a `$/hello` request; anything
  * else (an HTTP request, a call) closes the connection before it is read any
  * further, so nothing is executed.
  *
@@ -22,13 +27,11 @@
 import { ErrorCode, toErrorObject } from "../rpc/errors.ts";
 import { LineWriter } from "../rpc/line_channel.ts";
 import { streamLines } from "../rpc/line_splitter.ts";
-import { errorResponse, type Message, parseLine, type Request, response } from "../rpc/message.ts";
-import { optionalParam } from "../rpc/params.ts";
+import { errorResponse, parseLine } from "../rpc/message.ts";
+import { memoryTransportPair } from "../rpc/memory_transport.ts";
+import type { Transport } from "../rpc/transport.ts";
 import type { Host } from "./host.ts";
-import type { Caller, Process } from "./process.ts";
-import { toBase64 } from "../rpc/base64.ts";
-import { statToWire } from "../vfs/wire.ts";
-import { FsError } from "../vfs/mount.ts";
+import { ControlSession } from "./control_session.ts";
 import {
   controlSocketPath,
   ensurePrivateDir,
@@ -44,36 +47,76 @@ export interface HostFile {
   started: string;
 }
 
-/** The names a connection may call itself in `$/hello {"as"}`: its processes' `SAUSAGE_PARENT`. */
-const CONNECTION_NAMES = ["console", "mcp"];
-
-class Connection implements Caller {
-  name = "console";
-  readonly children = new Set<Process>();
-  hasEnded = false;
-  constructor(private out: LineWriter) {}
-  deliver(msg: Message): void {
-    if (!this.hasEnded) this.out.send(msg);
-  }
+/** A connection in memory: the client's end of its transport, and its caller on the host. */
+export interface MemoryLink {
+  /** The client's end: what it sends the host serves, as over the socket. */
+  transport: Transport;
+  /** The caller on the host's side (for what a wire cannot carry: spawning a command). */
+  session: ControlSession;
 }
 
-/** Serves the control socket of a host until `close`. */
+/** An open connection: how to write out what was sent to it, and how to close it. */
+interface Open {
+  drain(): Promise<void>;
+  shut(): void;
+}
+
+/**
+ * Serves the clients of a host, over any transport: the control socket once
+ * `listen` (or `start`) has opened it, and links in memory (`link`) for the
+ * users in this OS process. Every `Host` has one (`Host.control`).
+ */
 export class ControlServer {
-  private conns = new Map<Deno.UnixConn, LineWriter>();
-  private listening = true;
+  private conns = new Set<Open>();
+  /** The host's own links (`link(name, true)`): closed last, not waited for by `idle`. */
+  private ownConns = new Set<Open>();
+  private listener: Deno.UnixListener | null = null;
+  /** The socket's path, once listening. */
+  path = "";
+  /** The socket file's inode: `close` removes the file only while it is still this one. */
+  private ino: number | null = null;
+  private listening = false;
   private closed: Promise<void> | null = null;
   private idleWaiters: (() => void)[] = [];
 
-  private constructor(
-    private host: Host,
-    private listener: Deno.UnixListener,
-    /** The socket's path. */
-    readonly path: string,
-    /** The socket file's inode: `close` removes the file only while it is still this one. */
-    private ino: number | null,
-  ) {
-    host.serving(this);
-    this.accept();
+  /** @param host the host it serves */
+  constructor(private host: Host) {}
+
+  /** Opens the control socket of `host` (`listen`) and resolves with its server. */
+  static async start(host: Host): Promise<ControlServer> {
+    await host.control.listen();
+    return host.control;
+  }
+
+  /**
+   * A connection in memory named `name` (`SAUSAGE_PARENT` of its processes):
+   * its messages are served as a socket's are, without `$/hello` first.
+   * Closing either end ends the caller (`ControlSession.end`). `own`: the
+   * host's own caller (the boot calls), which lasts as long as the host and
+   * which `idle` does not wait for.
+   */
+  link(name: string, own = false): MemoryLink {
+    const [client, server] = memoryTransportPair({ copy: false });
+    const session = new ControlSession(this.host, (msg) => server.send(msg), name, true);
+    const open: Open = { drain: () => Promise.resolve(), shut: () => server.close() };
+    if (!own) this.conns.add(open);
+    else this.ownConns.add(open);
+    server.onmessage = (msg) => {
+      if (!("method" in msg)) return;
+      try {
+        session.handle(msg);
+      } catch (e) {
+        server.send(errorResponse(msg.id ?? null, toErrorObject(e)));
+      }
+    };
+    server.onclose = () => {
+      this.ownConns.delete(open);
+      this.forget(open);
+      session.end();
+    };
+    if (this.closed) server.close();
+    server.start();
+    return { transport: client, session };
   }
 
   /**
@@ -83,7 +126,8 @@ export class ControlServer {
    * is replaced; if something answers on it all the same, nothing is removed
    * and this throws.
    */
-  static async start(host: Host): Promise<ControlServer> {
+  async listen(): Promise<void> {
+    const host = this.host;
     const dir = runtimeDir();
     reportSquatter(dir, (l) => console.error(l));
     ensurePrivateDir(dir);
@@ -104,7 +148,10 @@ export class ControlServer {
     } catch { /* no stale socket */ }
     const listener = Deno.listen({ transport: "unix", path });
     Deno.chmodSync(path, 0o600);
-    const ino = Deno.lstatSync(path).ino;
+    this.ino = Deno.lstatSync(path).ino;
+    this.path = path;
+    this.listener = listener;
+    this.listening = true;
     const file: HostFile = {
       pid: Deno.pid,
       world: host.world.root,
@@ -114,19 +161,32 @@ export class ControlServer {
     host.world.coreState();
     Deno.writeTextFileSync(`${hostFile}.tmp`, JSON.stringify(file) + "\n", { mode: 0o600 });
     Deno.renameSync(`${hostFile}.tmp`, hostFile);
-    return new ControlServer(host, listener, path, ino);
+    this.accept(listener);
   }
 
-  private async accept(): Promise<void> {
+  private async accept(listener: Deno.UnixListener): Promise<void> {
     try {
-      for await (const conn of this.listener) this.serve(conn);
+      for await (const conn of listener) this.serve(conn);
     } catch { /* closed */ }
+  }
+
+  private forget(open: Open): void {
+    if (!this.conns.delete(open)) return;
+    if (this.conns.size === 0) { for (const w of this.idleWaiters.splice(0)) w(); }
   }
 
   private async serve(conn: Deno.UnixConn): Promise<void> {
     const out = new LineWriter(conn.writable);
-    this.conns.set(conn, out);
-    const caller = new Connection(out);
+    const open: Open = {
+      drain: () => out.close(),
+      shut: () => {
+        try {
+          conn.close();
+        } catch { /* closed */ }
+      },
+    };
+    this.conns.add(open);
+    const session = new ControlSession(this.host, (msg) => out.send(msg));
     let greeted = false;
     try {
       const max = this.host.limits.line_mib * 2 ** 20;
@@ -150,7 +210,7 @@ export class ControlServer {
         }
         if (parsed.kind === "request") {
           try {
-            this.handle(caller, parsed.msg, out);
+            session.handle(parsed.msg);
           } catch (e) {
             out.send(errorResponse(parsed.msg.id ?? null, toErrorObject(e)));
           }
@@ -163,51 +223,13 @@ export class ControlServer {
         }
       }
     } catch { /* connection reset */ }
-    caller.hasEnded = true;
-    this.conns.delete(conn);
-    if (this.conns.size === 0) { for (const w of this.idleWaiters.splice(0)) w(); }
+    const ended = session.end();
+    this.forget(open);
     if (!greeted) {
-      await out.close();
-      try {
-        conn.close();
-      } catch { /* closed */ }
+      await open.drain();
+      open.shut();
     }
-    await this.host.supervisor.stopChildren(caller);
-  }
-
-  private handle(caller: Connection, req: Request, out: LineWriter): void {
-    if (!req.method.startsWith("$/")) return this.host.request(caller, req);
-    const id = req.id ?? null;
-    const reply = (result: unknown) => out.send(response(id, result));
-    switch (req.method) {
-      case HELLO:
-        if (CONNECTION_NAMES.includes(req.params.as as string)) caller.name = String(req.params.as);
-        return reply({ world: this.host.world.root, pid: Deno.pid });
-      case "$/ps":
-        return reply(this.host.table.list());
-      case "$/workers":
-        return reply(this.host.remote?.workers.list() ?? null);
-      case "$/ls":
-      case "$/cat": {
-        const path = optionalParam(req.params, "path", "string") ?? "/";
-        const fail = (e: unknown) =>
-          out.send(errorResponse(id, {
-            code: ErrorCode.InvalidParams,
-            message: `${path}: ${e instanceof FsError ? e.code : e}`,
-            data: { code: (e as FsError).code },
-          }));
-        if (req.method === "$/cat") this.host.fs.read(path).then((b) => reply(toBase64(b)), fail);
-        else this.host.fs.list(path).then((l) => reply({ ...l, stat: statToWire(l.stat) }), fail);
-        return;
-      }
-      default:
-        out.send(
-          errorResponse(id, {
-            code: ErrorCode.MethodNotFound,
-            message: `unknown host query ${req.method}`,
-          }),
-        );
-    }
+    await ended;
   }
 
   /**
@@ -218,7 +240,7 @@ export class ControlServer {
     if (!this.listening) return;
     this.listening = false;
     try {
-      this.listener.close();
+      this.listener?.close();
     } catch { /* closed */ }
     this.removeOwnFiles();
   }
@@ -253,14 +275,10 @@ export class ControlServer {
 
   private async closeNow(): Promise<void> {
     this.stopListening();
-    const drained = Promise.all([...this.conns.values()].map((out) => out.close()));
+    const drained = Promise.all([...this.conns].map((c) => c.drain()));
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([drained, new Promise((r) => (timer = setTimeout(r, 1000)))]);
     clearTimeout(timer);
-    for (const c of this.conns.keys()) {
-      try {
-        c.close();
-      } catch { /* closed */ }
-    }
+    for (const c of [...this.conns, ...this.ownConns]) c.shut();
   }
 }

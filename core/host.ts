@@ -44,6 +44,7 @@ import { SdkCopy } from "./sdk_copy.ts";
 import { defaultCommand, HostLock } from "./host_lock.ts";
 import { readNatsConfig, RemoteWorld } from "./remote/remote_world.ts";
 import { DiskBudget } from "../vfs/disk_budget.ts";
+import { ControlServer } from "./control_server.ts";
 
 /** A running world. */
 export class Host {
@@ -83,8 +84,8 @@ export class Host {
   private readonly sdkCopy: SdkCopy;
   /** The world's lock (`host_lock.ts`): held from the first step to the last. */
   private readonly lock: HostLock;
-  /** What serves the control socket, closed at shutdown before the lock goes. */
-  private control: { close(): Promise<void> } | null = null;
+  /** Serves the host's clients (the control socket, links in memory); closed at shutdown before the lock goes. */
+  readonly control: ControlServer = new ControlServer(this);
 
   /**
    * Opens a world (throws a one-line error when it is missing) after taking
@@ -260,11 +261,6 @@ export class Host {
     return this.opts.transient ?? false;
   }
 
-  /** Records the control socket's server, so that `shutdown` closes it before the lock goes. */
-  serving(control: { close(): Promise<void> }): void {
-    this.control = control;
-  }
-
   /**
    * Starts the sandboxes, brings the SDK copy up to date meanwhile (a few
    * stats when nothing changed: `syncSdk`'s stamp) and makes the boot calls
@@ -283,7 +279,7 @@ export class Host {
     await Promise.all([this.pool.warm(), sdk]);
     if (this.opts.watch !== false) this.graph.start();
     await beforeBoot?.();
-    makeBootCalls(this.world, this.router, this.journal, this.opts.report);
+    makeBootCalls(this.world, this.control, this.journal, this.opts.report);
   }
 
   /** Handles a request from an external caller (the control socket, a one-off call). */
@@ -304,7 +300,7 @@ export class Host {
     this.graph.close();
     this.watches.close();
     await this.supervisor.stopAll(graceMs);
-    await this.control?.close();
+    await this.control.close();
     this.remote?.close();
     if (!this.opts.pool) this.pool.close();
     this.journal.close();

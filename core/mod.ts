@@ -13,7 +13,8 @@
 
 export { Host } from "./host.ts";
 export type { HostOptions } from "./host_options.ts";
-export { LocalCaller } from "./local_caller.ts";
+export { WorldClient } from "./world_client.ts";
+export { WorldServer } from "./world_server.ts";
 export { ControlServer } from "./control_server.ts";
 export { pluginNameProblem, World } from "./world.ts";
 export type { Entry, LogFilter } from "./journal.ts";

@@ -96,8 +96,7 @@ Deno.test("a caller that has ended gets no answer", async () => {
   const { sup } = fakeSupervisor();
   const router = new Router(sup);
   router.core.set("ok", () => 1);
-  const c = caller();
-  c.hasEnded = true;
+  const c = caller("console", true);
   router.request(c, { jsonrpc: "2.0", id: 1, method: "core.ok", params: {} });
   await turn();
   assert.deepEqual(c.got, []);

@@ -304,8 +304,7 @@ supervisorTest(
 supervisorTest(
   "a caller that ended before its call started gets no process",
   async ({ sup, table }) => {
-    const c = caller();
-    c.hasEnded = true;
+    const c = caller("console", true);
     await assert.rejects(sup.spawn(call(c, "notes")), /console ended before its call started/);
     assert.equal(table.size, 0);
   },

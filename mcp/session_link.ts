@@ -1,9 +1,14 @@
 /**
  * The world's host for one run of `sausage mcp`: the running host when there
- * is one (`SocketLink`), else a host started here for the session
- * (`HostLink`, with the control socket and the boot calls, never building),
- * found the one way every command finds it (`core/reach_host.ts`: under the
- * world's lock, waiting for a host that is starting).
+ * is one, else a host started here for the session (served by
+ * `core/world_server.ts`, with the control socket and the boot calls, never
+ * building), found the one way every command finds it
+ * (`WorldClient.reachOrServe`: under the world's lock, waiting for a host
+ * that is starting). Either way each call and each read has a client of its
+ * own (`core/world_client.ts`) named `mcp`, so its process shows the parent
+ * `mcp`, and closing that client is how a call is cancelled: the host stops
+ * (`core.stop`) the attached processes of a client that closes.
+ *
  * When the running host goes away mid-session (`sausage run` stopped), the
  * next call or read starts a host here and goes on; a call that was already
  * sent is not repeated (it fails with the host's closing error).
@@ -11,26 +16,16 @@
  * @module
  */
 
-import type { ControlServer } from "../core/control_server.ts";
-import type { Host } from "../core/host.ts";
-import { reachHost } from "../core/reach_host.ts";
+import { HELLO } from "../core/control_path.ts";
 import type { World } from "../core/world.ts";
+import { WorldClient } from "../core/world_client.ts";
+import type { WorldServer } from "../core/world_server.ts";
 import type { Response } from "../rpc/message.ts";
-import { HostLink } from "./host_link.ts";
-import { NoHostError, SocketLink } from "./socket_link.ts";
-import type { CallOptions, WorldLink } from "./world_link.ts";
-
-/** A host started for the session. */
-interface OwnHost {
-  link: HostLink;
-  host: Host;
-  control: ControlServer;
-}
+import { type CallOptions, MCP_CALLER, type WorldLink } from "./world_link.ts";
 
 /** The session's way to its world, whichever host serves it. */
 export class SessionLink implements WorldLink {
-  private own: Promise<OwnHost> | null = null;
-  private socket: SocketLink;
+  private own: Promise<WorldServer> | null = null;
   private endSession!: (code: number) => void;
   /** Resolves with an exit code when a host started here ends by itself (`core.exit`). */
   readonly ended = new Promise<number>((r) => (this.endSession = r));
@@ -39,67 +34,85 @@ export class SessionLink implements WorldLink {
    * @param world the world
    * @param report receives one line per event worth telling the user (stderr)
    */
-  constructor(private world: World, private report: (line: string) => void) {
-    this.socket = new SocketLink(world);
-  }
+  constructor(private world: World, private report: (line: string) => void) {}
 
   /** Picks the host: the running one, or one started now. */
   async start(): Promise<void> {
     await this.reach();
   }
 
-  /** The running host (null: use the socket), or the one this session now holds. */
-  private async reach(): Promise<OwnHost | null> {
+  /** The running host (null: use the socket), or the one this session now serves. */
+  private async reach(): Promise<WorldServer | null> {
     if (this.own) return await this.own;
-    const reached = await reachHost(this.world, {
+    const found = await WorldClient.reachOrServe(this.world, {
       command: "sausage mcp",
       transient: false,
       host: { report: this.report },
       report: this.report,
     });
-    if (reached.client) {
-      reached.client.close();
+    if (found instanceof WorldClient) {
+      found.close();
       return null;
     }
-    this.own ??= this.ownHost(reached.host, reached.control);
+    this.own ??= this.serve(found);
     return await this.own;
   }
 
-  private async ownHost(host: Host, control: ControlServer): Promise<OwnHost> {
-    await host.start();
-    host.done.then((code) => this.endSession(code));
+  private async serve(server: WorldServer): Promise<WorldServer> {
+    await server.start();
+    server.done.then((code) => this.endSession(code));
     this.report(`sausage mcp: started a host for ${this.world.root}; it ends with the session`);
-    return { link: new HostLink(host), host, control };
+    return server;
   }
 
-  /** Runs `f` on the host this session uses, starting one when the running host is gone. */
-  private async use<T>(f: (link: WorldLink) => Promise<T>): Promise<T> {
+  /** A client for one use, named `mcp`: of the host this session uses, started when the running one is gone. */
+  private async client(): Promise<WorldClient> {
     for (;;) {
-      if (this.own) return f((await this.own).link);
-      try {
-        return await f(this.socket);
-      } catch (e) {
-        if (!(e instanceof NoHostError)) throw e;
+      if (this.own) return WorldClient.of((await this.own).host, MCP_CALLER);
+      const c = await WorldClient.connect(this.world);
+      if (c) {
+        await c.request(HELLO, { as: MCP_CALLER });
+        return c;
       }
       // The running host is gone: another one (or this session) holds the world next.
       const own = await this.reach();
-      if (own) return f(own.link);
+      if (own) return WorldClient.of(own.host, MCP_CALLER);
     }
   }
 
-  call(method: string, params: Record<string, unknown>, opts?: CallOptions): Promise<Response> {
-    return this.use((link) => link.call(method, params, opts));
+  async call(
+    method: string,
+    params: Record<string, unknown>,
+    opts: CallOptions = {},
+  ): Promise<Response> {
+    const c = await this.client();
+    c.onNotify = (msg) => {
+      const p = msg.params as { name?: unknown; params?: unknown };
+      if (msg.method === "core.notify") opts.onNotify?.(String(p.name), p.params);
+    };
+    const cancel = () => c.close();
+    opts.signal?.addEventListener("abort", cancel);
+    try {
+      if (opts.signal?.aborted) cancel();
+      return await c.send(method, params);
+    } finally {
+      opts.signal?.removeEventListener("abort", cancel);
+      c.close();
+    }
   }
 
-  read(path: string): Promise<Uint8Array> {
-    return this.use((link) => link.read(path));
+  async read(path: string): Promise<Uint8Array> {
+    const c = await this.client();
+    try {
+      return await c.read(path);
+    } finally {
+      c.close();
+    }
   }
 
   /** Stops the host started here, if any (every process stopped, the journal flushed). */
   async close(): Promise<void> {
     if (!this.own) return;
-    const { host, control } = await this.own;
-    control.close();
-    await host.shutdown();
+    await (await this.own).shutdown();
   }
 }

@@ -1,9 +1,9 @@
 /**
  * What the MCP server needs of a world: calls through the core, and files as
- * a process sees them. Two implementations: `SocketLink` (the running host,
- * over its control socket) and `HostLink` (a host that `sausage mcp` started
- * for the session, in the same OS process). Either way a call is a call like
- * any other: journaled, in `ps` and `/proc`, with the parent `mcp`.
+ * a process sees them. `session_link.ts` implements it over the one client
+ * of a world (`core/world_client.ts`), whichever host serves the session: a
+ * call is a call like any other, journaled, in `ps` and `/proc`, with the
+ * parent `mcp`.
  *
  * @module
  */

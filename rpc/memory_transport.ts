@@ -1,7 +1,9 @@
 /**
- * Two transports linked in memory, for tests of anything that speaks over
- * a `Transport`: what one sends, the other receives (a turn later, as over a
- * real stream); closing either closes both.
+ * Two transports linked in memory: what one sends, the other receives (a
+ * turn later, as over a real stream); closing either closes both. Tests of
+ * anything that speaks over a `Transport` use it, and so do the host's
+ * clients in its own OS process (`core/control_server.ts`), which hand the
+ * messages over as they are rather than through text.
  *
  * @module
  */
@@ -12,6 +14,8 @@ import { parseExact } from "./exact_json.ts";
 
 /** One end of a linked pair. */
 class MemoryTransport implements Transport {
+  /** @param copy whether a message goes through text (a copy), as over a real stream */
+  constructor(private copy: boolean) {}
   /** The other end. */
   peer!: MemoryTransport;
   private started = false;
@@ -30,7 +34,7 @@ class MemoryTransport implements Transport {
   send(msg: Message): void {
     if (this.ended) return;
     // Through text, as over a real stream (`structuredClone` cannot copy a kept big integer).
-    const copy = parseExact(JSON.stringify(msg)) as Message;
+    const copy = this.copy ? parseExact(JSON.stringify(msg)) as Message : msg;
     queueMicrotask(() => this.peer.receive(copy));
   }
 
@@ -52,10 +56,19 @@ class MemoryTransport implements Transport {
   }
 }
 
+/** How a linked pair hands messages over. */
+export interface MemoryPairOptions {
+  /**
+   * Whether each message goes through text, as over a real stream (default
+   * true); false hands the object itself over (the sender must not change it after).
+   */
+  copy?: boolean;
+}
+
 /** Two linked transports: `[a, b]`, what `a` sends `b` receives and the other way round. */
-export function memoryTransportPair(): [Transport, Transport] {
-  const a = new MemoryTransport();
-  const b = new MemoryTransport();
+export function memoryTransportPair(opts: MemoryPairOptions = {}): [Transport, Transport] {
+  const a = new MemoryTransport(opts.copy ?? true);
+  const b = new MemoryTransport(opts.copy ?? true);
   a.peer = b;
   b.peer = a;
   return [a, b];

@@ -23,11 +23,7 @@ async function detach(h: TestHost, method: string, params = {}): Promise<string>
 
 /** Starts a detached process and forgets it (`core.call` as a notification). */
 function launch(h: TestHost, method: string, params = {}): void {
-  h.host.router.request(h.caller, {
-    jsonrpc: "2.0",
-    method: "core.call",
-    params: { method, params, detach: true },
-  });
+  h.client.notify("core.call", { method, params, detach: true });
 }
 
 /** The pids of the live processes of a method (the process table, as `ps` shows it). */

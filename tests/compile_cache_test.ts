@@ -10,7 +10,7 @@ import { makeWorld } from "./helpers/world.ts";
 import { ComponentCache, engineIdentity } from "../core/component_cache.ts";
 import { evict, listEntries } from "../core/cache_entries.ts";
 import { Host } from "../core/host.ts";
-import { LocalCaller } from "../core/local_caller.ts";
+import { WorldClient } from "../core/world_client.ts";
 
 const probe = await builtTestPlugin("probe");
 const fsprobe = await builtTestPlugin("fsprobe");
@@ -73,7 +73,7 @@ cacheTest("a truncated, corrupted or foreign entry is a miss and is made again",
   const host = new Host(world, { sandboxes: 1, watch: false, cacheDir: cache });
   await host.start();
   try {
-    const r = await new LocalCaller("t").call(host.router, "probe.echo", { x: 1 });
+    const r = await WorldClient.of(host, "t").send("probe.echo", { x: 1 });
     assert.deepEqual(r.result, { x: 1 });
   } finally {
     await host.shutdown(100);

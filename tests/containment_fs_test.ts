@@ -16,7 +16,7 @@
  */
 
 import assert from "node:assert/strict";
-import { HostClient } from "../core/host_client.ts";
+import { WorldClient } from "../core/world_client.ts";
 import { ControlServer } from "../core/control_server.ts";
 import { World } from "../core/world.ts";
 import { agentTokenEnv } from "../core/agent_token.ts";
@@ -132,7 +132,7 @@ Deno.test({
   const h = await within(30_000, "a host start", TestHost.open(root));
   const control = await ControlServer.start(h.host);
   try {
-    const client = await HostClient.connect(new World(root));
+    const client = await WorldClient.connect(new World(root));
     assert.ok(client);
     try {
       await assert.rejects(
@@ -283,7 +283,7 @@ Deno.test({
       const cpu0 = cpuMs();
       const t0 = performance.now();
       // For three seconds: calls that need no write answer, $/hello and $/ps answer.
-      const client = await within(3000, "$/hello", HostClient.connect(new World(root)));
+      const client = await within(3000, "$/hello", WorldClient.connect(new World(root)));
       assert.ok(client, "the control socket answers $/hello");
       try {
         while (performance.now() - t0 < 3000) {
@@ -422,14 +422,14 @@ Deno.test({
     try {
       await eventually(
         async () => {
-          const c = await HostClient.connect(new World(root));
+          const c = await WorldClient.connect(new World(root));
           c?.close();
           return c !== null;
         },
         "the host to start",
         30_000,
       );
-      const client = (await HostClient.connect(new World(root)))!;
+      const client = (await WorldClient.connect(new World(root)))!;
       try {
         const r = await client.request("fsprobe.run", { ops: [{ op: "exists", path: "/" }] });
         assert.deepEqual(r, [true]);

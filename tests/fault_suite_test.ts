@@ -18,12 +18,11 @@ import { eventually, TestHost } from "./helpers/host.ts";
 import { makeWorld } from "./helpers/world.ts";
 import { ControlServer } from "../core/control_server.ts";
 import { HELLO } from "../core/control_path.ts";
-import { LocalCaller } from "../core/local_caller.ts";
-import { HostClient } from "../core/host_client.ts";
+import { WorldClient } from "../core/world_client.ts";
 import { World } from "../core/world.ts";
 import { REPLACE_INTERVAL_MS } from "../core/sandbox_pool.ts";
 import { streamLines } from "../rpc/line_splitter.ts";
-import type { Response } from "../rpc/message.ts";
+import { parseLine, type Response } from "../rpc/message.ts";
 
 const probe = await builtTestPlugin("probe");
 const fsprobe = await builtTestPlugin("fsprobe");
@@ -158,6 +157,16 @@ function fuzzLines(n: number, seed: number, host: "guest" | "control"): Fuzz[] {
   return out;
 }
 
+/** The responses in a list (a guest's answers), each checked as one. */
+function responses(list: unknown): Response[] {
+  assert.ok(Array.isArray(list), `a list of answers, not ${JSON.stringify(list)}`);
+  return list.map((a) => {
+    const parsed = parseLine(JSON.stringify(a));
+    assert.equal(parsed.kind, "response", JSON.stringify(a));
+    return parsed.kind === "response" ? parsed.msg : assert.fail();
+  });
+}
+
 /** Checks answers against what the lines expect; returns how many there were. */
 function checkAnswers(lines: Fuzz[], answers: Response[]): number {
   const byId = new Map<unknown, number>();
@@ -200,7 +209,7 @@ Deno.test(
         replies: wanted(lines),
       });
       assert.ok(r.result, JSON.stringify(r.error));
-      const answered = checkAnswers(lines, r.result as Response[]);
+      const answered = checkAnswers(lines, responses(r.result));
       for (const o of await Promise.all(others)) assert.deepEqual(o.result, {});
       const pid = h.host.journal.query({ grep: '"method":"fuzz"', limit: 1 })[0].pid;
       h.host.journal.flush();
@@ -377,7 +386,7 @@ Deno.test(
     try {
       const total = 10_000 * SCALE;
       const r = random(3);
-      const callers = Array.from({ length: 50 }, (_, i) => new LocalCaller(`c${i}`, () => {}));
+      const callers = Array.from({ length: 50 }, (_, i) => WorldClient.of(h.host, `c${i}`));
       let next = 0, answered = 0, crashed = 0;
       await Promise.all(callers.map(async (caller) => {
         while (next < total) {
@@ -386,7 +395,7 @@ Deno.test(
           const [method, params] = crash
             ? (r() < 0.5 ? ["probe.panic", {}] : ["probe.exit", { code: 1 }])
             : ["probe.echo", { n: next }];
-          const res = await caller.call(h.host.router, method, params);
+          const res = await caller.send(method, params);
           if (crash) assert.equal(res.error?.code, -32002, JSON.stringify(res));
           else assert.deepEqual(res.result, params);
           answered++;
@@ -420,7 +429,7 @@ Deno.test({
       stderr: "null",
     }).spawn();
     const client = await eventually(
-      () => HostClient.connect(new World(world)),
+      () => WorldClient.connect(new World(world)),
       "the host to start",
       30_000,
     );
@@ -597,10 +606,10 @@ Deno.test({
     })();
     let answered = 0, lostSandbox = 0, sent = 0;
     const callers = Array.from({ length: 30 }, async (_, i) => {
-      const caller = new LocalCaller(`c${i}`, () => {});
+      const caller = WorldClient.of(host, `c${i}`);
       while (!stop) {
         sent++;
-        const r = await caller.call(host.router, "probe.echo", { i });
+        const r = await caller.send("probe.echo", { i });
         if (r.error) {
           assert.equal(r.error.code, -32002, JSON.stringify(r.error));
           lostSandbox++;
@@ -644,7 +653,7 @@ Deno.test({
     // Rate-limited: a burst of `bound`, then one per REPLACE_INTERVAL_MS.
     const allowed = bound + Math.ceil((Date.now() - killsBegan) / REPLACE_INTERVAL_MS);
     assert.ok(replaced.length <= allowed, `${replaced.length} replacements, at most ${allowed}`);
-    const after = await new LocalCaller("after").call(host.router, "probe.echo", { a: 1 });
+    const after = await WorldClient.of(host, "after").send("probe.echo", { a: 1 });
     assert.deepEqual(after.result, { a: 1 }, "the pool serves after the kills");
     report({
       case: "pool bound",

@@ -12,7 +12,7 @@
  */
 
 import { strict as assert } from "node:assert";
-import { HostClient } from "../core/host_client.ts";
+import { WorldClient } from "../core/world_client.ts";
 import { World } from "../core/world.ts";
 import type { WorkerInfo } from "../core/remote/worker_set.ts";
 import type { ProcessInfo } from "../core/process.ts";
@@ -39,13 +39,13 @@ function spawn(args: string[], env: Record<string, string> = {}): Deno.ChildProc
 
 /** Makes `n` calls of `method` from `callers` connections at once; resolves with the responses. */
 async function calls(
-  clients: HostClient[],
+  clients: WorldClient[],
   n: number,
   method: string,
   params: (i: number) => Record<string, unknown>,
 ) {
   let next = 0;
-  const out: Awaited<ReturnType<HostClient["send"]>>[] = [];
+  const out: Awaited<ReturnType<WorldClient["send"]>>[] = [];
   await Promise.all(clients.map(async (c) => {
     while (next < n) out.push(await c.send(method, params(next++)));
   }));
@@ -99,12 +99,12 @@ Deno.test({
       );
     }
     let client = await eventually(
-      () => HostClient.connect(world).catch(() => null),
+      () => WorldClient.connect(world).catch(() => null),
       "the host",
       60_000,
     );
     const clients = [client];
-    for (let i = 1; i < 10; i++) clients.push((await HostClient.connect(world))!);
+    for (let i = 1; i < 10; i++) clients.push((await WorldClient.connect(world))!);
     const listed = async () => (await client.request("$/workers", {})) as WorkerInfo[];
     try {
       await t.step("every worker joins", async () => {
@@ -185,8 +185,8 @@ Deno.test({
         "a worker killed mid-call: its calls end -32002 within 3 s, locks freed",
         async () => {
           // Each rprobe process takes a lock, then waits on a long call of its own.
-          const waiting: HostClient[] = [];
-          for (let i = 0; i < 6; i++) waiting.push((await HostClient.connect(world))!);
+          const waiting: WorldClient[] = [];
+          for (let i = 0; i < 6; i++) waiting.push((await WorldClient.connect(world))!);
           const pending = Array.from({ length: 6 }, (_, i) =>
             waiting[i].send("rprobe.fanout", {
               calls: [
@@ -278,7 +278,7 @@ Deno.test({
       await t.step(
         "a host killed and started again: what its workers ran for it ends",
         async () => {
-          const waiting = (await HostClient.connect(world))!;
+          const waiting = (await WorldClient.connect(world))!;
           waiting.send("fsprobe.run", { ops: [{ op: "sleep", ms: 60_000 }] }).catch(() => {});
           const busy = async () => (await listed()).filter((w) => w.load > 0);
           await eventually(async () => (await busy()).length > 0, "a busy worker", 10_000);
@@ -287,7 +287,7 @@ Deno.test({
           for (const c of [...clients, waiting]) c.close();
           host = spawn(["run", "--headless", root]);
           const again = await eventually(
-            () => HostClient.connect(world).catch(() => null),
+            () => WorldClient.connect(world).catch(() => null),
             "the host again",
             60_000,
           );

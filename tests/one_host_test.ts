@@ -1,5 +1,5 @@
 /**
- * One host per world (`core/host_lock.ts`, `core/reach_host.ts`): commands
+ * One host per world (`core/host_lock.ts`, `core/world_client.ts`): commands
  * that start together go through one host; a second `sausage run` says who
  * holds the world; a killed host's lock and socket are taken over; the
  * control server never removes a socket that something serves.

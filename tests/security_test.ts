@@ -9,7 +9,7 @@
 
 import assert from "node:assert/strict";
 import { ControlServer } from "../core/control_server.ts";
-import { HostClient } from "../core/host_client.ts";
+import { WorldClient } from "../core/world_client.ts";
 import { World } from "../core/world.ts";
 import { hostTests, TestHost } from "./helpers/host.ts";
 import { builtTestPlugin } from "./helpers/plugins.ts";
@@ -202,7 +202,7 @@ controlTest(
     const dir = control.path.slice(0, control.path.lastIndexOf("/"));
     assert.equal(Deno.statSync(dir).mode! & 0o777, 0o700);
     assert.equal(Deno.statSync(control.path).mode! & 0o777, 0o600);
-    const client = await HostClient.connect(new World(h.root));
+    const client = await WorldClient.connect(new World(h.root));
     assert.ok(client, "the owner connects");
     assert.equal(await client.request("hostile.mark", {}), "ok");
     client.close();

@@ -14,7 +14,7 @@ import { hostTests, type TestHost } from "./helpers/host.ts";
 import { ComponentCache } from "../core/component_cache.ts";
 import { Host } from "../core/host.ts";
 import { defaultLimits } from "../core/limits.ts";
-import { LocalCaller } from "../core/local_caller.ts";
+import { WorldClient } from "../core/world_client.ts";
 import { SandboxPool } from "../core/sandbox_pool.ts";
 import type { ExtraPreopen } from "../sandbox/protocol.ts";
 import { Writer } from "../wasm/binary.ts";
@@ -270,7 +270,7 @@ Deno.test({
       noPlugins: () => "no plugins here",
       sdkDir: null,
     });
-    const caller = new LocalCaller("test");
+    const client = WorldClient.of(host, "test");
     try {
       const component = await new ComponentCache(`${tmp}/transpiled`, undefined, true, "auto")
         .load(wasm);
@@ -282,7 +282,7 @@ Deno.test({
           component,
           args: ["probe.wasm"],
           env: [],
-          caller,
+          caller: client.caller,
           ...opts,
         });
         return (await p.ended).status;
@@ -303,7 +303,7 @@ Deno.test({
         "only the given `/`",
       );
     } finally {
-      caller.hasEnded = true;
+      await client.close();
       await host.shutdown(200);
       pool.close();
       await Deno.remove(tmp, { recursive: true }).catch(() => {});

@@ -1,20 +1,16 @@
 /**
  * The console's host in the same process: `sausage run` hands its `Host`
- * here. Each call gets a caller of its own named `console`, so that
- * cancelling it kills exactly the processes it started.
+ * here. Each call gets a client of its own (`core/world_client.ts`) named
+ * `console`, so that cancelling it kills exactly the processes it started.
  *
  * @module
  */
 
-import {
-  type Entry,
-  type Host,
-  LocalCaller,
-  type LogFilter,
-  type ProcessInfo,
-} from "../../core/mod.ts";
+import type { Entry, LogFilter } from "../../core/journal.ts";
+import type { Host } from "../../core/host.ts";
+import type { ProcessInfo } from "../../core/process.ts";
+import { WorldClient } from "../../core/world_client.ts";
 import { ErrorCode } from "../../rpc/errors.ts";
-import type { Message } from "../../rpc/message.ts";
 import type { OpenRpcDocument } from "../../rpc/openrpc.ts";
 import type { Listing } from "../../vfs/host_fs.ts";
 import type { CallHandle, CallOutcome, ConsoleHost } from "./console_host.ts";
@@ -47,14 +43,15 @@ export class LocalConsoleHost implements ConsoleHost {
   ): CallHandle {
     let settle!: (o: CallOutcome) => void;
     const outcome = new Promise<CallOutcome>((r) => (settle = r));
-    const caller = new LocalCaller("console", (msg: Message) => {
-      if ("method" in msg && msg.method === "core.notify") {
-        const p = msg.params as { name?: unknown; params?: unknown };
-        notify(String(p.name), p.params);
-      }
-    });
-    caller.call(this.host.router, method, params).then(
+    const client = WorldClient.of(this.host, "console");
+    client.onNotify = (msg) => {
+      if (msg.method !== "core.notify") return;
+      const p = msg.params as { name?: unknown; params?: unknown };
+      notify(String(p.name), p.params);
+    };
+    client.send(method, params).then(
       (r) => {
+        // The client stays open: a process that answered may go on (the host's end stops it).
         settle(r.error ? { error: r.error } : { result: r.result });
       },
       (e) => settle({ error: { code: ErrorCode.InternalError, message: String(e) } }),
@@ -62,8 +59,8 @@ export class LocalConsoleHost implements ConsoleHost {
     return {
       outcome,
       cancel: () => {
-        caller.hasEnded = true;
-        for (const p of caller.children) this.host.supervisor.kill(p);
+        client.kill();
+        client.close();
         settle({ cancelled: true });
       },
     };

@@ -15,8 +15,8 @@
 
 import { type Compiled, ComponentCache } from "../component_cache.ts";
 import { HostLock } from "../host_lock.ts";
-import { Host } from "../host.ts";
-import { LocalCaller } from "../local_caller.ts";
+import { WorldServer } from "../world_server.ts";
+import { WorldClient } from "../world_client.ts";
 import { cacheDir } from "../paths.ts";
 import type { ExitInfo } from "../process.ts";
 import { SandboxPool } from "../sandbox_pool.ts";
@@ -89,7 +89,8 @@ class Instances {
   async run(args: string[], label: string, live?: (line: OutputLine) => void): Promise<Ran> {
     const world = `${this.tmp}/${++this.next}`;
     await Deno.mkdir(world);
-    const host = new Host(world, {
+    const server = await WorldServer.open(world, {
+      socket: false,
       pool: this.pool,
       journalPath: ":memory:",
       watch: false,
@@ -99,7 +100,8 @@ class Instances {
       // The test's own private world, which must stay empty: no other host can find it.
       lock: HostLock.none(),
     });
-    const caller = new LocalCaller("test");
+    const host = server.host;
+    const client = WorldClient.of(host, "test");
     const lines: OutputLine[] = [];
     try {
       const dir = this.opts.packageDir;
@@ -114,7 +116,7 @@ class Instances {
         env: [...env, ["PWD", dir]],
         cwd: dir,
         preopens: [{ guestPath: dir, hostPath: dir }],
-        caller,
+        caller: client.caller,
         onOutput: (stream, line) => {
           lines.push({ stream, line });
           live?.({ stream, line });
@@ -123,8 +125,8 @@ class Instances {
       const exit = await p.ended;
       return { exit, lines };
     } finally {
-      caller.hasEnded = true;
-      await host.shutdown(GRACE_MS);
+      await client.close();
+      await server.shutdown(GRACE_MS);
       await Deno.remove(world, { recursive: true }).catch(() => {});
     }
   }

@@ -1,12 +1,13 @@
 /**
  * Runs a real host in the test process (its sandboxes are real subprocesses)
- * and makes calls as the `console` caller.
+ * and makes calls as the `console` caller, through the one client of a world
+ * (`core/world_client.ts`).
  *
  * @module
  */
 
 import { Host } from "../../core/host.ts";
-import { LocalCaller } from "../../core/local_caller.ts";
+import { WorldClient } from "../../core/world_client.ts";
 import type { Message, Response } from "../../rpc/message.ts";
 import { makeWorld, type WorldSpec } from "./world.ts";
 
@@ -14,10 +15,12 @@ import { makeWorld, type WorldSpec } from "./world.ts";
 export class TestHost {
   /** Every notification delivered to the test's caller. */
   readonly notes: Message[] = [];
-  readonly caller: LocalCaller;
+  /** The test's client of the host, named `console`. */
+  readonly client: WorldClient;
 
   private constructor(readonly host: Host, readonly root: string) {
-    this.caller = new LocalCaller("console", (m) => this.notes.push(m));
+    this.client = WorldClient.of(host, "console");
+    this.client.onNotify = (m) => this.notes.push(m);
   }
 
   /** Creates a world from `spec` and starts a host on it. */
@@ -34,7 +37,7 @@ export class TestHost {
 
   /** Makes a call and resolves with the whole response. */
   call(method: string, params: Record<string, unknown> = {}): Promise<Response> {
-    return this.caller.call(this.host.router, method, params) as Promise<Response>;
+    return this.client.send(method, params);
   }
 
   /** Makes a call and resolves with its result; throws with the error otherwise. */

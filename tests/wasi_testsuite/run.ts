@@ -24,7 +24,7 @@
 
 import { ComponentCache, engineChoice } from "../../core/component_cache.ts";
 import { Host } from "../../core/host.ts";
-import { LocalCaller } from "../../core/local_caller.ts";
+import { WorldClient } from "../../core/world_client.ts";
 import { defaultLimits } from "../../core/limits.ts";
 import { cacheDir } from "../../core/paths.ts";
 import type { ExitInfo } from "../../core/process.ts";
@@ -196,7 +196,7 @@ class Runner {
       noPlugins: (method) => `the suite's cases call no plugins (${method})`,
       sdkDir: null,
     });
-    const caller = new LocalCaller("wasi-testsuite");
+    const client = WorldClient.of(host, "wasi-testsuite");
     const out: Record<"stdout" | "stderr", string[]> = { stdout: [], stderr: [] };
     try {
       const p = await host.supervisor.spawnCommand({
@@ -210,7 +210,7 @@ class Runner {
         // `root` at `/` (fd 3), else none (`sock_shutdown-invalid_fd` needs fd 3 closed).
         preopens: spec.root === null ? [] : [{ guestPath: "/", hostPath: world }],
         onlyPreopens: true,
-        caller,
+        caller: client.caller,
         onOutput: (stream, line) => out[stream].push(line),
       });
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -238,7 +238,7 @@ class Runner {
         ? { case: c, result: "pass", detail: "" }
         : { case: c, result: "fail", detail: problems[0] };
     } finally {
-      caller.hasEnded = true;
+      await client.close();
       await host.shutdown(200);
       await Deno.remove(world, { recursive: true }).catch(() => {});
     }
