@@ -253,14 +253,19 @@ export async function crateArgs(
     // through `cargo rustc`.)
     const name = await packageName(dir);
     if (name) {
-      const flags = JSON.stringify(["--cfg", `sausage_source="${source}"`]);
+      const cfg = ["--cfg", `sausage_source="${source}"`];
+      // Test binaries without DWARF (`--strip-debug`): 0.8 MB instead of 6.7 MB for the
+      // template's, which the runner reads, hashes and prepares; nothing reads it under WASI.
+      const strip = ["-C", "strip=debuginfo"];
+      const pkg = (profile: string) => `profile.${profile}.package.${JSON.stringify(name)}`;
       args.push("-Zprofile-rustflags");
       for (const profile of ["dev", "test", "release"]) {
-        args.push(
-          "--config",
-          `profile.${profile}.package.${JSON.stringify(name)}.rustflags=${flags}`,
-        );
+        const flags = profile === "release" ? cfg : [...cfg, ...strip];
+        args.push("--config", `${pkg(profile)}.rustflags=${JSON.stringify(flags)}`);
       }
+      // The plugin's own crate is built incrementally in release too: after an edit, only
+      // the changed code is optimized again (3.1-3.5 s instead of 9.5-11.5 s at load 11).
+      args.push("--config", `${pkg("release")}.incremental=true`);
     }
   }
   return args;
