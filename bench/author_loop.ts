@@ -15,7 +15,8 @@
  *   node_modules/.bin/deno run -A bench/author_loop.ts --compare <checkout> [--world-a W]
  *     [--world-b W] [--rounds R] [--edits N]
  *
- * (`--world`: a world made by an earlier run, whose hello is built: skips the
+ * (`--log F`: dev's stderr into F, each line with the seconds since its session began.
+ * `--world`: a world made by an earlier run, whose hello is built: skips the
  * first build. `--compare`: another checkout's launcher (A) against this one
  * (B), sessions alternated so both see the same load; each on its own world.
  * Each `dev` session's first edit is not counted: it loads the toolchain's
@@ -86,8 +87,16 @@ async function session(
     stdin: "null",
   }).spawn();
   let text = "";
+  const began = performance.now();
+  const log = arg("--log");
   const reading = (async () => {
-    for await (const chunk of dev.stderr) text += dec.decode(chunk);
+    for await (const chunk of dev.stderr) {
+      const got = dec.decode(chunk);
+      text += got;
+      // With `--log`: dev's lines, each with the seconds since the session began.
+      const at = ((performance.now() - began) / 1000).toFixed(2);
+      if (log) await Deno.writeTextFile(log, got.replace(/^(?=.)/gm, `${at} `), { append: true });
+    }
   })();
   const waitFor = async (pattern: RegExp, from: number) => {
     const end = Date.now() + 600_000;
@@ -107,6 +116,10 @@ async function session(
       const next = source.replaceAll(/Hello, |Hi\w+, /g, greeting); // the code and its test
       const mark = text.length;
       const t0 = performance.now();
+      if (log) {
+        const at = ((t0 - began) / 1000).toFixed(2);
+        await Deno.writeTextFile(log, `${at} [bench] saved ${greeting}\n`, { append: true });
+      }
       await Deno.writeTextFile(main, next);
       source = next;
       await waitFor(/hello is active|was not built|not activated/, mark);

@@ -68,7 +68,10 @@ export interface CargoTestOptions {
   runner?: string;
   /** The world whose plugin this is (its own build folders; see `BuildOptions.world`). */
   world?: string;
-  /** Called once the tests compiled, before they run (`cargo.build` starts the release build then). */
+  /**
+   * Called once cargo compiles the tests (its first `Compiling` line, else once they are
+   * built), before they run: `cargo.build` starts the release build then, beside them.
+   */
   onCompiled?: () => void;
 }
 
@@ -253,9 +256,22 @@ export async function cargoTest(
   let ran: { success: boolean; stdout: string[]; stderr: string[] };
   let diagnostics: Diagnostic[];
   try {
-    const built = await buildTests(sourceDir, opts);
+    // The release build starts beside the test build once cargo compiles (its first
+    // `Compiling` line): on 2 cores the two compiles overlap, 1-2 s off each edit.
+    let compiling = false;
+    const compile = () => {
+      if (!compiling) opts.onCompiled?.();
+      compiling = true;
+    };
+    const built = await buildTests(sourceDir, {
+      ...opts,
+      onProgress: (line) => {
+        opts.onProgress?.(line);
+        if (/^\s*Compiling /.test(line)) compile();
+      },
+    });
     diagnostics = built.diagnostics;
-    opts.onCompiled?.();
+    compile();
     const own = built.executables.every((t) => t.manifest === `${packageDir}/Cargo.toml`);
     if (inHost && own) {
       const progress = (line: string, stream: "stdout" | "stderr") => {
