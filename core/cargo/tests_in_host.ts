@@ -95,17 +95,25 @@ export class HostTests {
   private closed = false;
 
   private constructor(packageDir: string, private cache: string) {
-    this.sandboxes = Deno.makeTempDir({ prefix: "sausage-test-" }).then((worlds) => {
-      const pool = testPool(worlds, packageDir, cache, navigator.hardwareConcurrency || 1);
-      if (this.closed) pool.close();
-      else pool.warm().catch(() => {}); // a failure is the first test run's
-      return { pool, worlds };
-    });
+    const made = Deno.mkdir(cache, { recursive: true });
+    this.sandboxes = made.then(() => Deno.makeTempDir({ prefix: "sausage-test-" })).then(
+      (worlds) => {
+        const pool = testPool(worlds, packageDir, cache, navigator.hardwareConcurrency || 1);
+        if (this.closed) pool.close();
+        else pool.warm().catch(() => {}); // a failure is the first test run's
+        return { pool, worlds };
+      },
+    );
     this.sandboxes.catch(() => {});
   }
 
-  /** Starts the sandboxes for the tests of the package at `packageDir`. */
-  static start(packageDir: string, cache = cacheDir()): HostTests {
+  /**
+   * Starts the sandboxes for the tests of the package at `packageDir`. The
+   * runner keeps what it makes of the binaries under `cache`, a folder of
+   * its own that only the host writes (not the build jail's runner cache)
+   * and that is all of the cache the sandboxes may read.
+   */
+  static start(packageDir: string, cache = `${cacheDir()}/host-tests`): HostTests {
     return new HostTests(packageDir, cache);
   }
 
