@@ -20,7 +20,9 @@
  * first build. `--compare`: another checkout's launcher (A) against this one
  * (B), sessions alternated so both see the same load; each on its own world.
  * Each `dev` session's first edit is not counted: it loads the toolchain's
- * facts and the runner's code once.)
+ * facts and the runner's code once. A checkout for A made with `git worktree add` and a linked
+ * `node_modules`: touch its `package-lock.json` older than the linked
+ * `node_modules/.package-lock.json` first, or its launcher runs `npm ci` into the shared folder.)
  *
  * Prints each figure and the load (`uptime`): on a shared machine read them
  * as ranges.
