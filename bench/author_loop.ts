@@ -12,8 +12,17 @@
  *   ≤ 5 minutes; std is built once, into the sysroot).
  *
  *   node_modules/.bin/deno run -A bench/author_loop.ts [--edits N] [--world W] [--cold]
+ *   node_modules/.bin/deno run -A bench/author_loop.ts --compare <checkout> [--world-a W]
+ *     [--world-b W] [--rounds R] [--edits N]
  *
- * (`--world`: a world made by an earlier run, whose hello is built: skips the first build.)
+ * (`--log F`: dev's stderr into F, each line with the seconds since its session began.
+ * `--world`: a world made by an earlier run, whose hello is built: skips the
+ * first build. `--compare`: another checkout's launcher (A) against this one
+ * (B), sessions alternated so both see the same load; each on its own world.
+ * Each `dev` session's first edit is not counted: it loads the toolchain's
+ * facts and the runner's code once. A checkout for A made with `git worktree add` and a linked
+ * `node_modules`: touch its `package-lock.json` older than the linked
+ * `node_modules/.package-lock.json` first, or its launcher runs `npm ci` into the shared folder.)
  *
  * Prints each figure and the load (`uptime`): on a shared machine read them
  * as ranges.
@@ -32,9 +41,13 @@ function load(): string {
   );
 }
 
-/** Runs `sausage <args>` to its end; throws when it fails. */
-async function sausage(env: Record<string, string>, ...args: string[]): Promise<string> {
-  const out = await new Deno.Command(LAUNCHER, { args, env, stdout: "piped", stderr: "piped" })
+/** Runs `<launcher> <args>` to its end; throws when it fails. */
+async function sausage(
+  launcher: string,
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<string> {
+  const out = await new Deno.Command(launcher, { args, env, stdout: "piped", stderr: "piped" })
     .output();
   if (!out.success) {
     throw new Error(`sausage ${args.join(" ")} failed:\n${dec.decode(out.stderr)}`);
@@ -47,29 +60,45 @@ function since(t0: number): number {
   return Number(((performance.now() - t0) / 1000).toFixed(1));
 }
 
-/** The warm loop: edits under `sausage dev`, each to the answer that shows it. */
-async function warm(): Promise<void> {
-  const given = Deno.args.includes("--world") ? Deno.args[Deno.args.indexOf("--world") + 1] : "";
-  const world = given || `${await Deno.makeTempDir({ prefix: "sausage-bench-" })}/w`;
-  const main = `${world}/plugins/hello/source/src/main.rs`;
-  let t0 = performance.now();
-  if (!given) {
-    await sausage({}, "new", world);
-    t0 = performance.now();
-    await sausage({}, "build", world, "hello");
-    console.log(`first build in a new world (std already built): ${since(t0)} s`);
-  }
-  console.log(`world: ${world}`);
+/** One edit's figures. */
+interface Edit {
+  /** Seconds from the save to the answer that shows it. */
+  answer: number;
+  /** Seconds from the save to dev's "hello is active". */
+  round: number;
+  /** libtest's "finished in" for the template's tests, in seconds (NaN when not seen). */
+  tests: number;
+}
 
-  const dev = new Deno.Command(LAUNCHER, {
+/**
+ * A `sausage dev` session of the launcher `launcher` on `world`: `edits`
+ * edits, each to the answer that shows it, after one edit that is not
+ * counted (the host's first build loads the toolchain's facts and the
+ * runner's code once). Resolves with the counted edits and dev's stderr.
+ */
+async function session(
+  launcher: string,
+  world: string,
+  edits: number,
+): Promise<{ rows: Edit[]; text: string }> {
+  const main = `${world}/plugins/hello/source/src/main.rs`;
+  const dev = new Deno.Command(launcher, {
     args: ["dev", world],
     stdout: "null",
     stderr: "piped",
     stdin: "null",
   }).spawn();
   let text = "";
+  const began = performance.now();
+  const log = arg("--log");
   const reading = (async () => {
-    for await (const chunk of dev.stderr) text += dec.decode(chunk);
+    for await (const chunk of dev.stderr) {
+      const got = dec.decode(chunk);
+      text += got;
+      // With `--log`: dev's lines, each with the seconds since the session began.
+      const at = ((performance.now() - began) / 1000).toFixed(2);
+      if (log) await Deno.writeTextFile(log, got.replace(/^(?=.)/gm, `${at} `), { append: true });
+    }
   })();
   const waitFor = async (pattern: RegExp, from: number) => {
     const end = Date.now() + 600_000;
@@ -79,39 +108,114 @@ async function warm(): Promise<void> {
     }
     return text.slice(from).match(pattern)!;
   };
+  const rows: Edit[] = [];
   try {
     await waitFor(/watching the source of hello/, 0);
-    const rows: string[] = [];
     let source = await Deno.readTextFile(main);
     const tag = crypto.randomUUID().slice(0, 6).replace(/[^a-z]/g, "x");
-    for (let i = 1; i <= edits; i++) {
-      const before = source.match(/Hello, |Hi\w+, /)?.[0] ?? "?";
-      const greeting = `Hi${tag}${i}, `; // new text each run: no test binary seen before
+    for (let i = 0; i <= edits; i++) {
+      const greeting = `Hi${tag}${i}, `; // new text each time: no test binary seen before
       const next = source.replaceAll(/Hello, |Hi\w+, /g, greeting); // the code and its test
       const mark = text.length;
-      t0 = performance.now();
+      const t0 = performance.now();
+      if (log) {
+        const at = ((t0 - began) / 1000).toFixed(2);
+        await Deno.writeTextFile(log, `${at} [bench] saved ${greeting}\n`, { append: true });
+      }
       await Deno.writeTextFile(main, next);
       source = next;
       await waitFor(/hello is active|was not built|not activated/, mark);
       const round = since(t0);
-      const tests = text.slice(mark).match(/finished in ([\d.]+)s/)?.[1] ?? "?";
+      const tests = Number(text.slice(mark).match(/finished in ([\d.]+)s/)?.[1] ?? NaN);
       // The answer: a call that shows the edit.
       for (;;) {
-        const out = await sausage({}, "call", world, "hello.greet", '{"name": "Ada"}');
+        const out = await sausage(launcher, {}, "call", world, "hello.greet", '{"name": "Ada"}');
         if (out.includes(`${greeting}Ada`)) break;
       }
-      rows.push(
-        `edit ${i} (${before.trim()} -> ${greeting.trim()}): answer after ${since(t0)} s ` +
-          `(dev's round ${round} s; libtest: finished in ${tests} s)`,
-      );
+      if (i > 0) rows.push({ answer: since(t0), round, tests });
     }
-    for (const r of rows) console.log(r);
-    const names = text.match(/^\s*test tests::\S+ \.\.\. ok$/gm) ?? [];
-    console.log(`dev showed ${names.length} test lines, e.g. ${names[0]?.trim() ?? "none"}`);
   } finally {
     dev.kill("SIGINT");
     await dev.status;
     await reading;
+  }
+  return { rows, text };
+}
+
+/** "min-max (mean m)" of some seconds. */
+function range(xs: number[]): string {
+  const ok = xs.filter((x) => !Number.isNaN(x));
+  if (!ok.length) return "?";
+  const mean = ok.reduce((a, b) => a + b, 0) / ok.length;
+  return `${Math.min(...ok)}-${Math.max(...ok)} s (mean ${mean.toFixed(1)} s, n ${ok.length})`;
+}
+
+/** Prints a session's rows and its totals. */
+function report(label: string, rows: Edit[]): void {
+  for (const r of rows) {
+    console.log(
+      `${label}: answer after ${r.answer} s (dev's round ${r.round} s; libtest: finished in ${r.tests} s)`,
+    );
+  }
+}
+
+/** A new world whose hello is built, by `launcher`. */
+async function newWorld(launcher: string): Promise<string> {
+  const world = `${await Deno.makeTempDir({ prefix: "sausage-bench-" })}/w`;
+  await sausage(launcher, {}, "new", world);
+  const t0 = performance.now();
+  await sausage(launcher, {}, "build", world, "hello");
+  console.log(`first build in a new world (std already built): ${since(t0)} s`);
+  return world;
+}
+
+/** The value after `flag` in the arguments, or "". */
+function arg(flag: string): string {
+  return Deno.args.includes(flag) ? Deno.args[Deno.args.indexOf(flag) + 1] : "";
+}
+
+/** The warm loop: edits under `sausage dev`, each to the answer that shows it. */
+async function warm(): Promise<void> {
+  const world = arg("--world") || await newWorld(LAUNCHER);
+  console.log(`world: ${world}`);
+  const { rows, text } = await session(LAUNCHER, world, edits);
+  report("edit", rows);
+  console.log(
+    `answer ${range(rows.map((r) => r.answer))}; tests ${range(rows.map((r) => r.tests))}`,
+  );
+  const names = text.match(/^\s*test tests::\S+ \.\.\. ok$/gm) ?? [];
+  console.log(`dev showed ${names.length} test lines, e.g. ${names[0]?.trim() ?? "none"}`);
+}
+
+/**
+ * A against B in one run: sessions of another checkout's launcher (A, on
+ * its own world) and of this one (B), alternated `--rounds` times, each
+ * with `--edits` counted edits, so both see the same load.
+ */
+async function compare(): Promise<void> {
+  const a = {
+    launcher: `${arg("--compare")}/sausage`,
+    world: arg("--world-a"),
+    rows: [] as Edit[],
+  };
+  const b = { launcher: LAUNCHER, world: arg("--world-b"), rows: [] as Edit[] };
+  for (const v of [a, b]) v.world ||= await newWorld(v.launcher);
+  console.log(`A: ${a.launcher} on ${a.world}\nB: ${b.launcher} on ${b.world}`);
+  const rounds = Number(arg("--rounds")) || 2;
+  for (let r = 1; r <= rounds; r++) {
+    for (const [label, v] of [["A", a], ["B", b]] as const) {
+      const before = load();
+      const { rows } = await session(v.launcher, v.world, edits);
+      report(`${label} round ${r} (${before})`, rows);
+      v.rows.push(...rows);
+    }
+  }
+  for (const [label, v] of [["A", a], ["B", b]] as const) {
+    console.log(
+      `${label}: answer ${range(v.rows.map((r) => r.answer))}; dev's round ${
+        range(v.rows.map((r) => r.round))
+      }; tests ${range(v.rows.map((r) => r.tests))}`,
+    );
   }
 }
 
@@ -121,7 +225,7 @@ async function cold(): Promise<void> {
   const env = { XDG_CACHE_HOME: cache };
   const world = `${await Deno.makeTempDir({ prefix: "sausage-bench-" })}/w`;
   const t0 = performance.now();
-  await sausage(env, "new", world);
+  await sausage(LAUNCHER, env, "new", world);
   const made = since(t0);
   const t1 = performance.now();
   const test = await new Deno.Command("cargo", {
@@ -134,10 +238,10 @@ async function cold(): Promise<void> {
   if (!test.success) throw new Error(`cargo test failed:\n${dec.decode(test.stderr)}`);
   const tested = since(t1);
   const t2 = performance.now();
-  await sausage(env, "build", world, "hello");
+  await sausage(LAUNCHER, env, "build", world, "hello");
   const built = since(t2);
   const t3 = performance.now();
-  await sausage(env, "call", world, "hello.greet", '{"name": "Ada"}');
+  await sausage(LAUNCHER, env, "call", world, "hello.greet", '{"name": "Ada"}');
   console.log(
     `empty cache to a first active plugin: ${
       since(t0)
@@ -148,6 +252,7 @@ async function cold(): Promise<void> {
 }
 
 console.log(`author's loop, ${load()}`);
-await warm();
+if (Deno.args.includes("--compare")) await compare();
+else await warm();
 if (Deno.args.includes("--cold")) await cold();
 console.log(`done, ${load()}`);

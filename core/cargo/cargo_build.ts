@@ -251,24 +251,39 @@ export async function crateArgs(
     // the folder, for this package only, keeps them apart without touching
     // std. (The wasip2 path has no -Z: its release builds get the same cfg
     // through `cargo rustc`.)
-    const name = await packageName(dir);
+    const toml = await Deno.readTextFile(`${dir}/Cargo.toml`).catch(() => "");
+    const name = packageName(toml);
     if (name) {
-      const flags = JSON.stringify(["--cfg", `sausage_source="${source}"`]);
+      const cfg = ["--cfg", `sausage_source="${source}"`];
+      // Test binaries without DWARF (`--strip-debug`): 0.8 MB instead of 6.7 MB for the
+      // template's, which the runner reads, hashes and prepares; nothing reads it under WASI.
+      const strip = ["-C", "strip=debuginfo"];
+      // The plugin's own crate is built incrementally in release too (below): after an edit,
+      // only its changed code units are optimized again. Without the thin LTO across those
+      // units that rustc does by default (`-C lto=off`; the dependencies keep theirs), an
+      // edit's release build took 2.8-3.3 s instead of 5.6 s at load 28 (9.5-11.5 s before
+      // incremental, at load 11), for a module 4% larger (511 KB against 491 KB).
+      // (A crate that sets `lto` itself keeps its own choice.)
+      const noLocalLto = ["-C", "lto=off"];
+      const ownLto = /^\s*lto\s*=/m.test(toml);
+      const pkg = (profile: string) => `profile.${profile}.package.${JSON.stringify(name)}`;
       args.push("-Zprofile-rustflags");
       for (const profile of ["dev", "test", "release"]) {
-        args.push(
-          "--config",
-          `profile.${profile}.package.${JSON.stringify(name)}.rustflags=${flags}`,
-        );
+        const flags = profile !== "release"
+          ? [...cfg, ...strip]
+          : ownLto
+          ? cfg
+          : [...cfg, ...noLocalLto];
+        args.push("--config", `${pkg(profile)}.rustflags=${JSON.stringify(flags)}`);
       }
+      if (!ownLto) args.push("--config", `${pkg("release")}.incremental=true`);
     }
   }
   return args;
 }
 
-/** The package name in a crate's `Cargo.toml`, if it has one. */
-async function packageName(dir: string): Promise<string | undefined> {
-  const toml = await Deno.readTextFile(`${dir}/Cargo.toml`).catch(() => "");
+/** The package name in the text of a crate's `Cargo.toml`, if it has one. */
+function packageName(toml: string): string | undefined {
   const pkg = toml.split(/^\[/m).find((section) => section.startsWith("package]"));
   return pkg?.match(/^\s*name\s*=\s*"([^"]+)"/m)?.[1];
 }

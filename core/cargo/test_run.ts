@@ -52,6 +52,7 @@ import { unusedPatchFilter } from "./patch_note.ts";
 import { buildSpec, jailed } from "./build_jail.ts";
 import type { BuildPlace } from "./build_folders.ts";
 import { detectToolchain, type Toolchain } from "./toolchain.ts";
+import { type BuiltTest, HostTests, packageOf } from "./tests_in_host.ts";
 
 /** Options of {@link cargoTest}. */
 export interface CargoTestOptions {
@@ -67,7 +68,10 @@ export interface CargoTestOptions {
   runner?: string;
   /** The world whose plugin this is (its own build folders; see `BuildOptions.world`). */
   world?: string;
-  /** Called once the tests compiled, before they run (`cargo.build` starts the release build then). */
+  /**
+   * Called once cargo compiles the tests (its first `Compiling` line, else once they are
+   * built), before they run: `cargo.build` starts the release build then, beside them.
+   */
   onCompiled?: () => void;
 }
 
@@ -155,14 +159,7 @@ export async function cargoTestCommand(
 }
 
 /** A test binary that `cargo test --no-run` built. */
-export interface TestExecutable {
-  /** The target's name (`rawtests`, `integration`). */
-  name: string;
-  /** Its kind (`lib`, `bin`, `test`). */
-  kind: string;
-  /** The `.wasm` file. */
-  path: string;
-}
+export type TestExecutable = BuiltTest;
 
 /** What {@link buildTests} built. */
 export interface BuiltTests {
@@ -202,7 +199,14 @@ export async function buildTests(
       continue;
     }
     if (msg.reason === "compiler-artifact" && msg.profile?.test && msg.executable) {
-      executables.push({ name: msg.target.name, kind: msg.target.kind[0], path: msg.executable });
+      executables.push({
+        name: msg.target.name,
+        kind: msg.target.kind[0],
+        path: msg.executable,
+        src: msg.target.src_path,
+        manifest: msg.manifest_path,
+        pkg: packageOf(msg.package_id),
+      });
     }
     if (msg.reason !== "compiler-message") continue;
     const d = msg.message as Diagnostic;
@@ -233,19 +237,68 @@ export async function buildTests(
 const RESULT = /^test result: (ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored;/;
 
 /**
- * Builds the tests of the crate in `sourceDir` and runs them under WASI (in
- * two steps: `cargo test --no-run` for the compiler's messages, then
- * `cargo test --no-fail-fast` with the runner). Throws a {@link BuildError}
- * whose output has the compiler's messages when the tests do not compile.
+ * Builds the tests of the crate in `sourceDir` and runs them under WASI:
+ * `cargo test --no-run` for the compiler's messages and the binaries, which
+ * the test runner then runs in this process (`tests_in_host.ts`: its
+ * sandboxes start while cargo compiles), and for a library
+ * `cargo test --doc` with `sausage test` as the runner for its doc tests.
+ * With `opts.runner`, or binaries of another package than the crate's, the
+ * second step is `cargo test --no-fail-fast` with the runner, as by hand.
+ * Throws a {@link BuildError} whose output has the compiler's messages when
+ * the tests do not compile.
  */
 export async function cargoTest(
   sourceDir: string,
   opts: CargoTestOptions = {},
 ): Promise<CargoTestResult> {
-  const { diagnostics } = await buildTests(sourceDir, opts);
-  opts.onCompiled?.();
-  const test = await cargoTestCommand(sourceDir, { ...opts, extra: ["--no-fail-fast"] });
-  const ran = await run(test, opts, true);
+  const packageDir = await Deno.realPath(sourceDir).catch(() => null);
+  const inHost = opts.runner === undefined && packageDir ? HostTests.start(packageDir) : null;
+  let ran: { success: boolean; stdout: string[]; stderr: string[] };
+  let diagnostics: Diagnostic[];
+  try {
+    // The release build starts beside the test build once cargo compiles (its first
+    // `Compiling` line): on 2 cores the two compiles overlap, 1-2 s off each edit.
+    let compiling = false;
+    const compile = () => {
+      if (!compiling) opts.onCompiled?.();
+      compiling = true;
+    };
+    const built = await buildTests(sourceDir, {
+      ...opts,
+      onProgress: (line) => {
+        opts.onProgress?.(line);
+        if (/^\s*Compiling /.test(line)) compile();
+      },
+    });
+    diagnostics = built.diagnostics;
+    compile();
+    const own = built.executables.every((t) => t.manifest === `${packageDir}/Cargo.toml`);
+    if (inHost && own) {
+      const progress = (line: string, stream: "stdout" | "stderr") => {
+        if (stream === "stderr" || TEST_LINE.test(line)) opts.onProgress?.(line);
+      };
+      const here = await inHost.run(built.executables, opts.testArgs ?? [], progress, opts.signal);
+      ran = { success: here.success, stdout: here.stdout, stderr: here.problems };
+      if (built.executables.some((t) => t.kind === "lib") && !opts.signal?.aborted) {
+        const doc = await run(
+          await cargoTestCommand(sourceDir, { ...opts, extra: ["--doc", "--no-fail-fast"] }),
+          opts,
+          true,
+        );
+        ran = {
+          success: ran.success && doc.success,
+          stdout: [...ran.stdout, ...doc.stdout],
+          stderr: [...ran.stderr, ...doc.stderr],
+        };
+      }
+    } else {
+      await inHost?.close();
+      const test = await cargoTestCommand(sourceDir, { ...opts, extra: ["--no-fail-fast"] });
+      ran = await run(test, opts, true);
+    }
+  } finally {
+    await inHost?.close();
+  }
   if (opts.signal?.aborted) throw new BuildError(`cargo test was stopped for ${sourceDir}`, "");
   let passed = 0, failed = 0, ignored = 0, binaries = 0;
   for (const line of ran.stdout) {

@@ -1,10 +1,13 @@
 /**
  * A test binary as the runner gets it from cargo: a WASI core module
  * (`wasm32-wasip1`) or a component (`wasm32-wasip2`). A core module that
- * imports only preview 1 runs as it is, on the preview-1 binding; any other
- * becomes a command component with jco's preview-1 command adapter, kept in
- * the cache folder under the module's hash, so a binary is adapted once
- * (without its DWARF: `strip_debug.ts`).
+ * imports only preview 1 runs as it is, on the preview-1 binding; one that
+ * also imports WASI 0.2 functions the binding has (the SDK's executor
+ * imports `wasi:io/poll`) runs unadapted on it too, from a one-module
+ * envelope ({@link leanEnvelope}); any other becomes a command component
+ * with jco's preview-1 command adapter. Envelopes and adapted components are
+ * kept in the cache folder under the module's hash, so a binary is prepared
+ * once (without its DWARF: `strip_debug.ts`).
  *
  * Test binaries change with every build and are large (a debug build is
  * about 14 MB), so the runner keeps what it makes of them in folders of its
@@ -19,6 +22,8 @@ import { cacheDir } from "../paths.ts";
 import { componentsRoot } from "../cache_entries.ts";
 import { ADAPT_VERSION, adaptCommand } from "../cargo/adapt_command.ts";
 import { engineChoice, preview1MainOf } from "../component_cache.ts";
+import { unwrapCommandExport } from "../../wasm/command_export.ts";
+import { Writer } from "../../wasm/binary.ts";
 import { withoutDebugInfo } from "./strip_debug.ts";
 
 /** The version field of a core module (a component has `0d 00 01 00`). */
@@ -37,7 +42,26 @@ export function wasmKind(bytes: Uint8Array, path: string): "module" | "component
  * plain programs.
  */
 export function isLibtestHarness(bytes: Uint8Array): boolean {
-  return new TextDecoder("latin1").decode(bytes).includes("--include-ignored");
+  return holds(bytes, "--include-ignored");
+}
+
+/**
+ * True when `bytes` hold the ASCII `text` (a byte search: decoding a 6 MB
+ * debug binary to a string to search it took 0.3 s).
+ */
+export function holds(bytes: Uint8Array, text: string): boolean {
+  const needle = new TextEncoder().encode(text);
+  const last = bytes.length - needle.length;
+  for (
+    let at = bytes.indexOf(needle[0]);
+    at !== -1 && at <= last;
+    at = bytes.indexOf(needle[0], at + 1)
+  ) {
+    let i = 1;
+    while (i < needle.length && bytes[at + i] === needle[i]) i++;
+    if (i === needle.length) return true;
+  }
+  return false;
 }
 
 /** Where the runner keeps the transpiled test components (a `ComponentCache` root). */
@@ -82,6 +106,31 @@ export async function pruneTestCache(cache = cacheDir()): Promise<void> {
   }
 }
 
+/** Bump when an envelope's bytes change, so cached envelopes are made again. */
+const ENVELOPE_VERSION = 1;
+
+/** A component's preamble: the magic and the component layer's version. */
+const COMPONENT_PREAMBLE = [0x00, 0x61, 0x73, 0x6d, 0x0d, 0x00, 0x01, 0x00];
+
+/** The component section that holds a core module. */
+const CORE_MODULE_SECTION = 1;
+
+/**
+ * The envelope of a core module that the preview-1 binding can run once its
+ * WASI 0.2 imports are taken as a component's (`preview1MainOf`): a
+ * component whose one section is the module, without its DWARF and with
+ * `cabi_realloc` out of wasm-ld's constructor wrapper (as `adaptCommand`
+ * does). Only the preview-1 path reads it (its main module): it has no
+ * types or canonical functions, so jco's glue cannot. Null when the module
+ * imports anything the binding lacks.
+ */
+export function leanEnvelope(module: Uint8Array): Uint8Array | null {
+  const main = unwrapCommandExport(withoutDebugInfo(module), "cabi_realloc");
+  const out = new Writer().bytes(new Uint8Array(COMPONENT_PREAMBLE))
+    .u8(CORE_MODULE_SECTION).u32(main.length).bytes(main).view().slice();
+  return preview1MainOf(out) ? out : null;
+}
+
 /** A test binary ready to run. */
 export interface TestBinary {
   /** A component file: the binary itself, or the adapted module in the cache. */
@@ -91,9 +140,10 @@ export interface TestBinary {
 }
 
 /**
- * Prepares the test binary at `path`: a component is used as it is, a core
- * module is adapted into `<cache>/test-components/<sha256>.wasm` (made on
- * first use).
+ * Prepares the test binary at `path`: a component, or a core module that
+ * imports only preview 1, is used as it is; another core module becomes
+ * `<cache>/test-components/<sha256>-e<version>.wasm` (its envelope, when
+ * the binding can run it) or `…-a<version>.wasm` (adapted), made on first use.
  */
 export async function testBinary(path: string, cache = cacheDir()): Promise<TestBinary> {
   let bytes: Uint8Array;
@@ -112,21 +162,37 @@ export async function testBinary(path: string, cache = cacheDir()): Promise<Test
     } catch { /* it imports more than preview 1: adapted below, for jco's glue */ }
   }
   const dir = `${cache}/test-components`;
-  const out = `${dir}/${await sha256(bytes)}-a${ADAPT_VERSION}.wasm`;
-  try {
-    await Deno.stat(out);
-    await Deno.utime(out, new Date(), new Date()).catch(() => {}); // used now: pruned last
-    return { component: out, harness };
-  } catch { /* not adapted yet */ }
+  const hash = await sha256(bytes);
+  const lean = engineChoice() !== "jco";
+  const adapted = `${hash}-a${ADAPT_VERSION}.wasm`;
+  for (const made of lean ? [`${hash}-e${ENVELOPE_VERSION}.wasm`, adapted] : [adapted]) {
+    const out = `${dir}/${made}`;
+    try {
+      await Deno.stat(out);
+      await Deno.utime(out, new Date(), new Date()).catch(() => {}); // used now: pruned last
+      return { component: out, harness };
+    } catch { /* not made yet */ }
+  }
+  // The SDK's test binaries import `wasi:io/poll`, which the binding has: no adapter.
+  const envelope = lean ? leanEnvelope(bytes) : null;
+  if (envelope) {
+    return { component: await keep(dir, `${hash}-e${ENVELOPE_VERSION}.wasm`, envelope), harness };
+  }
   let component: Uint8Array;
   try {
     component = await adaptCommand(withoutDebugInfo(bytes));
   } catch (e) {
     throw new Error(`${path} is not a WASI command module: ${e instanceof Error ? e.message : e}`);
   }
+  return { component: await keep(dir, adapted, component), harness };
+}
+
+/** Writes `bytes` to `<dir>/<name>` by a rename (a reader never sees half a file); its path. */
+async function keep(dir: string, name: string, bytes: Uint8Array): Promise<string> {
+  const out = `${dir}/${name}`;
   await Deno.mkdir(dir, { recursive: true });
   const tmp = `${out}.tmp-${crypto.randomUUID()}`;
-  await Deno.writeFile(tmp, component);
+  await Deno.writeFile(tmp, bytes);
   await Deno.rename(tmp, out);
-  return { component: out, harness };
+  return out;
 }

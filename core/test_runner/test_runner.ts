@@ -19,8 +19,7 @@ import { WorldServer } from "../world_server.ts";
 import { WorldClient } from "../world_client.ts";
 import { cacheDir } from "../paths.ts";
 import type { ExitInfo } from "../process.ts";
-import { SandboxPool } from "../sandbox_pool.ts";
-import { defaultLimits } from "../limits.ts";
+import { testPool, type TestSandboxes } from "./test_pool.ts";
 import { parseTestArgs, selected } from "./test_args.ts";
 import { pruneTestCache, testBinary, testTranspileCache } from "./test_binary.ts";
 import { listText, type OutputLine, Report, type TestOutcome, testOutput } from "./test_output.ts";
@@ -41,6 +40,8 @@ export interface RunTestsOptions {
   writeErr: (text: string) => void;
   /** The cache folder (default the user's). */
   cacheDir?: string;
+  /** Sandboxes already started, which the run leaves open (default: a pool of its own). */
+  sandboxes?: TestSandboxes;
 }
 
 /** The exit code of a run with a failed test, as libtest's. */
@@ -69,7 +70,7 @@ class Instances {
 
   constructor(
     private component: Compiled,
-    private pool: SandboxPool,
+    private pool: TestSandboxes["pool"],
     private tmp: string,
     private opts: RunTestsOptions,
     private name: string,
@@ -175,6 +176,30 @@ function outcome(name: string, ran: Ran): TestOutcome {
 export async function runTests(opts: RunTestsOptions): Promise<number> {
   const cache = opts.cacheDir ?? cacheDir();
   const started = performance.now();
+  const own = opts.sandboxes ? null : await Deno.makeTempDir({ prefix: "sausage-test-" });
+  const shared = opts.sandboxes;
+  // Started first: the sandboxes start while the binary is read and prepared.
+  const pool = shared?.pool ??
+    testPool(own!, opts.packageDir, cache, navigator.hardwareConcurrency || 1);
+  pool.warm().catch(() => {}); // a failure is the first run's
+  const tmp = shared ? await Deno.makeTempDir({ dir: shared.worlds }) : own!;
+  try {
+    return await runOn(pool, tmp, cache, started, opts);
+  } finally {
+    if (!shared) pool.close();
+    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+    await pruneTestCache(cache).catch(() => {});
+  }
+}
+
+/** {@link runTests} on `pool`, the instances' worlds made in `tmp`. */
+async function runOn(
+  pool: TestSandboxes["pool"],
+  tmp: string,
+  cache: string,
+  started: number,
+  opts: RunTestsOptions,
+): Promise<number> {
   const binary = await testBinary(opts.binary, cache);
   const args = binary.harness ? parseTestArgs(opts.args) : null;
   const component = await new ComponentCache(testTranspileCache(cache)).load(binary.component);
@@ -184,80 +209,60 @@ export async function runTests(opts: RunTestsOptions): Promise<number> {
     (Number.isInteger(envThreads) && envThreads > 0
       ? envThreads
       : navigator.hardwareConcurrency || 1);
-  const tmp = await Deno.makeTempDir({ prefix: "sausage-test-" });
-  const pool = new SandboxPool(
-    {
-      world: tmp,
-      cache,
-      folders: [opts.packageDir],
-      stallMs: defaultLimits().stall_ms,
-      maxLine: defaultLimits().line_mib * 2 ** 20,
-    },
-    Math.min(args ? threads : 1, navigator.hardwareConcurrency || 1),
-  );
-  try {
-    pool.warm();
-    const instances = new Instances(component, pool, tmp, opts, processName(opts.env), cache);
-    if (!args) {
-      const ran = await instances.run(opts.args, "main", ({ stream, line }) => {
-        if (stream === "stdout") opts.write(line + "\n");
-        else opts.writeErr(line + "\n");
-      });
-      if (ran.exit.trap || ran.exit.status === "killed") {
-        opts.writeErr(`sausage test: ${describe(ran.exit)}\n`);
-      }
-      return typeof ran.exit.status === "number" && !ran.exit.trap
-        ? ran.exit.status
-        : EXIT_TESTS_FAILED;
+  const instances = new Instances(component, pool, tmp, opts, processName(opts.env), cache);
+  if (!args) {
+    const ran = await instances.run(opts.args, "main", ({ stream, line }) => {
+      if (stream === "stdout") opts.write(line + "\n");
+      else opts.writeErr(line + "\n");
+    });
+    if (ran.exit.trap || ran.exit.status === "killed") {
+      opts.writeErr(`sausage test: ${describe(ran.exit)}\n`);
     }
-    const [all, ignored] = await Promise.all([instances.list([]), instances.list(["--ignored"])]);
-    if (!all.ok || !ignored.ok) {
-      // Not a libtest harness (`harness = false`), or it failed: show what it printed.
-      const bad = all.ok ? ignored.ran : all.ran;
-      opts.write(bad.lines.map((l) => l.line + "\n").join(""));
-      throw new Error(
-        `${opts.binary} did not list its tests (${describe(bad.exit)}): ` +
-          "sausage test runs libtest harnesses only",
-      );
-    }
-    const isIgnored = new Set(ignored.names);
-    const chosen = all.names.filter((n) => selected(n, args));
-    const mode = args.ignored;
-    const toRun = chosen.filter((n) =>
-      mode === "include" || (mode === "only") === isIgnored.has(n)
-    );
-    if (args.list) {
-      opts.write(listText(mode === "only" ? toRun : chosen, args.format));
-      return 0;
-    }
-    const skipped = mode === "skip" ? chosen.filter((n) => isIgnored.has(n)) : [];
-    const report = new Report(opts.write, args.format, args.showOutput);
-    report.start(toRun.length + skipped.length);
-    for (const name of skipped) report.add({ name, result: "ignored", output: [] });
-    const queue = [...toRun];
-    const worker = async () => {
-      for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
-        const argv = [name, "--exact", "--nocapture", "--test-threads=1"];
-        if (isIgnored.has(name)) argv.push("--include-ignored");
-        // As libtest does, say so once when a test runs for a minute.
-        const slow = setTimeout(
-          () => opts.write(`test ${name} has been running for over 60 seconds\n`),
-          SLOW_MS,
-        );
-        const o = outcome(name, await instances.run(argv, name).finally(() => clearTimeout(slow)));
-        if (args.nocapture) opts.write(o.output.map((l) => l + "\n").join(""));
-        report.add(o);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(threads, Math.max(1, toRun.length)) }, worker));
-    const filteredOut = all.names.length - toRun.length - skipped.length;
-    const totals = report.finish(filteredOut, (performance.now() - started) / 1000);
-    return totals.failed ? EXIT_TESTS_FAILED : 0;
-  } finally {
-    pool.close();
-    await Deno.remove(tmp, { recursive: true }).catch(() => {});
-    await pruneTestCache(cache).catch(() => {});
+    return typeof ran.exit.status === "number" && !ran.exit.trap
+      ? ran.exit.status
+      : EXIT_TESTS_FAILED;
   }
+  const [all, ignored] = await Promise.all([instances.list([]), instances.list(["--ignored"])]);
+  if (!all.ok || !ignored.ok) {
+    // Not a libtest harness (`harness = false`), or it failed: show what it printed.
+    const bad = all.ok ? ignored.ran : all.ran;
+    opts.write(bad.lines.map((l) => l.line + "\n").join(""));
+    throw new Error(
+      `${opts.binary} did not list its tests (${describe(bad.exit)}): ` +
+        "sausage test runs libtest harnesses only",
+    );
+  }
+  const isIgnored = new Set(ignored.names);
+  const chosen = all.names.filter((n) => selected(n, args));
+  const mode = args.ignored;
+  const toRun = chosen.filter((n) => mode === "include" || (mode === "only") === isIgnored.has(n));
+  if (args.list) {
+    opts.write(listText(mode === "only" ? toRun : chosen, args.format));
+    return 0;
+  }
+  const skipped = mode === "skip" ? chosen.filter((n) => isIgnored.has(n)) : [];
+  const report = new Report(opts.write, args.format, args.showOutput);
+  report.start(toRun.length + skipped.length);
+  for (const name of skipped) report.add({ name, result: "ignored", output: [] });
+  const queue = [...toRun];
+  const worker = async () => {
+    for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+      const argv = [name, "--exact", "--nocapture", "--test-threads=1"];
+      if (isIgnored.has(name)) argv.push("--include-ignored");
+      // As libtest does, say so once when a test runs for a minute.
+      const slow = setTimeout(
+        () => opts.write(`test ${name} has been running for over 60 seconds\n`),
+        SLOW_MS,
+      );
+      const o = outcome(name, await instances.run(argv, name).finally(() => clearTimeout(slow)));
+      if (args.nocapture) opts.write(o.output.map((l) => l + "\n").join(""));
+      report.add(o);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(threads, Math.max(1, toRun.length)) }, worker));
+  const filteredOut = all.names.length - toRun.length - skipped.length;
+  const totals = report.finish(filteredOut, (performance.now() - started) / 1000);
+  return totals.failed ? EXIT_TESTS_FAILED : 0;
 }
 
 function describe(exit: ExitInfo): string {
