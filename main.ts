@@ -1,7 +1,7 @@
 /**
  * The entry point of `sausage`. See `cli/main.ts` for the subcommands. The
  * hidden command `__sandbox` makes a compiled binary serve as its own
- * sandbox subprocess (`core/sandbox.ts`).
+ * sandbox subprocess (`core/sandboxes/sandbox.ts`).
  *
  * @module
  */

@@ -17,8 +17,8 @@
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
 import { ourInstance } from "./alternatives/our_instance.ts";
-import { WorldServer } from "../core/world_server.ts";
-import { WorldClient } from "../core/world_client.ts";
+import { WorldServer } from "../core/control/world_server.ts";
+import { WorldClient } from "../core/control/world_client.ts";
 import process from "node:process";
 
 /** One row of the engine table. */

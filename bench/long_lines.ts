@@ -7,8 +7,8 @@
  *   deno run -A bench/long_lines.ts [--mb 10,64]
  */
 
-import { WorldServer } from "../core/world_server.ts";
-import { WorldClient } from "../core/world_client.ts";
+import { WorldServer } from "../core/control/world_server.ts";
+import { WorldClient } from "../core/control/world_client.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
 

@@ -10,8 +10,8 @@
  * the median of each and the slowdown.
  */
 
-import { WorldServer } from "../core/world_server.ts";
-import { WorldClient } from "../core/world_client.ts";
+import { WorldServer } from "../core/control/world_server.ts";
+import { WorldClient } from "../core/control/world_client.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
 import { buildPlugin } from "../core/cargo/cargo_build.ts";

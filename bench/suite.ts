@@ -23,9 +23,9 @@
  */
 
 import type { Host } from "../core/host.ts";
-import { WorldServer } from "../core/world_server.ts";
-import { WorldClient } from "../core/world_client.ts";
-import { ControlServer } from "../core/control_server.ts";
+import { WorldServer } from "../core/control/world_server.ts";
+import { WorldClient } from "../core/control/world_client.ts";
+import { ControlServer } from "../core/control/control_server.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
 import { cachedBuild } from "../core/cargo/cached_build.ts";

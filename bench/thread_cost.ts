@@ -8,8 +8,8 @@
  * @module
  */
 
-import { WorldServer } from "../core/world_server.ts";
-import { WorldClient } from "../core/world_client.ts";
+import { WorldServer } from "../core/control/world_server.ts";
+import { WorldClient } from "../core/control/world_client.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
 /** CPU ms so far of each thread of this process, by `name#tid`. */

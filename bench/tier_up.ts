@@ -11,8 +11,8 @@
  */
 
 import type { Host } from "../core/host.ts";
-import { WorldServer } from "../core/world_server.ts";
-import { WorldClient } from "../core/world_client.ts";
+import { WorldServer } from "../core/control/world_server.ts";
+import { WorldClient } from "../core/control/world_client.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
 import { cpuNow } from "./cpu_time.ts";

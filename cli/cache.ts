@@ -10,7 +10,7 @@
 import { parseArgs, UsageError } from "./args.ts";
 import { formatJson, table } from "./output.ts";
 import { cacheDir } from "../core/paths.ts";
-import { cacheBound, clearEntries, listEntries } from "../core/cache_entries.ts";
+import { cacheBound, clearEntries, listEntries } from "../core/cache/cache_entries.ts";
 
 /** Usage of `cache`. */
 export const CACHE_USAGE = "sausage cache <list|clear> [--json]";

@@ -4,7 +4,7 @@
  * on a terminal (a compiler's output, a refusal), else (or with `--json`) as
  * the error object. Uses the
  * running host of the world, or a transient host for this one call
- * (`core/world_client.ts`: under the world's lock, serving the others meanwhile). A
+ * (`core/control/world_client.ts`: under the world's lock, serving the others meanwhile). A
  * transient host never builds: a plugin without `plugin.wasm` answers -32001
  * with how to build it (building runs the plugin's build scripts, which is
  * `sausage run`'s or `cargo.build`'s job, in the build sandbox).
@@ -22,7 +22,7 @@
 import { openWorld } from "./world_arg.ts";
 import { isObject, type Message, type Response } from "../rpc/message.ts";
 import { parseArgs, UsageError } from "./args.ts";
-import { WorldClient } from "../core/world_client.ts";
+import { WorldClient } from "../core/control/world_client.ts";
 import { formatJson } from "./output.ts";
 import { parseExact } from "../rpc/exact_json.ts";
 import { errorText, noteText } from "./error_text.ts";

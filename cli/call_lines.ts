@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { Entry, LogFilter } from "../core/journal.ts";
+import type { Entry, LogFilter } from "../core/journal/journal.ts";
 import { JournalFollower } from "./console/journal_follower.ts";
 
 /** The text of one finished call. */

@@ -15,7 +15,7 @@ import { buildMissing, changedPlugins, WorldServer, writeCargoConfig } from "../
 import { parseArgs, UsageError } from "./args.ts";
 import { buildAndActivate, printOutcome } from "./build.ts";
 import { buildChanged, localSend } from "./start_builds.ts";
-import { HostLock, WorldLockedError } from "../core/host_lock.ts";
+import { HostLock, WorldLockedError } from "../core/control/host_lock.ts";
 import { openWorld } from "./world_arg.ts";
 
 /** Usage of `dev`. */

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Entry } from "../core/journal.ts";
+import type { Entry } from "../core/journal/journal.ts";
 
 /** Decides, entry by entry (oldest first), which entries belong to a discovery call of the core. */
 export class DiscoveryFilter {

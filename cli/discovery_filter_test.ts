@@ -1,5 +1,5 @@
 import { strict as assert } from "node:assert";
-import type { Entry } from "../core/journal.ts";
+import type { Entry } from "../core/journal/journal.ts";
 import { DiscoveryFilter } from "./discovery_filter.ts";
 
 const entry = (pid: string, line: string, stream: Entry["stream"] = "core"): Entry => ({

@@ -13,7 +13,7 @@
  * @module
  */
 
-import { readWorldFile, writeWorldFile } from "../core/world_files.ts";
+import { readWorldFile, writeWorldFile } from "../core/world/world_files.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { checkPluginSource, printProgress } from "./build.ts";
 import { errorText } from "./error_text.ts";

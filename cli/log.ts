@@ -13,12 +13,12 @@
  * @module
  */
 
-import { type Entry, type LogFilter, readJournal } from "../core/journal.ts";
+import { type Entry, type LogFilter, readJournal } from "../core/journal/journal.ts";
 import { openWorld } from "./world_arg.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { JournalFollower } from "./console/journal_follower.ts";
 import { DiscoveryFilter } from "./discovery_filter.ts";
-import { isLevel, LEVELS } from "../core/log_event.ts";
+import { isLevel, LEVELS } from "../core/journal/log_event.ts";
 import { PeopleLines } from "./log_lines.ts";
 
 /** Usage of `log`. */

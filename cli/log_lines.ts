@@ -5,8 +5,8 @@
  * @module
  */
 
-import type { Entry } from "../core/journal.ts";
-import { entryText } from "../core/log_event.ts";
+import type { Entry } from "../core/journal/journal.ts";
+import { entryText } from "../core/journal/log_event.ts";
 import { callLine } from "./call_lines.ts";
 import { parseExact } from "../rpc/exact_json.ts";
 

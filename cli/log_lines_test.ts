@@ -1,5 +1,5 @@
 import { strict as assert } from "node:assert";
-import type { Entry, Stream } from "../core/journal.ts";
+import type { Entry, Stream } from "../core/journal/journal.ts";
 import { PeopleLines } from "./log_lines.ts";
 
 const PID = "hello-01a23539-fa89-7000-ad73-348e28dc9af6";

@@ -15,8 +15,8 @@
  * @module
  */
 
-import { World } from "../core/world.ts";
-import { readLimits } from "../core/limits.ts";
+import { World } from "../core/world/world.ts";
+import { readLimits } from "../core/world/limits.ts";
 import { DEFAULT_MAX_LINE } from "../rpc/line_splitter.ts";
 import { guardArguments } from "../mcp/argument_guard.ts";
 import { StdioTransport } from "../mcp/stdio_transport.ts";

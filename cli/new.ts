@@ -13,7 +13,7 @@
  */
 
 import { writeCargoConfig } from "../core/cargo/author_config.ts";
-import { pluginNameProblem } from "../core/world.ts";
+import { pluginNameProblem } from "../core/world/world.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { copyExampleWorld, EXAMPLE_WORLD } from "./example_world.ts";
 import { selfName } from "./self_name.ts";

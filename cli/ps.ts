@@ -7,11 +7,11 @@
  * @module
  */
 
-import type { ProcessInfo } from "../core/process.ts";
-import { describeHolder, HostLock } from "../core/host_lock.ts";
+import type { ProcessInfo } from "../core/processes/process.ts";
+import { describeHolder, HostLock } from "../core/control/host_lock.ts";
 import { openWorld } from "./world_arg.ts";
 import { parseArgs, UsageError } from "./args.ts";
-import { WorldClient } from "../core/world_client.ts";
+import { WorldClient } from "../core/control/world_client.ts";
 import { processTable } from "./console/inspect.ts";
 
 /** Usage of `ps`. */

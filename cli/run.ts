@@ -1,6 +1,6 @@
 /**
  * `sausage run <world> [--headless] [--quiet]`: runs a world until SIGINT, SIGTERM or
- * `core.exit` (exit code `EXIT_CODE_CORE_EXIT`), served by `core/world_server.ts`. On a terminal it opens the console
+ * `core.exit` (exit code `EXIT_CODE_CORE_EXIT`), served by `core/control/world_server.ts`. On a terminal it opens the console
  * (`cli/console/`) after the boot calls, until `quit` or Ctrl-D (exit code
  * 0); `--headless`, or a stdin that is not a terminal, runs without it,
  * printing a line per call on stderr unless `--quiet`.
@@ -11,8 +11,8 @@
 import { buildMissing, WorldServer, writeCargoConfig } from "../core/mod.ts";
 import { openWorld } from "./world_arg.ts";
 import { parseArgs, UsageError } from "./args.ts";
-import { HostLock } from "../core/host_lock.ts";
-import { EXIT_CODE_CORE_EXIT } from "../core/core_api.ts";
+import { HostLock } from "../core/control/host_lock.ts";
+import { EXIT_CODE_CORE_EXIT } from "../core/calls/core_api.ts";
 import { followCalls } from "./call_lines.ts";
 import { buildChanged, localSend } from "./start_builds.ts";
 import { consoleWanted, type ReportSink, runConsole } from "./console/run_console.ts";

@@ -12,8 +12,8 @@
 
 import { changedPlugins } from "../core/cargo/world_build.ts";
 import type { Host } from "../core/host.ts";
-import type { World } from "../core/world.ts";
-import { WorldClient } from "../core/world_client.ts";
+import type { World } from "../core/world/world.ts";
+import { WorldClient } from "../core/control/world_client.ts";
 import { buildAndActivate, printOutcome, printProgress } from "./build.ts";
 import type { Send } from "./world_session.ts";
 

@@ -11,7 +11,7 @@ import { parseArgs, UsageError } from "./args.ts";
 import { cacheDir } from "../core/paths.ts";
 import { Worker } from "../worker/worker.ts";
 import { worldNameProblem } from "../core/remote/wire.ts";
-import { defaultLimits } from "../core/limits.ts";
+import { defaultLimits } from "../core/world/limits.ts";
 
 /** Usage of `worker`. */
 export const WORKER_USAGE = "sausage worker --nats <url> --world <name> [--user <user>] " +

@@ -8,7 +8,7 @@
 import type { WorkerInfo } from "../core/remote/worker_set.ts";
 import { openWorld } from "./world_arg.ts";
 import { parseArgs, UsageError } from "./args.ts";
-import { WorldClient } from "../core/world_client.ts";
+import { WorldClient } from "../core/control/world_client.ts";
 import { table } from "./output.ts";
 
 /** Usage of `workers`. */

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { World } from "../core/world.ts";
+import { World } from "../core/world/world.ts";
 
 function isFolder(path: string): boolean {
   try {

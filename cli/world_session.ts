@@ -1,14 +1,14 @@
 /**
  * Calls into a world from the CLI, through the one client of a world
- * (`core/world_client.ts`): its running host, or a transient host made for
+ * (`core/control/world_client.ts`): its running host, or a transient host made for
  * the command and shut down after it. `build`, `methods`, `import`, `ls` and
  * `cat` use it.
  *
  * @module
  */
 
-import type { World } from "../core/world.ts";
-import { WorldClient } from "../core/world_client.ts";
+import type { World } from "../core/world/world.ts";
+import { WorldClient } from "../core/control/world_client.ts";
 import type { Request, Response } from "../rpc/message.ts";
 
 /** Sends one request and resolves with its response. */

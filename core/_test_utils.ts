@@ -5,7 +5,7 @@
  */
 
 import type { Message } from "../rpc/message.ts";
-import type { Caller } from "./process.ts";
+import type { Caller } from "./processes/process.ts";
 
 /** A caller that keeps what it is handed. */
 export type RecordingCaller = Caller & { got: Message[] };

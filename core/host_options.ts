@@ -5,8 +5,8 @@
  * @module
  */
 
-import type { SandboxPool } from "./sandbox_pool.ts";
-import type { HostLock } from "./host_lock.ts";
+import type { SandboxPool } from "./sandboxes/sandbox_pool.ts";
+import type { HostLock } from "./control/host_lock.ts";
 
 /** Options of a host. */
 export interface HostOptions {

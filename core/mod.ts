@@ -13,12 +13,12 @@
 
 export { Host } from "./host.ts";
 export type { HostOptions } from "./host_options.ts";
-export { WorldClient } from "./world_client.ts";
-export { WorldServer } from "./world_server.ts";
-export { ControlServer } from "./control_server.ts";
-export { pluginNameProblem, World } from "./world.ts";
-export type { Entry, LogFilter } from "./journal.ts";
-export type { ProcessInfo } from "./process.ts";
+export { WorldClient } from "./control/world_client.ts";
+export { WorldServer } from "./control/world_server.ts";
+export { ControlServer } from "./control/control_server.ts";
+export { pluginNameProblem, World } from "./world/world.ts";
+export type { Entry, LogFilter } from "./journal/journal.ts";
+export type { ProcessInfo } from "./processes/process.ts";
 export { buildMissing, changedPlugins } from "./cargo/world_build.ts";
 export { writeCargoConfig } from "./cargo/author_config.ts";
 export { isLibtestHarness, runTests, TestArgsError } from "./test_runner/mod.ts";

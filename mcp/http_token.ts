@@ -9,7 +9,12 @@
  * @module
  */
 
-import { controlSocketPath, ensurePrivateDir, runtimeDir, userId } from "../core/control_path.ts";
+import {
+  controlSocketPath,
+  ensurePrivateDir,
+  runtimeDir,
+  userId,
+} from "../core/control/control_path.ts";
 
 /** Where the token of a world is kept. */
 async function tokenPath(root: string): Promise<string> {

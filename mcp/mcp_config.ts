@@ -20,7 +20,7 @@
  * @module
  */
 
-import { parseConfig } from "../core/config_file.ts";
+import { parseConfig } from "../core/world/config_file.ts";
 
 /** Where the file lives in the world. */
 export const MCP_CONFIG_PATH = "/config/mcp.json";
@@ -52,7 +52,7 @@ function patterns(value: unknown, key: string): RegExp[] | undefined {
 export function parseToolFilter(text: string | undefined): ToolFilter {
   let config: unknown = {};
   if (text !== undefined) {
-    // JSONC (core/config_file.ts): a syntax error names the line and column.
+    // JSONC (core/world/config_file.ts): a syntax error names the line and column.
     config = parseConfig(text, MCP_CONFIG_PATH.slice(1));
   }
   if (typeof config !== "object" || config === null || Array.isArray(config)) {

@@ -1,11 +1,11 @@
 /**
  * The world's host for one run of `sausage mcp`: the running host when there
  * is one, else a host started here for the session (served by
- * `core/world_server.ts`, with the control socket and the boot calls, never
+ * `core/control/world_server.ts`, with the control socket and the boot calls, never
  * building), found the one way every command finds it
  * (`WorldClient.reachOrServe`: under the world's lock, waiting for a host
  * that is starting). Either way each call and each read has a client of its
- * own (`core/world_client.ts`) named `mcp`, so its process shows the parent
+ * own (`core/control/world_client.ts`) named `mcp`, so its process shows the parent
  * `mcp`, and closing that client is how a call is cancelled: the host stops
  * (`core.stop`) the attached processes of a client that closes.
  *
@@ -16,10 +16,10 @@
  * @module
  */
 
-import { HELLO } from "../core/control_path.ts";
-import type { World } from "../core/world.ts";
-import { WorldClient } from "../core/world_client.ts";
-import type { WorldServer } from "../core/world_server.ts";
+import { HELLO } from "../core/control/control_path.ts";
+import type { World } from "../core/world/world.ts";
+import { WorldClient } from "../core/control/world_client.ts";
+import type { WorldServer } from "../core/control/world_server.ts";
 import type { Response } from "../rpc/message.ts";
 import { type CallOptions, MCP_CALLER, type WorldLink } from "./world_link.ts";
 

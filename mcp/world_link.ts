@@ -1,7 +1,7 @@
 /**
  * What the MCP server needs of a world: calls through the core, and files as
  * a process sees them. `session_link.ts` implements it over the one client
- * of a world (`core/world_client.ts`), whichever host serves the session: a
+ * of a world (`core/control/world_client.ts`), whichever host serves the session: a
  * call is a call like any other, journaled, in `ps` and `/proc`, with the
  * parent `mcp`.
  *

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { World } from "../core/world.ts";
+import type { World } from "../core/world/world.ts";
 import { loadTools, type ToolList } from "./tool_list.ts";
 import type { WorldLink } from "./world_link.ts";
 

@@ -2,7 +2,7 @@
  * Two transports linked in memory: what one sends, the other receives (a
  * turn later, as over a real stream); closing either closes both. Tests of
  * anything that speaks over a `Transport` use it, and so do the host's
- * clients in its own OS process (`core/control_server.ts`), which hand the
+ * clients in its own OS process (`core/control/control_server.ts`), which hand the
  * messages over as they are rather than through text.
  *
  * @module

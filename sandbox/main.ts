@@ -23,7 +23,7 @@ import { OutputWindow } from "./output_window.ts";
 const encoder = new TextEncoder();
 
 /**
- * The bytes to and from the core (`core/sandbox_hop.ts`): with
+ * The bytes to and from the core (`core/sandboxes/sandbox_hop.ts`): with
  * `--link=split:<path>`, read from that Unix socket and written to stdout;
  * with `--link=unix:<path>`, the socket both ways; else stdin and stdout.
  * Writes to stdout block, in the order of sends: a flood waits for the core.

@@ -7,7 +7,7 @@
  */
 
 import { strict as assert } from "node:assert";
-import { FsServer } from "../core/fs_server.ts";
+import { FsServer } from "../core/files/fs_server.ts";
 import { HostError } from "../rpc/errors.ts";
 import { type Fixture, mountConformance } from "../vfs/conformance.ts";
 import { DiskMount } from "../vfs/disk_mount.ts";

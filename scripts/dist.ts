@@ -20,7 +20,7 @@
  */
 
 import { npmFolders, programFiles } from "./dist_files.ts";
-import { sha256 } from "../core/file_hash.ts";
+import { sha256 } from "../core/cache/file_hash.ts";
 
 const ROOT = decodeURIComponent(new URL("..", import.meta.url).pathname).replace(/\/$/, "");
 const HEADER = new URL("./dist_header.sh", import.meta.url);
@@ -114,7 +114,7 @@ async function packed(out: string): Promise<string> {
 async function compiled(out: string): Promise<void> {
   const include = [
     "sandbox/main.ts",
-    "core/journal_worker.ts",
+    "core/journal/journal_worker.ts",
     "sdk",
     "examples/world",
     "scripts/install-toolchain.sh",

@@ -14,7 +14,7 @@
  */
 
 /** The program's entry points: the CLI, the sandbox, the journal's worker. */
-export const ENTRIES = ["main.ts", "sandbox/main.ts", "core/journal_worker.ts"];
+export const ENTRIES = ["main.ts", "sandbox/main.ts", "core/journal/journal_worker.ts"];
 
 /** Imports by file: each repository-relative file and the files it imports. */
 export type ImportGraph = Map<string, Set<string>>;

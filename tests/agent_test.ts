@@ -8,7 +8,7 @@
 
 import { strict as assert } from "node:assert";
 import { cachedBuild } from "../core/cargo/cached_build.ts";
-import type { Entry } from "../core/journal.ts";
+import type { Entry } from "../core/journal/journal.ts";
 import { eventually, TestHost } from "./helpers/host.ts";
 import {
   type ScriptedApi,

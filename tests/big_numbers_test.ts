@@ -13,7 +13,7 @@ import { makeWorld } from "./helpers/world.ts";
 import { launcher, sausage } from "./helpers/cli.ts";
 import { mcpInitialize } from "./helpers/mcp.ts";
 import { streamLines } from "../rpc/line_splitter.ts";
-import { ControlServer } from "../core/control_server.ts";
+import { ControlServer } from "../core/control/control_server.ts";
 import { parseExact } from "../rpc/exact_json.ts";
 
 const probe = await builtTestPlugin("probe");

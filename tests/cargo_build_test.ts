@@ -8,7 +8,7 @@
 import { strict as assert } from "node:assert";
 import { eventually, TestHost } from "./helpers/host.ts";
 import { copySource } from "./helpers/world.ts";
-import type { Entry } from "../core/journal.ts";
+import type { Entry } from "../core/journal/journal.ts";
 import { detectToolchain } from "../core/cargo/toolchain.ts";
 
 const NOTES = decodeURIComponent(new URL("../examples/notes", import.meta.url).pathname);
@@ -172,7 +172,7 @@ hostTest(
     // the shared target folder: this copy gets a package name of its own
     // (its library keeps the name rawtests), so that the runner's tests of
     // tests/plugins/rawtests, which may run meanwhile, keep their binaries
-    // (the limit in core/cargo_build_method.ts).
+    // (the limit in core/cargo/cargo_build_method.ts).
     const toml = await Deno.readTextFile(`${source}/Cargo.toml`);
     await Deno.writeTextFile(
       `${source}/Cargo.toml`,

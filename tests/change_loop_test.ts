@@ -9,7 +9,7 @@
 import { strict as assert } from "node:assert";
 import { eventually, TestHost } from "./helpers/host.ts";
 import { copySource } from "./helpers/world.ts";
-import type { Entry } from "../core/journal.ts";
+import type { Entry } from "../core/journal/journal.ts";
 
 const EXAMPLES = decodeURIComponent(new URL("../examples", import.meta.url).pathname);
 

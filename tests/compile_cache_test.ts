@@ -7,10 +7,10 @@
 import { strict as assert } from "node:assert";
 import { builtTestPlugin } from "./helpers/plugins.ts";
 import { makeWorld } from "./helpers/world.ts";
-import { ComponentCache, engineIdentity } from "../core/component_cache.ts";
-import { evict, listEntries } from "../core/cache_entries.ts";
+import { ComponentCache, engineIdentity } from "../core/cache/component_cache.ts";
+import { evict, listEntries } from "../core/cache/cache_entries.ts";
 import { Host } from "../core/host.ts";
-import { WorldClient } from "../core/world_client.ts";
+import { WorldClient } from "../core/control/world_client.ts";
 
 const probe = await builtTestPlugin("probe");
 const fsprobe = await builtTestPlugin("fsprobe");

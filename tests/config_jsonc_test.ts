@@ -9,7 +9,7 @@
 import { strict as assert } from "node:assert";
 import { builtTestPlugin } from "./helpers/plugins.ts";
 import { eventually, TestHost } from "./helpers/host.ts";
-import { defaultLimits } from "../core/limits.ts";
+import { defaultLimits } from "../core/world/limits.ts";
 
 const probe = await builtTestPlugin("probe");
 const opts = { sanitizeOps: false, sanitizeResources: false };

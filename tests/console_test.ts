@@ -7,7 +7,7 @@
 
 import { strict as assert } from "node:assert";
 import { cachedBuild } from "../core/cargo/cached_build.ts";
-import { readJournal } from "../core/journal.ts";
+import { readJournal } from "../core/journal/journal.ts";
 import { builtTestPlugin } from "./helpers/plugins.ts";
 import { Terminal } from "./helpers/terminal.ts";
 import { makeWorld } from "./helpers/world.ts";

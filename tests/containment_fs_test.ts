@@ -16,13 +16,13 @@
  */
 
 import assert from "node:assert/strict";
-import { WorldClient } from "../core/world_client.ts";
-import { ControlServer } from "../core/control_server.ts";
-import { World } from "../core/world.ts";
-import { agentTokenEnv } from "../core/agent_token.ts";
-import { readLimitsChecked } from "../core/limits.ts";
+import { WorldClient } from "../core/control/world_client.ts";
+import { ControlServer } from "../core/control/control_server.ts";
+import { World } from "../core/world/world.ts";
+import { agentTokenEnv } from "../core/processes/agent_token.ts";
+import { readLimitsChecked } from "../core/world/limits.ts";
 import { cacheDir } from "../core/paths.ts";
-import { ComponentCache } from "../core/component_cache.ts";
+import { ComponentCache } from "../core/cache/component_cache.ts";
 import { eventually, TestHost } from "./helpers/host.ts";
 import { builtTestPlugin } from "./helpers/plugins.ts";
 import { makeWorld } from "./helpers/world.ts";

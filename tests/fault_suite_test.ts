@@ -16,11 +16,11 @@ import { builtTestPlugin } from "./helpers/plugins.ts";
 import { random } from "./helpers/seeded.ts";
 import { eventually, TestHost } from "./helpers/host.ts";
 import { makeWorld } from "./helpers/world.ts";
-import { ControlServer } from "../core/control_server.ts";
-import { HELLO } from "../core/control_path.ts";
-import { WorldClient } from "../core/world_client.ts";
-import { World } from "../core/world.ts";
-import { REPLACE_INTERVAL_MS } from "../core/sandbox_pool.ts";
+import { ControlServer } from "../core/control/control_server.ts";
+import { HELLO } from "../core/control/control_path.ts";
+import { WorldClient } from "../core/control/world_client.ts";
+import { World } from "../core/world/world.ts";
+import { REPLACE_INTERVAL_MS } from "../core/sandboxes/sandbox_pool.ts";
 import { streamLines } from "../rpc/line_splitter.ts";
 import { parseLine, type Response } from "../rpc/message.ts";
 

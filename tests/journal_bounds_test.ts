@@ -8,8 +8,8 @@ import { strict as assert } from "node:assert";
 import { DatabaseSync } from "node:sqlite";
 import { builtTestPlugin } from "./helpers/plugins.ts";
 import { eventually, hostTests, TestHost } from "./helpers/host.ts";
-import { uuidFloor } from "../core/uuid.ts";
-import type { Entry } from "../core/journal.ts";
+import { uuidFloor } from "../core/processes/uuid.ts";
+import type { Entry } from "../core/journal/journal.ts";
 
 const probe = await builtTestPlugin("probe");
 const opts = { sanitizeOps: false, sanitizeResources: false };

@@ -22,8 +22,8 @@ import {
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { cachedBuild } from "../core/cargo/cached_build.ts";
-import { ControlServer } from "../core/control_server.ts";
-import type { Entry } from "../core/journal.ts";
+import { ControlServer } from "../core/control/control_server.ts";
+import type { Entry } from "../core/journal/journal.ts";
 import { eventually, TestHost } from "./helpers/host.ts";
 import { ifaceVersion } from "./helpers/iface.ts";
 import { builtTestPlugin } from "./helpers/plugins.ts";

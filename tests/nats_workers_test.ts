@@ -12,10 +12,10 @@
  */
 
 import { strict as assert } from "node:assert";
-import { WorldClient } from "../core/world_client.ts";
-import { World } from "../core/world.ts";
+import { WorldClient } from "../core/control/world_client.ts";
+import { World } from "../core/world/world.ts";
 import type { WorkerInfo } from "../core/remote/worker_set.ts";
-import type { ProcessInfo } from "../core/process.ts";
+import type { ProcessInfo } from "../core/processes/process.ts";
 import { builtCrate, builtTestPlugin } from "./helpers/plugins.ts";
 import { makeWorld } from "./helpers/world.ts";
 import { launcher, sausage } from "./helpers/cli.ts";

@@ -9,7 +9,7 @@
 import { strict as assert } from "node:assert";
 import { builtTestPlugin } from "./helpers/plugins.ts";
 import { eventually, hostTests, TestHost } from "./helpers/host.ts";
-import type { Entry } from "../core/journal.ts";
+import type { Entry } from "../core/journal/journal.ts";
 
 const net = await builtTestPlugin("net");
 

@@ -1,5 +1,5 @@
 /**
- * One host per world (`core/host_lock.ts`, `core/world_client.ts`): commands
+ * One host per world (`core/control/host_lock.ts`, `core/control/world_client.ts`): commands
  * that start together go through one host; a second `sausage run` says who
  * holds the world; a killed host's lock and socket are taken over; the
  * control server never removes a socket that something serves.
@@ -11,10 +11,10 @@ import { builtTestPlugin } from "./helpers/plugins.ts";
 import { makeWorld } from "./helpers/world.ts";
 import { eventually } from "./helpers/host.ts";
 import { Host } from "../core/host.ts";
-import { ControlServer } from "../core/control_server.ts";
-import { HOST_LOCK_FILE, HostLock, WorldLockedError } from "../core/host_lock.ts";
-import { controlSocketPath, ensurePrivateDir, runtimeDir } from "../core/control_path.ts";
-import { World } from "../core/world.ts";
+import { ControlServer } from "../core/control/control_server.ts";
+import { HOST_LOCK_FILE, HostLock, WorldLockedError } from "../core/control/host_lock.ts";
+import { controlSocketPath, ensurePrivateDir, runtimeDir } from "../core/control/control_path.ts";
+import { World } from "../core/world/world.ts";
 
 const probe = await builtTestPlugin("probe");
 const opts = { sanitizeOps: false, sanitizeResources: false };

@@ -8,8 +8,8 @@ import { strict as assert } from "node:assert";
 import { builtTestPlugin } from "./helpers/plugins.ts";
 import { eventually, TestHost } from "./helpers/host.ts";
 import { makeWorld } from "./helpers/world.ts";
-import { ControlServer } from "../core/control_server.ts";
-import { HELLO } from "../core/control_path.ts";
+import { ControlServer } from "../core/control/control_server.ts";
+import { HELLO } from "../core/control/control_path.ts";
 
 const probe = await builtTestPlugin("probe");
 const launcher = new URL("../sausage", import.meta.url).pathname;

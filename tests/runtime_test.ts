@@ -6,7 +6,7 @@
 import { strict as assert } from "node:assert";
 import { builtTestPlugin } from "./helpers/plugins.ts";
 import { eventually, hostTests, TestHost } from "./helpers/host.ts";
-import type { Entry } from "../core/journal.ts";
+import type { Entry } from "../core/journal/journal.ts";
 
 const probe = await builtTestPlugin("probe");
 const PID = /^probe-[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

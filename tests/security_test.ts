@@ -8,9 +8,9 @@
  */
 
 import assert from "node:assert/strict";
-import { ControlServer } from "../core/control_server.ts";
-import { WorldClient } from "../core/world_client.ts";
-import { World } from "../core/world.ts";
+import { ControlServer } from "../core/control/control_server.ts";
+import { WorldClient } from "../core/control/world_client.ts";
+import { World } from "../core/world/world.ts";
 import { hostTests, TestHost } from "./helpers/host.ts";
 import { builtTestPlugin } from "./helpers/plugins.ts";
 

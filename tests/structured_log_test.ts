@@ -9,7 +9,7 @@ import { strict as assert } from "node:assert";
 import { builtCrate } from "./helpers/plugins.ts";
 import { TestHost } from "./helpers/host.ts";
 import { sausage } from "./helpers/cli.ts";
-import type { Entry } from "../core/journal.ts";
+import type { Entry } from "../core/journal/journal.ts";
 
 const sdkprobe = await builtCrate("sdk/tests/plugins/sdkprobe", "sdkprobe");
 

@@ -11,11 +11,11 @@
 import { strict as assert } from "node:assert";
 import { builtTestPlugin } from "./helpers/plugins.ts";
 import { hostTests, type TestHost } from "./helpers/host.ts";
-import { ComponentCache } from "../core/component_cache.ts";
+import { ComponentCache } from "../core/cache/component_cache.ts";
 import { Host } from "../core/host.ts";
-import { defaultLimits } from "../core/limits.ts";
-import { WorldClient } from "../core/world_client.ts";
-import { SandboxPool } from "../core/sandbox_pool.ts";
+import { defaultLimits } from "../core/world/limits.ts";
+import { WorldClient } from "../core/control/world_client.ts";
+import { SandboxPool } from "../core/sandboxes/sandbox_pool.ts";
 import type { ExtraPreopen } from "../sandbox/protocol.ts";
 import { Writer } from "../wasm/binary.ts";
 

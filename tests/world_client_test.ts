@@ -1,5 +1,5 @@
 /**
- * The one client of a world (`core/world_client.ts`) in the host's own OS
+ * The one client of a world (`core/control/world_client.ts`) in the host's own OS
  * process: a link in memory is served as the control socket is (host
  * queries, calls, notifications), and closing a client ends its caller, so
  * the processes its calls left running are stopped. A real host with the
@@ -7,7 +7,7 @@
  */
 
 import { strict as assert } from "node:assert";
-import { WorldClient } from "../core/world_client.ts";
+import { WorldClient } from "../core/control/world_client.ts";
 import { builtTestPlugin } from "./helpers/plugins.ts";
 import { eventually, hostTests } from "./helpers/host.ts";
 

@@ -2,7 +2,7 @@ import { strict as assert } from "node:assert";
 import { Writer } from "./binary.ts";
 import { mainModuleOf } from "./main_module.ts";
 import { listImports } from "./import_list.ts";
-import { preview1MainOf } from "../core/component_cache.ts";
+import { preview1MainOf } from "../core/cache/component_cache.ts";
 
 /** A core module importing `module.name` (a function of no params and results). */
 function coreModule(module: string, name: string): Uint8Array {

@@ -23,8 +23,8 @@ import {
   type ToWorker,
 } from "../core/remote/wire.ts";
 import { NatsLink } from "../core/remote/nats_link.ts";
-import { SandboxPool } from "../core/sandbox_pool.ts";
-import type { Sandbox } from "../core/sandbox.ts";
+import { SandboxPool } from "../core/sandboxes/sandbox_pool.ts";
+import type { Sandbox } from "../core/sandboxes/sandbox.ts";
 import type { FromSandbox, RunMessage, ToSandbox } from "../sandbox/protocol.ts";
 import { SERVED_WORLD } from "../sandbox/preopens.ts";
 import { ComponentCopies } from "./component_fetch.ts";

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { ComponentCache } from "../../core/component_cache.ts";
+import { ComponentCache } from "../../core/cache/component_cache.ts";
 import { runProcess } from "../../sandbox/instance.ts";
 import { ByteQueue } from "../../sandbox/wasi/pipes.ts";
 import { FsChannel } from "../../sandbox/remote_mount.ts";

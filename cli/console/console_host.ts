@@ -7,8 +7,8 @@
  * @module
  */
 
-import type { Entry, LogFilter } from "../../core/journal.ts";
-import type { ProcessInfo } from "../../core/process.ts";
+import type { Entry, LogFilter } from "../../core/journal/journal.ts";
+import type { ProcessInfo } from "../../core/processes/process.ts";
 import type { RpcErrorObject } from "../../rpc/message.ts";
 import type { OpenRpcDocument } from "../../rpc/openrpc.ts";
 import type { Listing } from "../../vfs/host_fs.ts";

@@ -2,13 +2,13 @@
  * The console's history, kept in the world at `state/console/history`: one
  * input per line, oldest first, at most `HISTORY_LIMIT` lines. Written
  * through a temporary file and a rename, so a crash never leaves half a file,
- * and confined to the world (`core/world_files.ts`): a guest may change
+ * and confined to the world (`core/world/world_files.ts`): a guest may change
  * `state/console/`, and a link it leaves there is replaced, never followed.
  *
  * @module
  */
 
-import { readWorldText, writeWorldFile } from "../../core/world_files.ts";
+import { readWorldText, writeWorldFile } from "../../core/world/world_files.ts";
 
 /** How many inputs the history keeps. */
 export const HISTORY_LIMIT = 1000;

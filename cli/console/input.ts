@@ -6,7 +6,7 @@
  * @module
  */
 
-import { isLevel, type Level, LEVELS } from "../../core/log_event.ts";
+import { isLevel, type Level, LEVELS } from "../../core/journal/log_event.ts";
 import { parseParamsText } from "./json_params.ts";
 
 /** A console command: its name, its arguments and what it does (for `help` and completion). */

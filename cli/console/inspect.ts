@@ -6,8 +6,8 @@
  * @module
  */
 
-import type { LogFilter } from "../../core/journal.ts";
-import type { ProcessInfo } from "../../core/process.ts";
+import type { LogFilter } from "../../core/journal/journal.ts";
+import type { ProcessInfo } from "../../core/processes/process.ts";
 import { table } from "../output.ts";
 import type { ConsoleHost } from "./console_host.ts";
 import { columns } from "./render.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { Entry, LogFilter } from "../../core/journal.ts";
+import type { Entry, LogFilter } from "../../core/journal/journal.ts";
 
 /** How often the journal is read while following. */
 const FOLLOW_EVERY_MS = 200;

@@ -1,15 +1,15 @@
 /**
  * The console's host in the same process: `sausage run` hands its `Host`
- * here. Each call gets a client of its own (`core/world_client.ts`) named
+ * here. Each call gets a client of its own (`core/control/world_client.ts`) named
  * `console`, so that cancelling it kills exactly the processes it started.
  *
  * @module
  */
 
-import type { Entry, LogFilter } from "../../core/journal.ts";
+import type { Entry, LogFilter } from "../../core/journal/journal.ts";
 import type { Host } from "../../core/host.ts";
-import type { ProcessInfo } from "../../core/process.ts";
-import { WorldClient } from "../../core/world_client.ts";
+import type { ProcessInfo } from "../../core/processes/process.ts";
+import { WorldClient } from "../../core/control/world_client.ts";
 import { ErrorCode } from "../../rpc/errors.ts";
 import type { OpenRpcDocument } from "../../rpc/openrpc.ts";
 import type { Listing } from "../../vfs/host_fs.ts";

@@ -22,12 +22,12 @@
  */
 
 import { cacheDir } from "../paths.ts";
-import { sha256 } from "../file_hash.ts";
+import { sha256 } from "../cache/file_hash.ts";
 import { DEFAULT_SDK_DIR } from "./cargo_build.ts";
 import { worldRunnerCommand } from "./test_run.ts";
 import { detectToolchain, type Toolchain } from "./toolchain.ts";
 import { prepareSysroot } from "./sysroot.ts";
-import { readWorldText, writeWorldFile } from "../world_files.ts";
+import { readWorldText, writeWorldFile } from "../world/world_files.ts";
 
 /** The SDK crates a plugin may depend on by name. */
 const SDK_CRATES = ["sausage-plugin", "sausage-plugin-macros"];

@@ -14,9 +14,9 @@
  */
 
 import { cacheDir } from "../paths.ts";
-import { sha256 } from "../file_hash.ts";
+import { sha256 } from "../cache/file_hash.ts";
 import { relativeTo } from "../../vfs/confined_dir.ts";
-import { worldFolder } from "../world_files.ts";
+import { worldFolder } from "../world/world_files.ts";
 import { BuildError, BuildRefused, type Toolchain } from "./toolchain.ts";
 import type { JailFolder } from "./build_jail.ts";
 

@@ -9,8 +9,8 @@
 
 import { buildPlugin } from "./cargo_build.ts";
 import { cacheDir } from "../paths.ts";
-import { sha256 } from "../file_hash.ts";
-import { digestLines, hashFiles } from "../folder_hash.ts";
+import { sha256 } from "../cache/file_hash.ts";
+import { digestLines, hashFiles } from "../cache/folder_hash.ts";
 
 /** Bump to throw away every cached build (e.g. when the build recipe changes). */
 const BUILD_SALT = "sausage-build-4";

@@ -10,9 +10,9 @@
  * @module
  */
 
-import { sha256 } from "../file_hash.ts";
-import { folderHash } from "../folder_hash.ts";
-import type { World } from "../world.ts";
+import { sha256 } from "../cache/file_hash.ts";
+import { folderHash } from "../cache/folder_hash.ts";
+import type { World } from "../world/world.ts";
 
 /** How many builds of a plugin are remembered (the current one, the previous one, and builds not activated). */
 export const BUILT_FROM_ENTRIES = 32;

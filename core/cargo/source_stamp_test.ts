@@ -1,5 +1,5 @@
 import { strict as assert } from "node:assert";
-import { World } from "../world.ts";
+import { World } from "../world/world.ts";
 import { recordBuilt, sourceHash, sourceState } from "./source_stamp.ts";
 
 async function newWorld(): Promise<{ world: World; dir: string }> {

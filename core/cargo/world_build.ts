@@ -10,7 +10,7 @@
  * @module
  */
 
-import type { World } from "../world.ts";
+import type { World } from "../world/world.ts";
 import { BuildError, buildPlugin } from "./cargo_build.ts";
 import { recordBuilt, sourceHash, sourceState } from "./source_stamp.ts";
 

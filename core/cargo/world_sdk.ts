@@ -9,14 +9,14 @@
  */
 
 import { DEFAULT_SDK_DIR } from "./cargo_build.ts";
-import { folderHash, listFiles } from "../folder_hash.ts";
+import { folderHash, listFiles } from "../cache/folder_hash.ts";
 import {
   inWorldFolder,
   makeWorldFolder,
   removeWorldEntry,
   renameInWorld,
   worldFolder,
-} from "../world_files.ts";
+} from "../world/world_files.ts";
 
 /** The folder that holds the SDK copy, relative to the world folder. */
 const SDK_PARENT = "plugins/cargo";

@@ -10,10 +10,10 @@
  * @module
  */
 
-import { readConfigFile } from "../config_file.ts";
+import { readConfigFile } from "../world/config_file.ts";
 import { HostError } from "../../rpc/errors.ts";
-import type { GuestSandbox } from "../guest_runner.ts";
-import type { SandboxPool } from "../sandbox_pool.ts";
+import type { GuestSandbox } from "../sandboxes/guest_runner.ts";
+import type { SandboxPool } from "../sandboxes/sandbox_pool.ts";
 import type { WorkerSet } from "./worker_set.ts";
 
 /** Where processes of a plugin may run. */

@@ -1,6 +1,6 @@
 import { strict as assert } from "node:assert";
 import { Placer, readPlacement } from "./placement.ts";
-import type { SandboxPool } from "../sandbox_pool.ts";
+import type { SandboxPool } from "../sandboxes/sandbox_pool.ts";
 import type { WorkerSet } from "./worker_set.ts";
 import type { RemoteWorker } from "./remote_worker.ts";
 import { HostError } from "../../rpc/errors.ts";

@@ -13,8 +13,8 @@
  */
 
 import type { FromSandbox, RunMessage, ToSandbox } from "../../sandbox/protocol.ts";
-import { LinkedProcesses, type ProcessHandler } from "../linked_processes.ts";
-import { FsServer } from "../fs_server.ts";
+import { LinkedProcesses, type ProcessHandler } from "../sandboxes/linked_processes.ts";
+import { FsServer } from "../files/fs_server.ts";
 import type { Mount } from "../../vfs/mount.ts";
 import { type Heartbeat, type HostLead, publishFrames, type ToWorker } from "./wire.ts";
 import type { NatsClient } from "./nats_client.ts";

@@ -15,12 +15,12 @@
  * @module
  */
 
-import { readConfigFile } from "../config_file.ts";
+import { readConfigFile } from "../world/config_file.ts";
 import { NatsClient } from "./nats_client.ts";
 import { Subjects } from "./wire.ts";
 import { DEFAULT_LOSS_MS, type WorkerEvents, WorkerSet } from "./worker_set.ts";
 import { Placer, readPlacement } from "./placement.ts";
-import type { SandboxPool } from "../sandbox_pool.ts";
+import type { SandboxPool } from "../sandboxes/sandbox_pool.ts";
 import type { Mount } from "../../vfs/mount.ts";
 
 /** What `config/nats.json` holds. */

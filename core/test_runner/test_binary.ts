@@ -17,11 +17,11 @@
  * @module
  */
 
-import { sha256 } from "../file_hash.ts";
+import { sha256 } from "../cache/file_hash.ts";
 import { cacheDir } from "../paths.ts";
-import { componentsRoot } from "../cache_entries.ts";
+import { componentsRoot } from "../cache/cache_entries.ts";
 import { ADAPT_VERSION, adaptCommand } from "../cargo/adapt_command.ts";
-import { engineChoice, preview1MainOf } from "../component_cache.ts";
+import { engineChoice, preview1MainOf } from "../cache/component_cache.ts";
 import { unwrapCommandExport } from "../../wasm/command_export.ts";
 import { Writer } from "../../wasm/binary.ts";
 import { withoutDebugInfo } from "./strip_debug.ts";

@@ -9,8 +9,8 @@
  * @module
  */
 
-import { SandboxPool } from "../sandbox_pool.ts";
-import { defaultLimits } from "../limits.ts";
+import { SandboxPool } from "../sandboxes/sandbox_pool.ts";
+import { defaultLimits } from "../world/limits.ts";
 
 /** Sandboxes for test instances, shared by several `runTests` calls and closed by their owner. */
 export interface TestSandboxes {

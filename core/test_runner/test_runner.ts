@@ -13,12 +13,12 @@
  * @module
  */
 
-import { type Compiled, ComponentCache } from "../component_cache.ts";
-import { HostLock } from "../host_lock.ts";
-import { WorldServer } from "../world_server.ts";
-import { WorldClient } from "../world_client.ts";
+import { type Compiled, ComponentCache } from "../cache/component_cache.ts";
+import { HostLock } from "../control/host_lock.ts";
+import { WorldServer } from "../control/world_server.ts";
+import { WorldClient } from "../control/world_client.ts";
 import { cacheDir } from "../paths.ts";
-import type { ExitInfo } from "../process.ts";
+import type { ExitInfo } from "../processes/process.ts";
 import { testPool, type TestSandboxes } from "./test_pool.ts";
 import { parseTestArgs, selected } from "./test_args.ts";
 import { pruneTestCache, testBinary, testTranspileCache } from "./test_binary.ts";

@@ -1,13 +1,13 @@
 /**
  * Runs a real host in the test process (its sandboxes are real subprocesses)
  * and makes calls as the `console` caller, through the one client of a world
- * (`core/world_client.ts`).
+ * (`core/control/world_client.ts`).
  *
  * @module
  */
 
 import { Host } from "../../core/host.ts";
-import { WorldClient } from "../../core/world_client.ts";
+import { WorldClient } from "../../core/control/world_client.ts";
 import type { Message, Response } from "../../rpc/message.ts";
 import { makeWorld, type WorldSpec } from "./world.ts";
 

@@ -22,13 +22,13 @@
  * @module
  */
 
-import { ComponentCache, engineChoice } from "../../core/component_cache.ts";
+import { ComponentCache, engineChoice } from "../../core/cache/component_cache.ts";
 import { Host } from "../../core/host.ts";
-import { WorldClient } from "../../core/world_client.ts";
-import { defaultLimits } from "../../core/limits.ts";
+import { WorldClient } from "../../core/control/world_client.ts";
+import { defaultLimits } from "../../core/world/limits.ts";
 import { cacheDir } from "../../core/paths.ts";
-import type { ExitInfo } from "../../core/process.ts";
-import { SandboxPool } from "../../core/sandbox_pool.ts";
+import type { ExitInfo } from "../../core/processes/process.ts";
+import { SandboxPool } from "../../core/sandboxes/sandbox_pool.ts";
 import { adaptModule, jcoAdapterPath } from "./adapt.ts";
 import { type CaseSpec, type NotApplicable, parseCaseSpec } from "./case_spec.ts";
 

@@ -1,0 +1,101 @@
+/**
+ * Serving a world: the one place that makes a `Host` for a command and
+ * serves it (`sausage run`, `dev`, a `sausage mcp` session's own host, a
+ * command's transient host of `world_client.ts`, the test runner's private
+ * one), with its control socket, the signals that stop it and the order it
+ * shuts down in: signals let go, every process stopped (grace, then kill),
+ * the control socket closed, the journal flushed, the world's lock released
+ * last.
+ *
+ * Its users in this OS process call it through `WorldClient.of(host, name)`,
+ * as any client does.
+ *
+ * @module
+ */
+
+import { Host } from "../host.ts";
+import type { HostOptions } from "../host_options.ts";
+
+/** How a world is served. */
+export interface ServeOptions extends HostOptions {
+  /** Whether the control socket is served (default true; the test runner's private world has none). */
+  socket?: boolean;
+}
+
+/** A host made and served by this OS process. */
+export class WorldServer {
+  private signalsOn = false;
+  private readonly stop = () => this.host.exit(0);
+
+  private constructor(
+    /** The host served. */
+    readonly host: Host,
+  ) {}
+
+  /**
+   * Makes the host of the world in `root` (with `opts.lock` when the
+   * command took it already: it is released if this fails) and opens its
+   * control socket. The host is not started: `start` is the command's choice.
+   */
+  static async open(root: string, opts: ServeOptions = {}): Promise<WorldServer> {
+    let host: Host;
+    try {
+      host = new Host(root, opts);
+    } catch (e) {
+      opts.lock?.release();
+      throw e;
+    }
+    if (opts.socket !== false) {
+      try {
+        await host.control.listen();
+      } catch (e) {
+        await host.shutdown(0);
+        throw e;
+      }
+    }
+    return new WorldServer(host);
+  }
+
+  /** Ends the host (`done` resolves with 0) on SIGINT or SIGTERM, until `shutdown`. */
+  stopOnSignals(): void {
+    if (this.signalsOn) return;
+    this.signalsOn = true;
+    Deno.addSignalListener("SIGINT", this.stop);
+    Deno.addSignalListener("SIGTERM", this.stop);
+  }
+
+  /** Starts the host (`Host.start`: the sandboxes, then `beforeBoot`, then the boot calls). */
+  start(beforeBoot?: () => Promise<void>): Promise<void> {
+    return this.host.start(beforeBoot);
+  }
+
+  /** Resolves with the exit code when the host should end (`core.exit`, a signal). */
+  get done(): Promise<number> {
+    return this.host.done;
+  }
+
+  /**
+   * Ends a transient host: takes no more connections (a command started
+   * now waits for the world's lock), waits for those open to end, then
+   * shuts down.
+   */
+  async release(graceMs?: number): Promise<void> {
+    this.host.control.stopListening();
+    await this.host.control.idle();
+    await this.shutdown(graceMs);
+  }
+
+  /**
+   * Shuts down in order: the signals let go, every process stopped (a
+   * guest that called `core.exit` answers its caller in its grace period),
+   * the control socket closed, the world's lock released.
+   */
+  async shutdown(graceMs?: number): Promise<void> {
+    if (this.signalsOn) {
+      this.signalsOn = false;
+      Deno.removeSignalListener("SIGINT", this.stop);
+      Deno.removeSignalListener("SIGTERM", this.stop);
+    }
+    await this.host.shutdown(graceMs);
+  }
+}

@@ -1,0 +1,362 @@
+/**
+ * The journal (section 8): every line a process writes that is not a JSON-RPC
+ * message, every stderr line, and the core's own events, in SQLite at
+ * `state/core/journal.sqlite`. Only the core writes it, and not on its event
+ * loop: entries go to a worker with its own connection (`journal_sink.ts`,
+ * `journal_writer.ts`), written in one transaction every few milliseconds.
+ * A read (`core.log`, `sausage log`, `/proc`) waits until every entry
+ * appended before it is written, then reads on this thread. It is bounded by
+ * size and age (`journal_mib`, `journal_days` in `config/limits.json`): the
+ * oldest entries go first.
+ *
+ * @module
+ */
+
+import { DatabaseSync, type SQLOutputValue } from "node:sqlite";
+import { uuidFloor, uuidv7 } from "../processes/uuid.ts";
+import type { JournalHealthView } from "./journal_health.ts";
+import { boundEntry } from "./journal_entry.ts";
+import { isLevel, type Level, levelsFrom, type LogEvent } from "./log_event.ts";
+import { parseExact } from "../../rpc/exact_json.ts";
+import {
+  hasEventColumns,
+  isDamaged,
+  type JournalRecovery,
+  openDatabase,
+  openOrRecover,
+} from "./journal_file.ts";
+import type { JournalBounds, Row, WriterEvents } from "./journal_writer.ts";
+import { InlineSink, type JournalSink, WorkerSink } from "./journal_sink.ts";
+
+export type { JournalBounds } from "./journal_writer.ts";
+export type { JournalRecovery } from "./journal_file.ts";
+
+/** The stream an entry came from. */
+export type Stream = "stdout" | "stderr" | "core";
+
+/** One journal entry. */
+export interface Entry {
+  /** UUIDv7: sorts by time. */
+  id: string;
+  /** Milliseconds since the epoch. */
+  time: number;
+  pid: string;
+  plugin: string;
+  stream: Stream;
+  /** The line; for a structured event (PROTOCOL 8), its message. */
+  line: string;
+  /** A structured event's level (absent on plain lines). */
+  level?: Level;
+  /** A structured event's fields, with its spans' (absent when none). */
+  fields?: Record<string, unknown>;
+  /** A structured event's spans, outermost first, joined by `:` (absent when none). */
+  span?: string;
+}
+
+/** The filters of `core.log`. `since`/`until` are ISO times, epoch ms, or entry ids. */
+export interface LogFilter {
+  plugin?: string;
+  pid?: string;
+  since?: string | number;
+  until?: string | number;
+  grep?: string;
+  /** Structured events at this level or above (plain lines have none and are left out). */
+  level?: Level;
+  /** Structured events whose fields hold each of these values (JSON equality). */
+  fields?: Record<string, unknown>;
+  limit?: number;
+}
+
+/** The default and largest number of entries one query returns. */
+export const LOG_LIMIT = { default: 100, max: 10_000 };
+
+/** Converts a `since`/`until` bound to an id bound. */
+function bound(v: string | number): string {
+  if (typeof v === "number") return uuidFloor(v);
+  if (/^[0-9a-f]{8}-[0-9a-f]{4}-7/.test(v)) return v;
+  const ms = Date.parse(v);
+  if (Number.isNaN(ms)) throw new Error(`not a time or entry id: ${v}`);
+  return uuidFloor(ms);
+}
+
+/** A `fields` key as a JSON path (`$."key"`). */
+function fieldPath(key: string): string {
+  return `$.${JSON.stringify(key)}`;
+}
+
+/** Queries the journal table of an open database. */
+function queryJournal(db: DatabaseSync, f: LogFilter, events = true): Entry[] {
+  const where: string[] = [];
+  const args: (string | number)[] = [];
+  if (f.plugin) (where.push("plugin = ?"), args.push(f.plugin));
+  if (f.pid) (where.push("pid = ?"), args.push(f.pid));
+  if (f.since !== undefined) (where.push("id >= ?"), args.push(bound(f.since)));
+  if (f.until !== undefined) (where.push("id < ?"), args.push(bound(f.until)));
+  if (f.grep) (where.push("instr(line, ?) > 0"), args.push(f.grep));
+  if (f.level !== undefined) {
+    if (!isLevel(f.level)) {
+      throw new Error(`not a level: ${f.level} (trace, debug, info, warn, error)`);
+    }
+    if (!events) return [];
+    const levels = levelsFrom(f.level);
+    where.push(`level IN (${levels.map(() => "?").join(", ")})`);
+    args.push(...levels);
+  }
+  for (const [key, value] of Object.entries(f.fields ?? {})) {
+    if (!events) return [];
+    where.push("json_extract(fields, ?) IS json_extract(?, '$')");
+    args.push(fieldPath(key), JSON.stringify(value));
+  }
+  const limit = Math.min(Math.max(1, Math.floor(f.limit ?? LOG_LIMIT.default)), LOG_LIMIT.max);
+  const columns = events ? ", level, fields, span" : "";
+  const sql = `SELECT id, time, pid, plugin, stream, line${columns} FROM journal
+    ${where.length ? "WHERE " + where.join(" AND ") : ""} ORDER BY id DESC LIMIT ${limit}`;
+  return db.prepare(sql).all(...args).map(toEntry).reverse();
+}
+
+/** A row of the journal table as an entry; throws on a row of another shape (not our table). */
+function toEntry(row: Record<string, SQLOutputValue>): Entry {
+  const { id, time, pid, plugin, stream, line, level, fields, span } = row;
+  if (
+    typeof id === "string" && typeof time === "number" && typeof pid === "string" &&
+    typeof plugin === "string" &&
+    (stream === "stdout" || stream === "stderr" || stream === "core") &&
+    typeof line === "string"
+  ) {
+    const entry: Entry = { id, time, pid, plugin, stream, line };
+    if (isLevel(level)) entry.level = level;
+    if (typeof fields === "string") entry.fields = parseExact(fields) as Record<string, unknown>;
+    if (typeof span === "string") entry.span = span;
+    return entry;
+  }
+  throw new Error(`the journal has a row of an unknown shape: ${JSON.stringify(row)}`);
+}
+
+/** Opens a journal file for reading only (the CLI without a running host). */
+export function readJournal(path: string, f: LogFilter): Entry[] {
+  let db: DatabaseSync;
+  try {
+    db = new DatabaseSync(path, { readOnly: true });
+  } catch {
+    return [];
+  }
+  try {
+    return queryJournal(db, f, hasEventColumns(db));
+  } catch (e) {
+    if (String(e).includes("no such table")) return [];
+    if (isDamaged(e)) {
+      throw new Error(
+        `the journal ${path} is damaged (${
+          e instanceof Error ? e.message : e
+        }); the next host start moves it aside and starts a new one`,
+      );
+    }
+    throw e;
+  } finally {
+    db.close();
+  }
+}
+
+/** The default bound of one entry (`journal_entry_kib`). */
+export const DEFAULT_ENTRY_BYTES = 64 * 1024;
+
+/** The window of a coalesced event (`coalescedEvent`): one entry with a count per window. */
+export const COALESCE_MS = 1000;
+
+/** A coalesced event's current window. */
+interface Window {
+  event: string;
+  count: number;
+  fields: Record<string, unknown>;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+/** No bounds (an in-memory journal, tests of other things). */
+const UNBOUNDED: JournalBounds = { maxBytes: Infinity, maxAgeMs: Infinity };
+
+/** An entry as the writer's row. */
+function toRow(e: Entry): Row {
+  return [
+    e.id,
+    e.time,
+    e.pid,
+    e.plugin,
+    e.stream,
+    e.line,
+    e.level ?? null,
+    e.fields ? JSON.stringify(e.fields) : null,
+    e.span ?? null,
+  ];
+}
+
+/** The journal of a running host. */
+export class Journal {
+  /** The connection reads go through (for an in-memory journal, the writer's). */
+  private db: DatabaseSync;
+  private sink: JournalSink;
+  /** The writer's file generation `db` was opened at. */
+  private generation = 0;
+  /** Set when the file could not be used and was replaced by a new one. */
+  recovered: JournalRecovery | null = null;
+  private healthView: JournalHealthView = {
+    write_failures: 0,
+    dropped_entries: 0,
+    failing_since: null,
+    last_error: null,
+  };
+  /** How writes go (`/proc/core/journal.json`): a full disk pauses them, counted. */
+  readonly health = { view: (): JournalHealthView => this.healthView };
+  private readonly maxEntryBytes: number;
+  /** The open windows of coalesced events, by key. */
+  private windows = new Map<string, Window>();
+
+  /**
+   * Opens (and creates) the journal file. A file SQLite cannot use (damaged,
+   * overwritten) is moved aside to `journal.sqlite.damaged-<time>`, a new
+   * journal starts, and its first entry says so (`report` gets the same as
+   * one line, for stderr). The same happens when a write or a read finds the
+   * open file damaged: the host keeps running.
+   */
+  constructor(
+    private path: string,
+    private report: (line: string) => void = (l) => console.error(l),
+    bounds: JournalBounds = UNBOUNDED,
+  ) {
+    this.maxEntryBytes = bounds.maxEntryBytes ?? DEFAULT_ENTRY_BYTES;
+    const { db, recovered } = openOrRecover(path, report);
+    this.db = db;
+    const on: WriterEvents = {
+      report: (line) => this.report(line),
+      health: (view) => (this.healthView = view),
+      recovered: (r) => (this.recovered = r),
+    };
+    if (path === ":memory:") {
+      this.sink = new InlineSink(db, path, bounds, on);
+      this.sink.prune();
+    } else this.sink = new WorkerSink(db, path, bounds, on);
+    if (recovered) {
+      this.recovered = recovered;
+      this.coreEvent("journal-recovered", { ...recovered });
+    }
+  }
+
+  /**
+   * Drops entries older than `maxAgeMs`, then the oldest entries while the
+   * pages in use pass `maxBytes` (down to 90 % of it). Returns how many went.
+   */
+  prune(): number {
+    return this.sink.prune();
+  }
+
+  private entry(pid: string, plugin: string, stream: Stream, line: string): Entry {
+    const now = Date.now();
+    return { id: uuidv7(now), time: now, pid, plugin, stream, line };
+  }
+
+  /** Journals an event of the core itself (pid, plugin and stream `core`): `{event, ...fields}`. */
+  coreEvent(event: string, fields: Record<string, unknown> = {}): Entry {
+    return this.append("core", "core", "core", JSON.stringify({ event, ...fields }));
+  }
+
+  /**
+   * Journals an event that may repeat fast (a refused spawn of a process
+   * bomb): the first at once with `count: 1`, then at most one entry per
+   * {@link COALESCE_MS} for the same `key`, with `count` (how many there were
+   * in that window) and the fields of the last one.
+   */
+  coalescedEvent(event: string, key: string, fields: Record<string, unknown>): void {
+    const open = this.windows.get(key);
+    if (open) {
+      open.count++;
+      open.fields = fields;
+      return;
+    }
+    this.coreEvent(event, { ...fields, count: 1 });
+    this.openWindow(event, key, fields);
+  }
+
+  private openWindow(event: string, key: string, fields: Record<string, unknown>): void {
+    const w: Window = {
+      event,
+      count: 0,
+      fields,
+      timer: setTimeout(() => {
+        this.windows.delete(key);
+        if (w.count === 0) return;
+        this.coreEvent(event, { ...w.fields, count: w.count, window_ms: COALESCE_MS });
+        this.openWindow(event, key, w.fields); // still repeating: count on
+      }, COALESCE_MS),
+    };
+    Deno.unrefTimer(w.timer);
+    this.windows.set(key, w);
+  }
+
+  /** Writes the counts of the open windows (at close). */
+  private closeWindows(): void {
+    for (const [key, w] of this.windows) {
+      clearTimeout(w.timer);
+      this.windows.delete(key);
+      if (w.count) {
+        this.coreEvent(w.event, { ...w.fields, count: w.count, window_ms: COALESCE_MS });
+      }
+    }
+  }
+
+  /**
+   * Appends an entry (a structured event when `event` is given: its message
+   * is the line; a line over `maxEntryBytes` kept as a prefix with its length:
+   * `journal_entry.ts`); it reaches the file within a few milliseconds.
+   */
+  append(pid: string, plugin: string, stream: Stream, line: string, event?: LogEvent): Entry {
+    const entry = this.entry(
+      pid,
+      plugin,
+      stream,
+      boundEntry(stream, event ? event.message : line, this.maxEntryBytes),
+    );
+    if (event) {
+      entry.level = event.level;
+      if (event.fields) entry.fields = event.fields;
+      if (event.span) entry.span = event.span;
+    }
+    this.sink.add(toRow(entry));
+    return entry;
+  }
+
+  /** Writes every entry appended so far now (or, while writes fail, keeps them to retry). */
+  flush(): void {
+    this.sink.sync();
+  }
+
+  /** `core.log`: the entries that match, oldest first; it sees every entry appended before. */
+  query(f: LogFilter): Entry[] {
+    this.flush();
+    this.followReplacement();
+    try {
+      return queryJournal(this.db, f);
+    } catch (e) {
+      if (this.path === ":memory:" || !isDamaged(e)) throw e;
+      this.sink.repair(e);
+      this.followReplacement();
+      return queryJournal(this.db, f);
+    }
+  }
+
+  /** Opens the file again after the writer replaced it. */
+  private followReplacement(): void {
+    const g = this.sink.generation;
+    if (g === this.generation || this.path === ":memory:") return;
+    try {
+      this.db.close();
+    } catch { /* already unusable */ }
+    this.db = openDatabase(this.path);
+    this.generation = g;
+  }
+
+  /** Flushes (one last try, even while writes fail) and closes the file. */
+  close(): void {
+    this.closeWindows();
+    this.sink.close();
+    if (this.path !== ":memory:") this.db.close();
+  }
+}

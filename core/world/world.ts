@@ -1,0 +1,155 @@
+/**
+ * The world folder (section 3): where plugins, state and config live, and the
+ * rules for plugin names.
+ *
+ * @module
+ */
+
+import { readConfigFile } from "./config_file.ts";
+import { readWorldText } from "./world_files.ts";
+import { HostError } from "../../rpc/errors.ts";
+
+const NAME = /^[a-z0-9_-]{1,64}$/;
+
+/** Names the core owns: its API (`core.*`) and its native plugin (`cargo.build`). */
+const RESERVED = new Set(["core", "cargo"]);
+
+/**
+ * Why a plugin name is not valid, or null when it is. Every place where a
+ * name enters (activation, revert, builds, the world's folders) asks here.
+ */
+export function pluginNameProblem(name: string): string | null {
+  if (RESERVED.has(name)) return `"${name}" is reserved for the core: choose another plugin name`;
+  if (!NAME.test(name)) {
+    return `plugin names are 1 to 64 of a-z, 0-9, - and _: ${JSON.stringify(name)} is not`;
+  }
+  return null;
+}
+
+/** A world folder. Paths are absolute host paths. */
+export class World {
+  /** The absolute path of the world folder. */
+  readonly root: string;
+
+  /** Opens a world; throws a one-line error when the folder is missing. */
+  constructor(path: string) {
+    let info: Deno.FileInfo;
+    try {
+      info = Deno.statSync(path);
+    } catch {
+      throw new Error(`world not found: ${path} does not exist`);
+    }
+    if (!info.isDirectory) throw new Error(`world not found: ${path} is not a folder`);
+    this.root = Deno.realPathSync(path);
+  }
+
+  /**
+   * `state/core/`, created on demand, owner-only (0700, like `state/`). It and
+   * `state/` must be real folders of the world: a link there would send the
+   * core's writes elsewhere.
+   */
+  coreState(): string {
+    const dir = `${this.root}/state/core`;
+    Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    for (const d of [`${this.root}/state`, dir]) {
+      const info = Deno.lstatSync(d);
+      if (!info.isDirectory) {
+        throw new Error(`${d} must be a folder of the world, not a link: move it away`);
+      }
+      // Owner-only: the journal holds every call's params (an older world's folders are tightened).
+      if (((info.mode ?? 0) & 0o077) !== 0) Deno.chmodSync(d, (info.mode ?? 0o700) & 0o700);
+    }
+    return dir;
+  }
+
+  /** The journal file. */
+  journalPath(): string {
+    return `${this.coreState()}/journal.sqlite`;
+  }
+
+  /** The file where a running host says how to reach it. */
+  hostFile(): string {
+    return `${this.root}/state/core/host.json`;
+  }
+
+  /** The folder of a plugin. */
+  pluginDir(name: string): string {
+    return `${this.root}/plugins/${name}`;
+  }
+
+  /** The current component of a plugin; a JSON-RPC error -32001 when there is none. */
+  pluginWasm(name: string): string {
+    const problem = pluginNameProblem(name);
+    if (problem) throw new HostError("no-such-plugin", `no such plugin: ${problem}`);
+    const path = `${this.pluginDir(name)}/plugin.wasm`;
+    let real: string;
+    try {
+      real = Deno.realPathSync(path);
+    } catch {
+      let source = false;
+      try {
+        source = Deno.statSync(`${this.pluginDir(name)}/source/Cargo.toml`).isFile;
+      } catch { /* no source either */ }
+      let failure = "";
+      try {
+        failure = readWorldText(this.root, `state/core/build-failures/${name}.txt`) ?? "";
+      } catch { /* it never failed at start */ }
+      if (source && failure) {
+        throw new HostError(
+          "no-such-plugin",
+          `${name} does not build, so it cannot be called (fix plugins/${name}/source; ` +
+            `\`sausage build <world> ${name}\` shows the errors): ${failure.trim()}`,
+        );
+      }
+      throw new HostError(
+        "no-such-plugin",
+        source
+          ? `no such plugin: ${name} is not built (no plugins/${name}/plugin.wasm): ` +
+            `build it with \`sausage run <world>\` (it builds missing plugins at start) or by calling cargo.build {"plugin": "${name}"}, then core.activate`
+          : `no such plugin: ${name} (no plugins/${name}/plugin.wasm)`,
+      );
+    }
+    if (!real.startsWith(this.root + "/")) {
+      throw new HostError(
+        "no-such-plugin",
+        `no such plugin: ${name} (plugins/${name}/plugin.wasm leads outside the world: refused)`,
+      );
+    }
+    return real;
+  }
+
+  /** The names of the plugin folders, sorted. */
+  pluginNames(): string[] {
+    try {
+      return [...Deno.readDirSync(`${this.root}/plugins`)]
+        .filter((e) => e.isDirectory && pluginNameProblem(e.name) === null)
+        .map((e) => e.name)
+        .sort();
+    } catch {
+      return [];
+    }
+  }
+
+  /**
+   * The calls of `config/boot.json` (JSONC; an empty list without the file).
+   * Throws a one-line error that names the file and the problem (a syntax
+   * error: its line and column).
+   */
+  bootCalls(): { method: string; params: Record<string, unknown> }[] {
+    const calls = readConfigFile(this.root, "config/boot.json");
+    if (calls === undefined) return [];
+    if (!Array.isArray(calls)) {
+      throw new Error("config/boot.json must be a list of {method, params}");
+    }
+    return calls.map((c, i) => {
+      if (typeof c?.method !== "string") {
+        throw new Error(`config/boot.json entry ${i} has no "method"`);
+      }
+      const params = c.params ?? {};
+      if (typeof params !== "object" || Array.isArray(params)) {
+        throw new Error(`config/boot.json entry ${i}: params must be an object`);
+      }
+      return { method: c.method, params };
+    });
+  }
+}
