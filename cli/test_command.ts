@@ -7,6 +7,7 @@
  * @module
  */
 
+import { openTestHost } from "../core/control/world_server.ts";
 import { UsageError } from "./args.ts";
 import { isLibtestHarness, runTests, TestArgsError } from "../core/mod.ts";
 
@@ -44,6 +45,7 @@ export async function test(args: string[]): Promise<number> {
       env,
       write: (text) => write(Deno.stdout, text),
       writeErr: (text) => write(Deno.stderr, text),
+      openHost: openTestHost,
     });
   } catch (e) {
     if (e instanceof TestArgsError) throw new UsageError(e.message);

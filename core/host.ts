@@ -223,6 +223,7 @@ export class Host {
             world: this.world,
             sdk: () => this.sdkCopy.folder(),
             breaks: (plugin, file) => this.activator.breaks(plugin, file),
+            openTestHost: opts.openTestHost,
           }),
         ]]),
         noPlugins: opts.noPlugins,

@@ -7,6 +7,7 @@
 
 import type { SandboxPool } from "./sandboxes/sandbox_pool.ts";
 import type { HostLock } from "./control/host_lock.ts";
+import type { OpenTestHost } from "./test_runner/test_runner.ts";
 
 /** Options of a host. */
 export interface HostOptions {
@@ -30,6 +31,12 @@ export interface HostOptions {
    * default the host starts a pool of its own.
    */
   pool?: SandboxPool;
+  /**
+   * Opens a test instance's private host (`world_server.ts`'s
+   * `openTestHost`, which gives it): `cargo.build` then runs a plugin's
+   * tests in this process. Without it they run as cargo by hand runs them.
+   */
+  openTestHost?: OpenTestHost;
   /** The journal's SQLite file; `:memory:` keeps it in memory. Default `state/core/journal.sqlite`. */
   journalPath?: string;
   /**

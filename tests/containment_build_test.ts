@@ -15,6 +15,7 @@
  *    `source` that is a link to `../..`.
  */
 
+import { openTestHost } from "../core/control/world_server.ts";
 import assert from "node:assert/strict";
 import { TestHost } from "./helpers/host.ts";
 import { builtTestPlugin } from "./helpers/plugins.ts";
@@ -301,7 +302,12 @@ Deno.test({
     // The next start brings the SDK copy up to date (the audit: the outside `sdk` was replaced).
     const reports: string[] = [];
     const { Host } = await import("../core/host.ts");
-    const host = new Host(root, { sandboxes: 1, watch: false, report: (l) => reports.push(l) });
+    const host = new Host(root, {
+      sandboxes: 1,
+      watch: false,
+      report: (l) => reports.push(l),
+      openTestHost,
+    });
     await host.start();
     await host.shutdown(200);
     assert.ok(

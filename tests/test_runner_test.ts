@@ -4,6 +4,7 @@
  * cargo for WASI and run with each test in its own instance.
  */
 
+import { openTestHost } from "../core/control/world_server.ts";
 import { strict as assert } from "node:assert";
 import { buildTests, cargoTest, cargoTestCommand } from "../core/cargo/test_run.ts";
 import { parseTestArgs, runTests, testOutput } from "../core/test_runner/mod.ts";
@@ -35,6 +36,7 @@ async function run(args: string[], target = "rawtests"): Promise<{ code: number;
     env: CARGO_ENV,
     write: (t) => out += t,
     writeErr: (t) => out += t,
+    openHost: openTestHost,
   });
   return { code, out };
 }

@@ -19,6 +19,7 @@
  * @module
  */
 
+import type { OpenTestHost } from "../test_runner/test_runner.ts";
 import { ErrorCode, HostError } from "../../rpc/errors.ts";
 import { stringParam } from "../../rpc/params.ts";
 import { BuildError, buildPlugin, type BuildResult } from "./cargo_build.ts";
@@ -37,6 +38,8 @@ export const CARGO_BUILD_FAILED = ErrorCode.BuildFailed;
 /** What `cargo.build` needs from the host. */
 export interface CargoBuildDeps {
   world: World;
+  /** Opens test hosts, so that a build's tests run in this process (`CargoTestOptions`). */
+  openTestHost?: OpenTestHost;
   /** Resolves with the world's SDK folder once its copy is up to date. */
   sdk(): Promise<string>;
   /**
@@ -181,6 +184,7 @@ export function cargoBuildMethod(deps: CargoBuildDeps): NativeMethod {
         signal: ctx.signal,
         world: deps.world.root,
         onCompiled: startRelease,
+        openTestHost: deps.openTestHost,
       });
     } catch (e) {
       await dropRelease();

@@ -53,6 +53,7 @@ import { buildSpec, jailed } from "./build_jail.ts";
 import type { BuildPlace } from "./build_folders.ts";
 import { detectToolchain, type Toolchain } from "./toolchain.ts";
 import { type BuiltTest, HostTests, packageOf } from "./tests_in_host.ts";
+import type { OpenTestHost } from "../test_runner/test_runner.ts";
 
 /** Options of {@link cargoTest}. */
 export interface CargoTestOptions {
@@ -66,6 +67,12 @@ export interface CargoTestOptions {
   signal?: AbortSignal;
   /** The runner command (default: this checkout's `sausage test`). */
   runner?: string;
+  /**
+   * Opens test hosts in this process: with it (and no `runner`), the test
+   * binaries run here, on sandboxes started while they compile; without, in
+   * `sausage test` processes as cargo by hand runs them.
+   */
+  openTestHost?: OpenTestHost;
   /** The world whose plugin this is (its own build folders; see `BuildOptions.world`). */
   world?: string;
   /**
@@ -252,7 +259,9 @@ export async function cargoTest(
   opts: CargoTestOptions = {},
 ): Promise<CargoTestResult> {
   const packageDir = await Deno.realPath(sourceDir).catch(() => null);
-  const inHost = opts.runner === undefined && packageDir ? HostTests.start(packageDir) : null;
+  const inHost = opts.runner === undefined && packageDir && opts.openTestHost
+    ? HostTests.start(packageDir, opts.openTestHost)
+    : null;
   let ran: { success: boolean; stdout: string[]; stderr: string[] };
   let diagnostics: Diagnostic[];
   try {

@@ -18,7 +18,7 @@
  * @module
  */
 
-import { EXIT_TESTS_FAILED, runTests } from "../test_runner/test_runner.ts";
+import { EXIT_TESTS_FAILED, type OpenTestHost, runTests } from "../test_runner/test_runner.ts";
 import { testPool, type TestSandboxes } from "../test_runner/test_pool.ts";
 import { cacheDir } from "../paths.ts";
 import { relativeTo } from "../../vfs/confined_dir.ts";
@@ -94,7 +94,11 @@ export class HostTests {
   private sandboxes: Promise<TestSandboxes>;
   private closed = false;
 
-  private constructor(packageDir: string, private cache: string) {
+  private constructor(
+    packageDir: string,
+    private openHost: OpenTestHost,
+    private cache: string,
+  ) {
     const made = Deno.mkdir(cache, { recursive: true });
     this.sandboxes = made.then(() => Deno.makeTempDir({ prefix: "sausage-test-" })).then(
       (worlds) => {
@@ -113,8 +117,12 @@ export class HostTests {
    * its own that only the host writes (not the build jail's runner cache)
    * and that is all of the cache the sandboxes may read.
    */
-  static start(packageDir: string, cache = `${cacheDir()}/host-tests`): HostTests {
-    return new HostTests(packageDir, cache);
+  static start(
+    packageDir: string,
+    openHost: OpenTestHost,
+    cache = `${cacheDir()}/host-tests`,
+  ): HostTests {
+    return new HostTests(packageDir, openHost, cache);
   }
 
   /**
@@ -173,6 +181,7 @@ export class HostTests {
           writeErr: (text) => err.write(text),
           cacheDir: this.cache,
           sandboxes,
+          openHost: this.openHost,
         });
       } catch (e) {
         code = -1;

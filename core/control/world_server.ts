@@ -15,6 +15,8 @@
 
 import { Host } from "../host.ts";
 import type { HostOptions } from "../host_options.ts";
+import { HostLock } from "./host_lock.ts";
+import type { TestHost } from "../test_runner/test_runner.ts";
 
 /** How a world is served. */
 export interface ServeOptions extends HostOptions {
@@ -40,7 +42,7 @@ export class WorldServer {
   static async open(root: string, opts: ServeOptions = {}): Promise<WorldServer> {
     let host: Host;
     try {
-      host = new Host(root, opts);
+      host = new Host(root, { openTestHost, ...opts });
     } catch (e) {
       opts.lock?.release();
       throw e;
@@ -98,4 +100,22 @@ export class WorldServer {
     }
     await this.host.shutdown(graceMs);
   }
+}
+
+/**
+ * A test instance's private host (`test_runner.ts`): served without a
+ * socket or a lock, on a world that stays empty (no other host can find
+ * it), called through an in-memory link as the caller `test`.
+ */
+export async function openTestHost(world: string, opts: HostOptions): Promise<TestHost> {
+  const server = await WorldServer.open(world, { ...opts, socket: false, lock: HostLock.none() });
+  const { transport, session } = server.host.control.link("test");
+  return {
+    host: server.host,
+    caller: session,
+    close: async (graceMs) => {
+      await transport.close();
+      await server.shutdown(graceMs);
+    },
+  };
 }

@@ -14,11 +14,10 @@
  */
 
 import { type Compiled, ComponentCache } from "../cache/component_cache.ts";
-import { HostLock } from "../control/host_lock.ts";
-import { WorldServer } from "../control/world_server.ts";
-import { WorldClient } from "../control/world_client.ts";
 import { cacheDir } from "../paths.ts";
-import type { ExitInfo } from "../processes/process.ts";
+import type { Caller, ExitInfo } from "../processes/process.ts";
+import type { Host } from "../host.ts";
+import type { HostOptions } from "../host_options.ts";
 import { testPool, type TestSandboxes } from "./test_pool.ts";
 import { parseTestArgs, selected } from "./test_args.ts";
 import { pruneTestCache, testBinary, testTranspileCache } from "./test_binary.ts";
@@ -42,7 +41,23 @@ export interface RunTestsOptions {
   cacheDir?: string;
   /** Sandboxes already started, which the run leaves open (default: a pool of its own). */
   sandboxes?: TestSandboxes;
+  /** Opens each test instance's private host (`world_server.ts`'s `openTestHost`). */
+  openHost: OpenTestHost;
 }
+
+/** A test instance's private host, and the caller its command runs as. */
+export interface TestHost {
+  host: Host;
+  caller: Caller;
+  /** Ends the caller, then the host (its processes stopped within `graceMs`). */
+  close(graceMs: number): Promise<void>;
+}
+
+/**
+ * Opens a {@link TestHost} on an empty world folder. Given by the user of
+ * the runner, not imported: the host's own `cargo.build` runs tests here.
+ */
+export type OpenTestHost = (world: string, opts: HostOptions) => Promise<TestHost>;
 
 /** The exit code of a run with a failed test, as libtest's. */
 export const EXIT_TESTS_FAILED = 101;
@@ -90,19 +105,15 @@ class Instances {
   async run(args: string[], label: string, live?: (line: OutputLine) => void): Promise<Ran> {
     const world = `${this.tmp}/${++this.next}`;
     await Deno.mkdir(world);
-    const server = await WorldServer.open(world, {
-      socket: false,
+    const opened = await this.opts.openHost(world, {
       pool: this.pool,
       journalPath: ":memory:",
       watch: false,
       cacheDir: this.cache,
       noPlugins: noPluginsMessage,
       sdkDir: null,
-      // The test's own private world, which must stay empty: no other host can find it.
-      lock: HostLock.none(),
     });
-    const host = server.host;
-    const client = WorldClient.of(host, "test");
+    const host = opened.host;
     const lines: OutputLine[] = [];
     try {
       const dir = this.opts.packageDir;
@@ -117,7 +128,7 @@ class Instances {
         env: [...env, ["PWD", dir]],
         cwd: dir,
         preopens: [{ guestPath: dir, hostPath: dir }],
-        caller: client.caller,
+        caller: opened.caller,
         onOutput: (stream, line) => {
           lines.push({ stream, line });
           live?.({ stream, line });
@@ -126,8 +137,7 @@ class Instances {
       const exit = await p.ended;
       return { exit, lines };
     } finally {
-      await client.close();
-      await server.shutdown(GRACE_MS);
+      await opened.close(GRACE_MS);
       await Deno.remove(world, { recursive: true }).catch(() => {});
     }
   }

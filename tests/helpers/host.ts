@@ -6,6 +6,7 @@
  * @module
  */
 
+import { openTestHost } from "../../core/control/world_server.ts";
 import { Host } from "../../core/host.ts";
 import { WorldClient } from "../../core/control/world_client.ts";
 import type { Message, Response } from "../../rpc/message.ts";
@@ -30,7 +31,7 @@ export class TestHost {
 
   /** Starts a host on an existing world folder (it is removed at `close`). */
   static async open(root: string, opts: { watch?: boolean } = {}): Promise<TestHost> {
-    const host = new Host(root, { sandboxes: 1, watch: opts.watch ?? false });
+    const host = new Host(root, { sandboxes: 1, watch: opts.watch ?? false, openTestHost });
     await host.start();
     return new TestHost(host, root);
   }
