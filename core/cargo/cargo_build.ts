@@ -20,6 +20,7 @@ import { relativeTo } from "../../vfs/confined_dir.ts";
 import { writeWorldFile } from "../world/world_files.ts";
 
 export { BuildError } from "./toolchain.ts";
+import type { Diagnostic } from "./diagnostic.ts";
 export { cargoEnv } from "./build_env.ts";
 
 /** Options of {@link buildPlugin}. */
@@ -66,26 +67,6 @@ export interface BuildResult {
 /** cargo's stderr lines that only report progress; left out of a failure's output. */
 const PROGRESS =
   /^\s*(Compiling|Checking|Finished|Blocking|Fresh|Locking|Adding|Updating|Running|Building)\b/;
-
-/** A span of a rustc diagnostic: where it points, with the source lines. */
-export interface DiagnosticSpan {
-  file_name: string;
-  line_start: number;
-  is_primary: boolean;
-  /** The source lines, with the columns (1-based) of the highlighted part. */
-  text: { text: string; highlight_start: number; highlight_end: number }[];
-  label: string | null;
-}
-
-/** A rustc diagnostic as cargo's `--message-format json` reports it. */
-export interface Diagnostic {
-  level: string;
-  message: string;
-  /** The lint, e.g. `{code: "dead_code"}`. */
-  code: { code: string } | null;
-  spans: DiagnosticSpan[];
-  rendered: string | null;
-}
 
 /** The lines of a tool's output, without their line ends (a line over 16 MiB is left out). */
 export function lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {

@@ -38,14 +38,8 @@
  * @module
  */
 
-import {
-  BuildError,
-  crateArgs,
-  DEFAULT_SDK_DIR,
-  type Diagnostic,
-  lines,
-  prepareBuild,
-} from "./cargo_build.ts";
+import { BuildError, crateArgs, DEFAULT_SDK_DIR, lines, prepareBuild } from "./cargo_build.ts";
+import type { Diagnostic } from "./diagnostic.ts";
 import { cargoEnv } from "./build_env.ts";
 import { spawnGroup } from "./process_group.ts";
 import { unusedPatchFilter } from "./patch_note.ts";

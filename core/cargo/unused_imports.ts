@@ -11,7 +11,7 @@
  * @module
  */
 
-import type { Diagnostic } from "./cargo_build.ts";
+import type { Diagnostic } from "./diagnostic.ts";
 
 /** The methods of a provider's description, and of each of its endpoints. */
 interface Provider {

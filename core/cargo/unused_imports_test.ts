@@ -1,5 +1,5 @@
 import { strict as assert } from "node:assert";
-import type { Diagnostic } from "./cargo_build.ts";
+import type { Diagnostic } from "./diagnostic.ts";
 import { importWarnings } from "./unused_imports.ts";
 
 /** rustc's warnings (`--message-format json`) for a consumer of `notes` and `www` through an SDK whose `import!` gives the generated tokens the literal's span. */
