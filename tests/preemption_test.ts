@@ -17,7 +17,12 @@ import { loadFactor, quantile } from "./helpers/latency.ts";
 
 const looper = await builtTestPlugin("looper");
 const probe = await builtTestPlugin("probe");
-const test = hostTests({ plugins: { looper, spinstart: looper, probe } });
+const test = hostTests({
+  plugins: { looper, spinstart: looper, probe },
+  // A loop must outlive the test's 60 measured calls, which take over a minute at loads of 20:
+  // past the default time limit (60 s) it would end, and "still loops" fail for the wrong reason.
+  files: { "config/limits.json": '{ "call_timeout_ms": 600000 }' },
+});
 
 /** The pids of the live processes of `<plugin>.<method>`. */
 function live(h: TestHost, plugin: string, method: string): string[] {
