@@ -97,6 +97,7 @@ function sandboxer(): Promise<string | { error: string }> {
     try {
       const r = await new Deno.Command(bwrap, {
         args: ["--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "true"],
+        cwd: "/",
         stdout: "null",
         stderr: "piped",
       }).output();

@@ -41,6 +41,7 @@ export async function compileWasiObject(
   const tmp = `${object}.tmp-${crypto.randomUUID()}`;
   const r = await new Deno.Command(cc.cc, {
     args: [...cc.cflags.split(" "), "-O2", "-c", source.pathname, "-o", tmp],
+    cwd: "/",
     stdout: "piped",
     stderr: "piped",
   }).output();

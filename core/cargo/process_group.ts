@@ -19,9 +19,12 @@ export function spawnGroup(
   signal?: AbortSignal,
 ): Deno.ChildProcess {
   const setsid = findExecutable(["/usr/bin/setsid", "/bin/setsid"]);
+  // A folder of the caller's choice, else "/": never the process's working folder, which may be
+  // gone (a host started in a folder removed since), and then no spawn works.
+  const opts = { cwd: "/", ...options };
   const child = setsid
-    ? new Deno.Command(setsid, { ...options, args: [cmd, ...options.args ?? []] }).spawn()
-    : new Deno.Command(cmd, options).spawn();
+    ? new Deno.Command(setsid, { ...opts, args: [cmd, ...opts.args ?? []] }).spawn()
+    : new Deno.Command(cmd, opts).spawn();
   if (signal) {
     let ended = false;
     const kill = (sig: Deno.Signal) => {

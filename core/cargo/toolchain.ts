@@ -226,7 +226,9 @@ function toml(value: string | string[]): string {
 /** Runs a command; its trimmed stdout when it succeeds, `undefined` when it is missing or fails. */
 async function output(cmd: string, args: string[]): Promise<string | undefined> {
   try {
-    const r = await new Deno.Command(cmd, { args, stdout: "piped", stderr: "null" }).output();
+    // In "/", not the process's working folder, which may be gone (wasi_cc.ts, `compiles`).
+    const r = await new Deno.Command(cmd, { args, cwd: "/", stdout: "piped", stderr: "null" })
+      .output();
     return r.success ? new TextDecoder().decode(r.stdout).trim() : undefined;
   } catch {
     return undefined;

@@ -72,6 +72,9 @@ async function compiles(clang: string, cflags: string): Promise<boolean> {
     );
     const r = await new Deno.Command(clang, {
       args: [...cflags.split(" "), "-c", `${dir}/probe.c`, "-o", `${dir}/probe.o`],
+      // Never the process's working folder, which may be gone (a host started in a folder
+      // removed since): then every spawn fails, and a working clang looked missing.
+      cwd: dir,
       stdout: "null",
       stderr: "null",
     }).output();

@@ -6,14 +6,21 @@
  * @module
  */
 
-import { launcher } from "./cli.ts";
+import { CHECKOUT, launcher } from "./cli.ts";
 
 const dec = new TextDecoder();
 
 /** A long-running `sausage` subprocess whose stderr is collected as it comes. */
 export function start(...args: string[]): { child: Deno.ChildProcess; stderr: () => string } {
-  const child = new Deno.Command(launcher, { args, stdout: "null", stderr: "piped", stdin: "null" })
-    .spawn();
+  // In the checkout, never the test process's working folder: another test thread may be inside a
+  // folder it is about to remove (vfs/confined_dir.ts), which the command would keep.
+  const child = new Deno.Command(launcher, {
+    args,
+    cwd: CHECKOUT,
+    stdout: "null",
+    stderr: "piped",
+    stdin: "null",
+  }).spawn();
   let text = "";
   (async () => {
     for await (const chunk of child.stderr) text += dec.decode(chunk);
