@@ -10,6 +10,7 @@
 import { openTestHost } from "../core/control/world_server.ts";
 import { UsageError } from "./args.ts";
 import { isLibtestHarness, runTests, TestArgsError } from "../core/mod.ts";
+import { holds } from "../core/test_runner/test_binary.ts";
 
 /** Usage of `test`. */
 export const TEST_USAGE = "sausage test <binary.wasm> [filters] [--exact] [--skip S] [--ignored] " +
@@ -29,8 +30,7 @@ export async function test(args: string[]): Promise<number> {
   if (binary === undefined || binary.startsWith("-")) throw new UsageError(`usage: ${TEST_USAGE}`);
   // A plugin's own binary (not its test binary) would wait for a request on stdin.
   const bytes = await Deno.readFile(binary).catch(() => undefined);
-  const text = bytes ? new TextDecoder("latin1").decode(bytes) : "";
-  if (bytes && !isLibtestHarness(bytes) && text.includes("rpc.discover")) {
+  if (bytes && !isLibtestHarness(bytes) && holds(bytes, "rpc.discover")) {
     throw new Error(
       `${binary} is a plugin's binary, not a test binary: sausage test runs the binaries that ` +
         "cargo test builds (run cargo test in the plugin's folder); call a plugin with sausage call",

@@ -24,7 +24,7 @@
  * @module
  */
 
-import { ErrorCode, toErrorObject } from "../../rpc/errors.ts";
+import { ErrorCode } from "../../rpc/errors.ts";
 import { LineWriter } from "../../rpc/line_channel.ts";
 import { streamLines } from "../../rpc/line_splitter.ts";
 import { errorResponse, parseLine } from "../../rpc/message.ts";
@@ -102,12 +102,7 @@ export class ControlServer {
     if (!own) this.conns.add(open);
     else this.ownConns.add(open);
     server.onmessage = (msg) => {
-      if (!("method" in msg)) return;
-      try {
-        session.handle(msg);
-      } catch (e) {
-        server.send(errorResponse(msg.id ?? null, toErrorObject(e)));
-      }
+      if ("method" in msg) session.handle(msg);
     };
     server.onclose = () => {
       this.ownConns.delete(open);
@@ -208,13 +203,8 @@ export class ControlServer {
           }
           greeted = true;
         }
-        if (parsed.kind === "request") {
-          try {
-            session.handle(parsed.msg);
-          } catch (e) {
-            out.send(errorResponse(parsed.msg.id ?? null, toErrorObject(e)));
-          }
-        } else if (parsed.kind === "invalid") {
+        if (parsed.kind === "request") session.handle(parsed.msg);
+        else if (parsed.kind === "invalid") {
           out.send(errorResponse(parsed.id, parsed.error));
         } else if (parsed.kind === "text") {
           out.send(

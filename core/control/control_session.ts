@@ -9,7 +9,7 @@
  * @module
  */
 
-import { ErrorCode } from "../../rpc/errors.ts";
+import { ErrorCode, toErrorObject } from "../../rpc/errors.ts";
 import { errorResponse, type Message, type Request, response } from "../../rpc/message.ts";
 import { optionalParam } from "../../rpc/params.ts";
 import { toBase64 } from "../../rpc/base64.ts";
@@ -51,8 +51,19 @@ export class ControlSession implements Caller {
     if (!this.ended) this.send(msg);
   }
 
-  /** Serves one request of the client: a host query (`$/…`) or a call through the router. */
+  /**
+   * Serves one request of the client: a host query (`$/…`) or a call
+   * through the router; a request that throws is answered with its error.
+   */
   handle(req: Request): void {
+    try {
+      this.dispatch(req);
+    } catch (e) {
+      this.deliver(errorResponse(req.id ?? null, toErrorObject(e)));
+    }
+  }
+
+  private dispatch(req: Request): void {
     if (!req.method.startsWith("$/")) return this.host.request(this, req);
     const id = req.id ?? null;
     const reply = (result: unknown) => this.deliver(response(id, result));

@@ -209,10 +209,8 @@ export class WorldClient {
     return { ...l, stat: statFromWire(l.stat) };
   }
 
-  private async query(method: string, path: string): Promise<unknown> {
-    const r = await this.send(method, { path });
-    if (r.error) throw new RpcError(r.error.code, r.error.message, r.error.data);
-    return r.result;
+  private query(method: string, path: string): Promise<unknown> {
+    return this.conn.call(method, { path });
   }
 
   /**
