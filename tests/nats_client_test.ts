@@ -401,3 +401,31 @@ Deno.test({
       await until(() => toWorker.some((m) => (m as ToWorker).op === "forget"));
     }),
 });
+
+Deno.test({
+  ...opts,
+  name: "nats: placement counts the host's own picks, not a heartbeat sent during a burst",
+  fn: () =>
+    withWorkerSet(256, async (set, worker) => {
+      await new Promise((r) => setTimeout(r, 100)); // the subscriptions reach the server
+      // w1's last beat came in a burst that has ended since; w2's in a lull.
+      worker.publish(
+        "sausage.a.hb",
+        JSON.stringify({ worker: "w1", machine: "m", load: 40, slots: 2 }),
+      );
+      worker.publish(
+        "sausage.a.hb",
+        JSON.stringify({ worker: "w2", machine: "m", load: 0, slots: 2 }),
+      );
+      await until(() => set.list().length === 2);
+      const picked: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        const w = set.pick()!;
+        w.picked();
+        picked.push(w.worker);
+      }
+      assert.deepEqual(picked.filter((w) => w === "w1").length, 3, picked.join(" "));
+      // `sausage workers` still shows what the worker said it runs.
+      assert.deepEqual(set.list().find((w) => w.worker === "w1")!.load, 43);
+    }),
+});

@@ -90,11 +90,20 @@ export class RemoteWorker {
     return this.processes.lost !== null;
   }
 
-  /** How many processes it runs or is about to: the host's own count, or the heartbeat's if higher. */
+  /**
+   * How many processes it runs or is about to, for `sausage workers`: the
+   * host's own count, or the last heartbeat's if higher (what an earlier run
+   * of the host left there, until the worker has ended it).
+   */
   get load(): number {
+    return Math.max(this.processes.size, this.beat.load) + this.pending();
+  }
+
+  /** Picks whose process has not started yet (each counts for at most a second). */
+  private pending(): number {
     const now = Date.now();
     while (this.picks.length && now - this.picks[0] > 1000) this.picks.shift();
-    return Math.max(this.processes.size, this.beat.load) + this.picks.length;
+    return this.picks.length;
   }
 
   /** Counts a placement on it until its process starts. */
@@ -102,9 +111,16 @@ export class RemoteWorker {
     this.picks.push(Date.now());
   }
 
-  /** Its load per sandbox, to compare workers (and local sandboxes) of different sizes. */
+  /**
+   * Its load per sandbox, to compare workers (and local sandboxes) of
+   * different sizes. Counted by the host alone: a heartbeat is up to a second
+   * old, and one sent during a burst that has since ended made every new
+   * process go to the worker whose beat came in a lull (seen in CI: six of
+   * six on one worker of three). A worker serves one run of the host, which
+   * ends an earlier run's processes when it greets the worker.
+   */
   get share(): number {
-    return this.load / Math.max(1, this.beat.slots);
+    return (this.processes.size + this.pending()) / Math.max(1, this.beat.slots);
   }
 
   /** Takes a new heartbeat. */
