@@ -193,7 +193,7 @@ async function runJco(
   } finally {
     io.fs.abort();
     files.closeAll();
-    resources.releaseAll();
+    await resources.releaseAll(); // a listener's port is free when the exit is reported
     // The instance can never run again: its `run` settled (or it never started).
     for (const [memory, limits] of taken) io.memories.give(memory, limits);
   }

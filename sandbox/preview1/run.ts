@@ -180,7 +180,7 @@ export async function runPreview1(
     io.fs.abort();
     fds.closeAll();
     files.closeAll();
-    resources.releaseAll();
+    await resources.releaseAll(); // a listener's port is free when the exit is reported
     // The instance can never run again: its `_start` settled (or it never started).
     if (taken) io.memories.give(...(taken as [WebAssembly.Memory, MemoryLimits]));
   }

@@ -284,9 +284,11 @@ export class TcpSocket extends TcpSocketOptions {
 
   /**
    * Closes whatever the socket holds, at once (process end). A pending
-   * connect closes its connection when it arrives.
+   * connect closes its connection when it arrives. Resolves when a
+   * listener's port is free.
    */
-  close(): void {
+  close(): Promise<void> {
+    let freed = Promise.resolve();
     const s = this.state;
     this.state = { kind: "closed" };
     this.unregister();
@@ -297,7 +299,7 @@ export class TcpSocket extends TcpSocketOptions {
         closeQuietly(s.listener);
         break;
       case "listening":
-        s.acceptor.close();
+        freed = s.acceptor.close();
         break;
       case "connecting":
         if (s.result && "conn" in s.result) closeQuietly(s.result.conn);
@@ -319,6 +321,7 @@ export class TcpSocket extends TcpSocketOptions {
       }
     }
     this.changed.notify();
+    return freed;
   }
 
   /**

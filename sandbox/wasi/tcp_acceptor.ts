@@ -15,6 +15,8 @@ export class Acceptor {
   private error: unknown;
   private running = false;
   private closed = false;
+  /** The accept loop now running, or the last one (settled). */
+  private loop: Promise<void> = Promise.resolve();
 
   /**
    * Starts accepting at once.
@@ -30,9 +32,13 @@ export class Acceptor {
     this.run();
   }
 
-  private async run(): Promise<void> {
+  private run(): void {
     if (this.running || this.closed || this.error !== undefined) return;
     this.running = true;
+    this.loop = this.accepting();
+  }
+
+  private async accepting(): Promise<void> {
     try {
       while (!this.closed && this.pending.length < this.backlog) {
         const conn = await this.listener.accept();
@@ -78,9 +84,13 @@ export class Acceptor {
     this.run();
   }
 
-  /** Closes the listener and every connection not taken yet. */
-  close(): void {
-    if (this.closed) return;
+  /**
+   * Closes the listener and every connection not taken yet. Resolves when
+   * the port is free: Deno frees it only once the pending accept has ended,
+   * a turn of the event loop after `close`.
+   */
+  close(): Promise<void> {
+    if (this.closed) return this.loop;
     this.closed = true;
     try {
       this.listener.close();
@@ -92,5 +102,6 @@ export class Acceptor {
     }
     this.pending = [];
     this.changed.notify();
+    return this.loop;
   }
 }

@@ -63,7 +63,7 @@ Deno.test("connect and accept give streams that carry bytes both ways", async ()
     );
     await assert.rejects(sIn.blockingRead(10n), { tag: "closed" });
   } finally {
-    resources.releaseAll();
+    await resources.releaseAll();
   }
 });
 
@@ -76,7 +76,7 @@ Deno.test("a failed connect is the WIT code, and the socket is unusable afterwar
   s.startConnect(net, loopback(port));
   await assert.rejects(finish(s, () => s.finishConnect()), { payload: "connection-refused" });
   assert.throws(() => s.startConnect(net, loopback(port)), { payload: "invalid-state" });
-  resources.releaseAll();
+  await resources.releaseAll();
 });
 
 Deno.test("bytes written just before the guest drops a socket still arrive", async () => {
@@ -103,7 +103,7 @@ Deno.test("bytes written just before the guest drops a socket still arrive", asy
     }
     assert.equal(got, big.length);
   } finally {
-    resources.releaseAll();
+    await resources.releaseAll();
   }
 });
 
@@ -112,12 +112,13 @@ Deno.test("the end of a process releases its listeners and connections", async (
   const [, port] = listening(resources);
   const outside = await Deno.connect({ hostname: "127.0.0.1", port });
   await new Promise((r) => setTimeout(r, 20)); // accepted into the queue
-  resources.releaseAll();
+  await resources.releaseAll();
+  // Free the moment the release resolves (Deno frees it once the pending accept ended).
+  Deno.listen({ hostname: "127.0.0.1", port }).close();
   assert.equal(
     await outside.read(new Uint8Array(8)).catch(() => null),
     null,
     "the queued connection was closed",
   );
   outside.close();
-  Deno.listen({ hostname: "127.0.0.1", port }).close();
 });
