@@ -80,7 +80,8 @@ export class Host {
   /** Resolves with the exit code when the host should end (`core.exit`, a signal). */
   readonly done: Promise<number>;
   private finish!: (code: number) => void;
-  private closed = false;
+  /** The shutdown under way or done, once `shutdown` was called. */
+  private closing?: Promise<void>;
   private readonly sdkCopy: SdkCopy;
   /** The world's lock (`host_lock.ts`): held from the first step to the last. */
   private readonly lock: HostLock;
@@ -293,18 +294,28 @@ export class Host {
     this.finish(code);
   }
 
-  /** Stops every process (closing stdin, then killing after the grace period) and closes everything. */
-  async shutdown(graceMs = STOP_GRACE_MS): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    this.journal.coreEvent("shutdown", { processes: this.table.size });
-    this.graph.close();
-    this.watches.close();
-    await this.supervisor.stopAll(graceMs);
-    await this.control.close();
-    this.remote?.close();
-    if (!this.opts.pool) this.pool.close();
-    this.journal.close();
-    this.lock.release();
+  /**
+   * Stops every process (closing stdin, then killing after the grace
+   * period) and closes everything; the world's lock goes last, whatever
+   * failed before it. A second call resolves with the first: when it
+   * resolves, the lock is free.
+   */
+  shutdown(graceMs = STOP_GRACE_MS): Promise<void> {
+    return this.closing ??= this.close(graceMs);
+  }
+
+  private async close(graceMs: number): Promise<void> {
+    try {
+      this.journal.coreEvent("shutdown", { processes: this.table.size });
+      this.graph.close();
+      this.watches.close();
+      await this.supervisor.stopAll(graceMs);
+      await this.control.close();
+      this.remote?.close();
+      if (!this.opts.pool) this.pool.close();
+      this.journal.close();
+    } finally {
+      this.lock.release();
+    }
   }
 }

@@ -170,3 +170,19 @@ Deno.test({
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test({
+  name: "a shutdown called twice: the second resolves with the first, when the lock is free",
+  ...opts,
+}, async () => {
+  const root = await makeWorld({ plugins: { probe } });
+  const a = new Host(root, { sandboxes: 1, watch: false, sdkDir: null });
+  await a.start();
+  const first = a.shutdown(200);
+  await a.shutdown(200); // a signal's shutdown beside the command's own
+  // Resolved only once the world's lock went: a new host takes it at once.
+  const b = new Host(root, { sandboxes: 1, watch: false, sdkDir: null });
+  await first;
+  await b.shutdown(0);
+  await Deno.remove(root, { recursive: true });
+});
