@@ -225,7 +225,16 @@ async function playConversation(api: ScriptedApi): Promise<void> {
   ctx.h = h;
   try {
     const r = await h.call("agent.chat", { text: "Make me a plugin that shouts, and try it." });
-    model.check();
+    try {
+      model.check();
+    } catch (e) {
+      // Why the turn ended early: the agent's answer and its last lines.
+      const log = await h.result<Entry[]>("core.log", { limit: 10000 });
+      const agent = log.filter((l) => l.plugin === "agent").map((l) => l.line).slice(-12);
+      throw new Error(
+        `${(e as Error).message}; the agent answered ${JSON.stringify(r)}\n${agent.join("\n")}`,
+      );
+    }
     assert.equal(r.error, undefined, JSON.stringify(r.error));
     assert.equal(r.result, "shout is built and active.\nIt answered HELLO WORLD.");
 
