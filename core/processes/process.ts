@@ -119,8 +119,8 @@ const LAST_LINES = 20;
 export class Process implements Caller {
   /** Attached processes started by this one. */
   readonly children = new Set<Process>();
-  /** Its journal lines so far (the newest `KEEP_LINES`). */
-  readonly lines: string[] = [];
+  /** Its journal lines so far, up to twice `KEEP_LINES` (trimmed in bulk: `lines` reads). */
+  private kept: string[] = [];
   /** The current state; only the process changes it. */
   private current: ProcessState = "running";
   /** Set once the process has answered its call (or its caller cancelled it). */
@@ -277,10 +277,18 @@ export class Process implements Caller {
     });
   }
 
-  /** Keeps a journal line in memory. */
+  /** Its newest `KEEP_LINES` journal lines (for -32002 and `/proc/<pid>/log`). */
+  get lines(): string[] {
+    return this.kept.length > KEEP_LINES ? this.kept.slice(-KEEP_LINES) : this.kept;
+  }
+
+  /**
+   * Keeps a journal line in memory. A flood trims the oldest half at once,
+   * not one line per line (a splice moves every line kept).
+   */
   remember(line: string): void {
-    this.lines.push(line);
-    if (this.lines.length > KEEP_LINES) this.lines.splice(0, this.lines.length - KEEP_LINES);
+    this.kept.push(line);
+    if (this.kept.length >= 2 * KEEP_LINES) this.kept = this.kept.slice(-KEEP_LINES);
   }
 
   /**
