@@ -16,6 +16,7 @@
  * @module
  */
 
+import { Deadlines } from "./deadlines.ts";
 import { HostError } from "../../rpc/errors.ts";
 import type { Caller, Process } from "../processes/process.ts";
 
@@ -37,8 +38,8 @@ interface Lane {
 /** What the queue knows of a call in flight. */
 interface Call {
   caller: Caller;
-  /** Ends its starting time; unset once it no longer counts as starting. */
-  timer?: ReturnType<typeof setTimeout>;
+  /** Ends its starting time early; unset once it no longer counts as starting. */
+  cancelStarting?: () => void;
 }
 
 /**
@@ -49,6 +50,8 @@ export class CallQueue {
   private lanes = new WeakMap<Caller, Lane>();
   /** The calls in flight, by the process that runs each. */
   private calls = new WeakMap<Process, Call>();
+  /** The starting windows' ends, on one timer (a window ends up to 5 ms late). */
+  private deadlines = new Deadlines(5);
 
   /**
    * @param limit calls in flight per caller (`calls_in_flight`)
@@ -84,10 +87,10 @@ export class CallQueue {
   /** The call `start` made runs as `p`: its room is given back when it answers or ends. */
   started(caller: Caller, p: Process): void {
     const call: Call = { caller };
-    call.timer = setTimeout(() => {
-      call.timer = undefined;
+    call.cancelStarting = this.deadlines.add(STARTING_MS, () => {
+      call.cancelStarting = undefined;
       this.doneStarting(caller);
-    }, STARTING_MS);
+    });
     this.calls.set(p, call);
     p.ended.then(() => this.finished(p));
   }
@@ -109,8 +112,8 @@ export class CallQueue {
     const lane = this.lanes.get(call.caller);
     if (!lane) return;
     lane.inFlight--;
-    if (call.timer !== undefined) {
-      clearTimeout(call.timer);
+    if (call.cancelStarting !== undefined) {
+      call.cancelStarting();
       lane.starting--;
     }
     this.next(lane);

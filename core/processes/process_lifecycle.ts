@@ -9,6 +9,7 @@
  * @module
  */
 
+import { Deadlines } from "../calls/deadlines.ts";
 import type { FailingPlugins } from "./failing_plugins.ts";
 import type { Engine } from "../cache/component_cache.ts";
 import type { Journal } from "../journal/journal.ts";
@@ -37,6 +38,9 @@ export interface LifecycleDeps {
 export class Lifecycle {
   /** The processes of calls to plugins: how they end counts for `failing`. */
   private calls = new WeakSet<Process>();
+
+  /** Calls' time limits, on one timer (a limit ends its call up to 10 ms late). */
+  private timeLimits = new Deadlines(10);
 
   constructor(private deps: LifecycleDeps) {}
 
@@ -71,7 +75,7 @@ export class Lifecycle {
 
   /** Ends `p` when it has not answered its call within `ms`: its caller gets -32002 saying so. */
   limitTime(p: Process, ms: number): void {
-    const timer = setTimeout(() => {
+    const cancel = this.timeLimits.add(ms, () => {
       if (p.hasEnded || p.hasAnswered) return;
       this.deps.journal.coreEvent("limit", { limit: "call_timeout_ms", value: ms, pid: p.pid });
       this.deps.log.event(p, { event: "kill" });
@@ -83,8 +87,8 @@ export class Lifecycle {
         limit: "call_timeout_ms",
         value: ms,
       });
-    }, ms);
-    p.ended.then(() => clearTimeout(timer));
+    });
+    p.ended.then(cancel);
   }
 
   /** `core.stop`: closes stdin, waits the grace period, then kills. Resolves when it has ended. */

@@ -1,0 +1,89 @@
+import { strict as assert } from "node:assert";
+import { Deadlines } from "./deadlines.ts";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+Deno.test("deadlines fire in order, never early and at most a grain late; cancelled ones never", async () => {
+  const d = new Deadlines(10);
+  const t0 = performance.now();
+  const fired: [string, number][] = [];
+  const at = (name: string) => () => fired.push([name, performance.now() - t0]);
+  d.add(60, at("c"));
+  d.add(20, at("a"));
+  const cancel = d.add(30, at("never"));
+  d.add(40, at("b"));
+  d.add(40, at("b2")); // the same grain
+  cancel();
+  assert.equal(d.size, 4);
+  for (let i = 0; i < 500 && fired.length < 4; i++) await sleep(10); // a loaded machine is late
+  await sleep(50); // the cancelled one's grain has passed too
+  assert.deepEqual(fired.map(([n]) => n), ["a", "b", "b2", "c"]);
+  const due: Record<string, number> = { a: 20, b: 40, b2: 40, c: 60 };
+  for (const [name, ms] of fired) assert.ok(ms >= due[name] - 1, `${name} fired early: ${ms} ms`);
+  assert.equal(d.size, 0);
+});
+
+Deno.test("deadlines: an earlier one re-arms the timer; a callback that throws does not stop the others", async () => {
+  let clock = 0;
+  const d = new Deadlines(10, () => clock);
+  const fired: string[] = [];
+  d.add(1000, () => fired.push("late"));
+  d.add(5, () => {
+    fired.push("boom");
+    throw new Error("a callback failed");
+  });
+  d.add(5, () => fired.push("early"));
+  const uncaught: unknown[] = [];
+  const onError = (e: ErrorEvent) => {
+    e.preventDefault();
+    uncaught.push(e.error);
+  };
+  globalThis.addEventListener("error", onError);
+  try {
+    clock = 10;
+    await sleep(30);
+    assert.deepEqual(fired, ["boom", "early"]);
+    assert.equal((uncaught[0] as Error)?.message, "a callback failed");
+    assert.equal(d.size, 1, "the late one still waits");
+  } finally {
+    globalThis.removeEventListener("error", onError);
+    d.clear();
+  }
+});
+
+Deno.test("deadlines: 100,000 added and cancelled never fire", async () => {
+  const d = new Deadlines(10);
+  let fired = 0;
+  for (let i = 0; i < 100_000; i++) d.add(20 + (i % 50), () => fired++)();
+  assert.equal(d.size, 0);
+  await sleep(120);
+  assert.equal(fired, 0);
+});
+
+Deno.test("deadlines: with none left, no timer runs (this test's op sanitizer checks)", async () => {
+  const d = new Deadlines(10);
+  const cancels = [d.add(200, () => {}), d.add(60_000, () => {})];
+  for (const c of cancels) c();
+  assert.equal(d.size, 0); // cleared at once: the nearest was 200 ms away
+  const near = d.add(20, () => {});
+  near();
+  near(); // twice: counted once
+  assert.equal(d.size, 0);
+  await sleep(60); // a near one's timer fires once, then stops
+});
+
+Deno.test("deadlines: cancelling one that fired already changes nothing (calls cancel at their end)", async () => {
+  const d = new Deadlines(10);
+  let fired = "";
+  const first = d.add(5, () => fired += "a");
+  for (let i = 0; i < 500 && !fired; i++) await sleep(10);
+  first(); // its process ended after its time limit fired
+  first();
+  const far = d.add(10_000, () => fired += "never");
+  d.add(30, () => fired += "b");
+  far(); // one deadline left: it must still fire
+  assert.equal(d.size, 1);
+  for (let i = 0; i < 500 && fired !== "ab"; i++) await sleep(10);
+  assert.equal(fired, "ab");
+  assert.equal(d.size, 0);
+});
