@@ -25,6 +25,8 @@ export class Deadlines {
   private timer: ReturnType<typeof setTimeout> | undefined;
   /** How many deadlines wait: with none, no timer runs (nothing keeps the process alive). */
   private live = 0;
+  /** Counts `clear`s: a cancel made for an earlier generation does nothing. */
+  private generation = 0;
 
   /**
    * @param grainMs how late a deadline may fire, at most
@@ -47,8 +49,9 @@ export class Deadlines {
     bucket.add(entry);
     this.live++;
     if (this.armed === undefined || grain < this.armed) this.arm(grain);
+    const generation = this.generation;
     return () => {
-      if (!bucket.delete(entry) || --this.live > 0) return;
+      if (generation !== this.generation || !bucket.delete(entry) || --this.live > 0) return;
       // None left: a timer due soon fires once and stops (the next call's deadline would need
       // it again); one due later stops now, so that nothing keeps the process alive.
       if (this.armed! * this.grainMs - this.now() > KEEP_MS) this.clear();
@@ -64,7 +67,7 @@ export class Deadlines {
   clear(): void {
     clearTimeout(this.timer);
     this.timer = this.armed = undefined;
-    for (const b of this.buckets.values()) b.clear(); // later cancels count nothing
+    this.generation++; // later cancels of what was here count nothing
     this.buckets.clear();
     this.heap.length = 0;
     this.live = 0;
