@@ -186,3 +186,52 @@ Deno.test({
   await b.shutdown(0);
   await Deno.remove(root, { recursive: true });
 });
+
+/** A process of its own that locks the world's lock file, names nobody in it, and holds it `ms`. */
+async function silentHolder(root: string, ms: number): Promise<Deno.ChildProcess> {
+  const code = `const f = Deno.openSync(${JSON.stringify(`${root}/${HOST_LOCK_FILE}`)}, ` +
+    `{ read: true, write: true, create: true }); f.lockSync(true); f.truncateSync(0); ` +
+    `console.log("locked"); await new Promise((r) => setTimeout(r, ${ms}));`;
+  const p = new Deno.Command(Deno.execPath(), { args: ["eval", code], stdout: "piped" }).spawn();
+  const reader = p.stdout.getReader();
+  const { value } = await reader.read();
+  assert.match(new TextDecoder().decode(value), /locked/);
+  reader.releaseLock();
+  return p;
+}
+
+Deno.test({
+  name: "a lock whose file names nobody is waited for a moment (a release in flight), then refused",
+  ...opts,
+}, async () => {
+  const root = await makeWorld({});
+  try {
+    new Host(root, { sdkDir: null }).shutdown(0).catch(() => {}); // makes state/core
+    await eventually(
+      async () => (await Deno.readTextFile(`${root}/${HOST_LOCK_FILE}`)) === "",
+      "free",
+    );
+    // Released 300 ms later: the host waits for it instead of naming nobody.
+    const brief = await silentHolder(root, 300);
+    const started = Date.now();
+    const a = new Host(root, { sandboxes: 1, watch: false, sdkDir: null });
+    assert.ok(Date.now() - started >= 100, "it waited for the release");
+    await a.shutdown(0);
+    await brief.stdout.cancel();
+    await brief.status;
+    // Held for good by a process that never says who it is: refused after the moment.
+    const stuck = await silentHolder(root, 5000);
+    try {
+      assert.throws(
+        () => new Host(root, { sandboxes: 1, watch: false, sdkDir: null }),
+        (e) => e instanceof WorldLockedError && e.holder === null && /does not say/.test(e.message),
+      );
+    } finally {
+      stuck.kill();
+      await stuck.stdout.cancel();
+      await stuck.status;
+    }
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});

@@ -19,6 +19,17 @@ import type { World } from "../world/world.ts";
 /** The world-relative path of the lock file. */
 export const HOST_LOCK_FILE = "state/core/host.lock";
 
+/**
+ * How long a held lock whose file names nobody is taken for one in flight
+ * (a holder writing its line, a release not yet seen) rather than a holder.
+ */
+const UNKNOWN_HOLDER_MS = 1000;
+
+/** Blocks the thread for `ms` (the host's constructor is synchronous). */
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
 /** What the lock file says about its holder. */
 export interface LockHolder {
   /** The OS pid of the holding process. */
@@ -104,11 +115,23 @@ export class HostLock {
     return new HostLock(file, path);
   }
 
-  /** Takes the lock of `world`, or throws `WorldLockedError` saying who holds it. */
+  /**
+   * Takes the lock of `world`, or throws `WorldLockedError` saying who holds
+   * it. A lock whose file names nobody is tried again for up to
+   * `UNKNOWN_HOLDER_MS`: its holder is still writing its line, or has just
+   * released it while a process another thread of ours was starting still
+   * shared the descriptor (a fork holds every open file until its `exec`;
+   * seen in CI as a host opened right after another's shutdown, refused).
+   */
   static take(world: World, who: Omit<LockHolder, "pid" | "since">): HostLock {
-    const lock = HostLock.tryTake(world, who);
-    if (!lock) throw new WorldLockedError(world.root, HostLock.holder(world));
-    return lock;
+    const until = Date.now() + UNKNOWN_HOLDER_MS;
+    for (;;) {
+      const lock = HostLock.tryTake(world, who);
+      if (lock) return lock;
+      const holder = HostLock.holder(world);
+      if (holder || Date.now() > until) throw new WorldLockedError(world.root, holder);
+      sleepSync(10);
+    }
   }
 
   /**
@@ -130,7 +153,7 @@ export class HostLock {
       const holder = HostLock.holder(world);
       // A holder that has not written its line yet is given a second to.
       unknownSince = holder ? null : unknownSince ?? Date.now();
-      if (holder ? !holder.transient : Date.now() - unknownSince! > 1000) {
+      if (holder ? !holder.transient : Date.now() - unknownSince! > UNKNOWN_HOLDER_MS) {
         throw new WorldLockedError(world.root, holder);
       }
       if (holder && !told) {
