@@ -2,7 +2,8 @@
 # Installs what core/cargo/toolchain.ts needs to build plugins (Rust source ->
 # WASI component) on a Debian 12 machine without crates.io or rustup
 # downloads: Debian's rustc/cargo 1.96 with the matching std source (for
-# -Zbuild-std), wasi-libc, wasm-ld, and the crates plugins may use; and
+# -Zbuild-std), wasi-libc, wasm-ld, the crates plugins may use, the author's
+# tools of the same rustc (cargo clippy, cargo fmt, rust-analyzer); and
 # bubblewrap, the sandbox every build runs in (core/cargo/build_jail.ts).
 # With --with-test-tools (npm test) also tmux, the terminal the console's
 # tests type into (tests/console_test.ts), and nats-server, which the
@@ -18,6 +19,7 @@ PACKAGES=(
   librust-serde-json-dev librust-serde-derive-dev librust-syn-dev
   librust-quote-dev librust-proc-macro2-dev
   clang llvm librust-cc-dev
+  rust-web-clippy rustfmt-web rust-web-analyzer
 )
 
 # Builds run build scripts and proc macros: always in bubblewrap.

@@ -127,6 +127,26 @@ Deno.test({
     assert.match(out, /test result: ok\. 2 passed/);
   });
 
+  await t.step(
+    "the Rust tools in the plugin's folder: clippy, fmt --check, doc, quiet",
+    async () => {
+      // rust-toolchain.toml points rustup's proxies (first on PATH where rustup is) at the
+      // rustc that built the sysroot: rustup's own clippy failed with E0514 here.
+      assert.match(await Deno.readTextFile(`${world}/rust-toolchain.toml`), /^path = "\/usr"$/m);
+      for (const args of [["clippy", "--", "-D", "warnings"], ["fmt", "--check"], ["doc"]]) {
+        const r = await new Deno.Command("cargo", {
+          args,
+          cwd: source,
+          stdout: "piped",
+          stderr: "piped",
+        }).output();
+        const out = dec.decode(r.stdout) + dec.decode(r.stderr);
+        assert.equal(r.code, 0, `cargo ${args.join(" ")}: ${out}`);
+        assert.doesNotMatch(out, /^(warning|error)/m, `cargo ${args.join(" ")}: ${out}`);
+      }
+    },
+  );
+
   await t.step("sausage build tests, builds and activates; calls get it", async () => {
     const r = await sausage("build", world, "hello");
     assert.equal(r.code, 0, r.stderr);

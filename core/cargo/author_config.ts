@@ -13,6 +13,10 @@
  * Its rustflags are `build.rustflags`, which the host's own builds override
  * with `target.wasm32-wasip1.rustflags`, so the file never changes them.
  *
+ * Beside it goes `<world>/rust-toolchain.toml`, which points rustup's
+ * proxies at Debian's toolchain, so `cargo clippy`, `cargo fmt` and
+ * rust-analyzer in a plugin folder are the rustc of the sysroot too.
+ *
  * The file holds absolute paths: it is rewritten by `sausage new`, `run`,
  * `build` and `dev`, so a copied or moved world gets its own. Guests may
  * change `.cargo/`: the file is read and written confined to the world
@@ -27,13 +31,19 @@ import { DEFAULT_SDK_DIR } from "./cargo_build.ts";
 import { worldRunnerCommand } from "./test_run.ts";
 import { detectToolchain, type Toolchain } from "./toolchain.ts";
 import { prepareSysroot } from "./sysroot.ts";
-import { readWorldText, writeWorldFile } from "../world/world_files.ts";
+import { readWorldText, removeWorldEntry, writeWorldFile } from "../world/world_files.ts";
 
 /** The SDK crates a plugin may depend on by name. */
 const SDK_CRATES = ["sausage-plugin", "sausage-plugin-macros"];
 
 /** Where the config goes, relative to the world. */
 const WORLD_CARGO_CONFIG = ".cargo/config.toml";
+
+/** Where rustup's proxies learn which toolchain the world's cargo projects use. */
+const WORLD_TOOLCHAIN_FILE = "rust-toolchain.toml";
+
+/** The first line of the toolchain file sausage writes (a file without it is the owner's). */
+const TOOLCHAIN_MARK = "# Written by sausage";
 
 /** A TOML basic string (JSON's escapes are valid in TOML). */
 function str(value: string): string {
@@ -96,6 +106,40 @@ function cargoConfigText(
   return out.join("\n") + "\n";
 }
 
+/**
+ * The text of `<world>/rust-toolchain.toml` on the offline toolchain: it
+ * points rustup's proxies (`cargo`, `cargo clippy`, `cargo fmt`,
+ * `rust-analyzer`, first on PATH where rustup is installed) at the folder of
+ * Debian's rustc, so every tool in a plugin folder is the rustc that built
+ * the sysroot (rustup's own clippy failed there with E0514, std from another
+ * rustc). Without rustup nothing reads it. Null when rustc and cargo are not
+ * in one `<prefix>/bin`.
+ */
+function toolchainFileText(tc: Toolchain): string | null {
+  if (tc.kind !== "offline-wasip1") return null;
+  const prefix = (bin: string) => bin.replace(/\/bin\/[^/]+$/, "");
+  if (prefix(tc.rustc) !== prefix(tc.cargo) || prefix(tc.rustc) === tc.rustc) return null;
+  return [
+    `${TOOLCHAIN_MARK} so that rustup's cargo, clippy, rustfmt and rust-analyzer are the`,
+    "# rustc that built the world's std (its sysroot). It is rewritten; do not edit.",
+    "[toolchain]",
+    `path = ${str(prefix(tc.rustc))}`,
+  ].join("\n") + "\n";
+}
+
+/** Writes or removes `<world>/rust-toolchain.toml` as `tc` needs; an owner's own file stays. */
+function writeToolchainFile(root: string, tc: Toolchain): void {
+  let old: string | undefined;
+  try {
+    old = readWorldText(root, WORLD_TOOLCHAIN_FILE);
+  } catch { /* a link out of the world: replaced */ }
+  if (old !== undefined && !old.startsWith(TOOLCHAIN_MARK)) return;
+  const text = toolchainFileText(tc);
+  if (text === null) {
+    if (old !== undefined) removeWorldEntry(root, WORLD_TOOLCHAIN_FILE);
+  } else if (old !== text) writeWorldFile(root, WORLD_TOOLCHAIN_FILE, text);
+}
+
 /** Options of {@link writeCargoConfig}. */
 export interface CargoConfigOptions {
   /** Progress lines (the sysroot's build, once per toolchain). */
@@ -129,5 +173,6 @@ export async function writeCargoConfig(
     old = readWorldText(root, WORLD_CARGO_CONFIG);
   } catch { /* a link out of the world: replaced */ }
   if (old !== text) writeWorldFile(root, WORLD_CARGO_CONFIG, text);
+  writeToolchainFile(root, tc);
   return path;
 }

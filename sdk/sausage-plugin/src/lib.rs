@@ -33,7 +33,7 @@
 //! | item | purpose |
 //! | --- | --- |
 //! | [`#[rpc]`](rpc) | makes an impl an interface; `#[rpc(endpoints(name = Type))]` declares endpoint interfaces |
-//! | [`#[schema]`](schema) | serde derives and a JSON Schema for a type that a method takes or returns |
+//! | [`#[schema]`](macro@schema) | serde derives and a JSON Schema for a type that a method takes or returns |
 //! | [`run`] | serves the main interface on stdin and stdout |
 //! | [`call`] | an untyped call; [`Call::detach`], [`Call::on_notify`] |
 //! | [`Ctx`] | an optional argument of a method: [`Ctx::notify`] |
