@@ -11,8 +11,7 @@ import { builtTestPlugin } from "./helpers/plugins.ts";
 import { hostTests, TestHost } from "./helpers/host.ts";
 import { makeWorld } from "./helpers/world.ts";
 import { launcher, sausage } from "./helpers/cli.ts";
-import { mcpInitialize } from "./helpers/mcp.ts";
-import { streamLines } from "../rpc/line_splitter.ts";
+import { mcpInitialize, mcpStdioSession } from "./helpers/mcp.ts";
 import { ControlServer } from "../core/control/control_server.ts";
 import { parseExact } from "../rpc/exact_json.ts";
 
@@ -132,38 +131,20 @@ Deno.test({
   ...opts,
 }, async () => {
   const world = await makeWorld({ plugins: { bigsource } });
-  const child = new Deno.Command(launcher, {
-    args: ["mcp", world],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  const send = (m: unknown) => writer.write(new TextEncoder().encode(JSON.stringify(m) + "\n"));
-  const lines = streamLines(child.stdout, 2 ** 20)[Symbol.asyncIterator]();
-  /** The answer with `id` (notifications skipped). */
-  const answer = async (id: number) => {
-    for (;;) {
-      const { value, done } = await lines.next();
-      if (done) throw new Error(`no answer ${id}`);
-      const msg = parseExact(value) as { id?: unknown };
-      if (msg.id === id) return msg as { result?: { content: { text: string }[] } };
-    }
-  };
+  const s = mcpStdioSession(launcher, world, { parse: parseExact });
   try {
-    await send(mcpInitialize(1));
-    assert.ok((await answer(1)).result);
-    await send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    await s.send(JSON.stringify(mcpInitialize(1)));
+    assert.ok((await s.answer(1)).result);
+    await s.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
     // Written by hand: JSON.stringify of a number would round it before it left.
-    await writer.write(new TextEncoder().encode(
+    await s.send(
       `{"jsonrpc":"2.0","id":2,"method":"tools/call",` +
-        `"params":{"name":"bigsource_check","arguments":{"n":${U64_MAX}}}}\n`,
-    ));
-    const r = await answer(2);
+        `"params":{"name":"bigsource_check","arguments":{"n":${U64_MAX}}}}`,
+    );
+    const r = await s.answer(2) as { result?: { content: { text: string }[] } };
     assert.equal(r.result?.content[0].text, "true", JSON.stringify(r));
   } finally {
-    await writer.close().catch(() => {});
-    await child.status;
+    await s.close();
     await Deno.remove(world, { recursive: true }).catch(() => {});
   }
 });

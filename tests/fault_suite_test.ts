@@ -21,8 +21,8 @@ import { HELLO } from "../core/control/control_path.ts";
 import { WorldClient } from "../core/control/world_client.ts";
 import { World } from "../core/world/world.ts";
 import { REPLACE_INTERVAL_MS } from "../core/sandboxes/sandbox_pool.ts";
-import { streamLines } from "../rpc/line_splitter.ts";
 import { parseLine, type Response } from "../rpc/message.ts";
+import { mcpInitialize, mcpStdioSession } from "./helpers/mcp.ts";
 
 const probe = await builtTestPlugin("probe");
 const fsprobe = await builtTestPlugin("fsprobe");
@@ -721,48 +721,23 @@ Deno.test({
   ...opts,
 }, async () => {
   const world = await makeWorld({ plugins: { probe } });
-  const child = new Deno.Command(launcher, {
-    args: ["mcp", world],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  const lines = streamLinesOf(child.stdout);
-  const send = (text: string) => writer.write(new TextEncoder().encode(text + "\n"));
-  const next = async () => JSON.parse((await lines.next()).value as string);
+  const s = mcpStdioSession(launcher, world);
   try {
-    await send(JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "f", version: "1" },
-      },
-    }));
-    assert.equal((await next()).id, 1);
+    await s.send(JSON.stringify(mcpInitialize(1)));
+    assert.ok((await s.answer(1)).result);
     const big = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"probe_echo",` +
       `"arguments":{"x":"${"z".repeat(20 * 2 ** 20)}"}}}`;
     const began = performance.now();
-    await send(big);
-    const answer = await next();
+    await s.send(big);
+    const answer = await s.answer(2) as { error: { code: number; message: string } };
     const ms = Math.round(performance.now() - began);
-    assert.equal(answer.id, 2);
     assert.equal(answer.error.code, -32600);
     assert.match(answer.error.message, /was not read: the limit is \d+ bytes/);
-    await send('{"jsonrpc":"2.0","id":3,"method":"ping"}');
-    assert.deepEqual(await next(), { jsonrpc: "2.0", id: 3, result: {} });
+    await s.send('{"jsonrpc":"2.0","id":3,"method":"ping"}');
+    assert.deepEqual(await s.answer(3), { jsonrpc: "2.0", id: 3, result: {} });
     report({ case: "MCP stdio 20 MB line", bytes: big.length, answered_ms: ms, lost: 0 });
   } finally {
-    await writer.close().catch(() => {});
-    await child.status;
+    await s.close();
     await Deno.remove(world, { recursive: true }).catch(() => {});
   }
 });
-
-/** The lines of a stream, as an iterator one can pull from. */
-function streamLinesOf(stream: ReadableStream<Uint8Array>): AsyncIterator<string> {
-  return streamLines(stream, 64 * 2 ** 20)[Symbol.asyncIterator]();
-}

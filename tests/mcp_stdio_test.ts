@@ -9,38 +9,10 @@ import { strict as assert } from "node:assert";
 import { launcher } from "./helpers/cli.ts";
 import { builtTestPlugin } from "./helpers/plugins.ts";
 import { makeWorld } from "./helpers/world.ts";
-import { streamLines } from "../rpc/line_splitter.ts";
+import { mcpStdioSession } from "./helpers/mcp.ts";
 
 const mcpprobe = await builtTestPlugin("mcpprobe");
 const opts = { sanitizeOps: false, sanitizeResources: false };
-
-/** A raw stdio session with `sausage mcp`: lines out, answers by id. */
-function session(world: string) {
-  const child = new Deno.Command(launcher, {
-    args: ["mcp", world],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  const answers = new Map<unknown, (msg: Record<string, unknown>) => void>();
-  const early = new Map<unknown, Record<string, unknown>>();
-  (async () => {
-    for await (const line of streamLines(child.stdout, 64 * 2 ** 20)) {
-      const msg = JSON.parse(line);
-      if (!("id" in msg) || "method" in msg) continue;
-      const wait = answers.get(msg.id);
-      if (wait) wait(msg);
-      else early.set(msg.id, msg);
-    }
-  })();
-  const send = (text: string) => writer.write(new TextEncoder().encode(text + "\n"));
-  const answer = (id: unknown) =>
-    early.has(id)
-      ? Promise.resolve(early.get(id)!)
-      : new Promise<Record<string, unknown>>((r) => answers.set(id, r));
-  return { child, writer, send, answer };
-}
 
 Deno.test({
   name:
@@ -48,7 +20,7 @@ Deno.test({
   ...opts,
 }, async () => {
   const world = await makeWorld({ plugins: { mcpprobe } });
-  const s = session(world);
+  const s = mcpStdioSession(launcher, world, { stderr: "piped" });
   try {
     await s.send(JSON.stringify({
       jsonrpc: "2.0",
@@ -109,8 +81,7 @@ Deno.test({
     await s.send("not json");
     assert.equal(((await s.answer(null)).error as { code: number }).code, -32700);
   } finally {
-    await s.writer.close().catch(() => {});
-    const status = await s.child.status;
+    const status = await s.close();
     await s.child.stderr.cancel().catch(() => {});
     assert.equal(status.code, 0, "stdin's end ends the session");
     await Deno.remove(world, { recursive: true }).catch(() => {});
