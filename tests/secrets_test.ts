@@ -269,3 +269,34 @@ Deno.test({
     await cleanUp();
   }
 });
+
+Deno.test({
+  name:
+    "a bad config/secrets.json is reported with the file, the key and what was used; the host keeps answering",
+  ...opts,
+}, async () => {
+  const { world, run, cleanUp } = await setUp();
+  try {
+    const value = newValue();
+    assert.equal((await run(value, "secret", "set", world, "PROBE_KEY")).code, 0);
+    await Deno.writeTextFile(
+      `${world}/config/secrets.json`,
+      '{"PROBE_KEY": {"plugins": ["reader", "Not A Plugin"]}, "bad-name": {"plugins": ["reader"]}}',
+    );
+    const r = await run(undefined, "call", world, "reader.read", '{"name": "PROBE_KEY"}');
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /config\/secrets.json: "PROBE_KEY".plugins: .*"Not A Plugin".*ignored/);
+    assert.match(r.stderr, /config\/secrets.json: "bad-name" is not a secret's name.*ignored/);
+    assert.equal(JSON.parse(r.stdout).value, value, "the good part of the file applies");
+
+    await Deno.writeTextFile(`${world}/config/secrets.json`, '{"PROBE_KEY": {"plugins": [');
+    const broken = await run(undefined, "call", world, "reader.read", '{"name": "PROBE_KEY"}');
+    assert.equal(broken.code, 0, broken.stderr);
+    assert.match(broken.stderr, /config\/secrets.json:1:\d+: .*no plugin may read a secret/);
+    const refused = JSON.parse(broken.stdout) as Outcome;
+    assert.equal(refused.error?.data?.reason, "not-allowed");
+    assert.match(refused.error!.message, /config\/secrets.json has problems/);
+  } finally {
+    await cleanUp();
+  }
+});
