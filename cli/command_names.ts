@@ -25,9 +25,13 @@ export const COMMAND_NAMES = [
   "mcp",
   "test",
   "cache",
+  "secret",
   "completions",
   "help",
 ] as const;
 
 /** A subcommand that has a module of its own (all but `help`). */
 export type CommandName = Exclude<(typeof COMMAND_NAMES)[number], "help">;
+
+/** The actions of `sausage secret` (`cli/secret.ts`), for its usage and the completions. */
+export const SECRET_ACTIONS = ["set", "list", "rm"] as const;

@@ -1,13 +1,17 @@
 /**
  * `sausage completions <bash|zsh|fish>`: a completion script for the shell,
  * to source from its startup file (`source <(sausage completions bash)`).
- * It completes the subcommands, then folders (worlds) and files.
+ * It completes the subcommands (and `secret`'s set, list and rm), then
+ * folders (worlds) and files.
  *
  * @module
  */
 
 import { parseArgs, UsageError } from "./args.ts";
-import { COMMAND_NAMES } from "./command_names.ts";
+import { COMMAND_NAMES, SECRET_ACTIONS } from "./command_names.ts";
+
+/** The words after `secret`. */
+const SECRET_WORDS = SECRET_ACTIONS.join(" ");
 
 /** Usage of `completions`. */
 export const COMPLETIONS_USAGE = "sausage completions <bash|zsh|fish>";
@@ -24,6 +28,8 @@ _sausage() {
     COMPREPLY=($(compgen -W "${words}" -- "$cur"))
   elif [ "\${COMP_WORDS[1]}" = completions ]; then
     COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur"))
+  elif [ "\${COMP_WORDS[1]}" = secret ] && [ "$COMP_CWORD" -eq 2 ]; then
+    COMPREPLY=($(compgen -W "${SECRET_WORDS}" -- "$cur"))
   else
     COMPREPLY=($(compgen -f -- "$cur"))
   fi
@@ -38,6 +44,8 @@ _sausage() {
     compadd -- ${words}
   elif [[ \${words[2]} == completions ]]; then
     compadd -- bash zsh fish
+  elif [[ \${words[2]} == secret ]] && (( CURRENT == 3 )); then
+    compadd -- ${SECRET_WORDS}
   else
     _files
   fi
@@ -48,6 +56,7 @@ compdef _sausage sausage
       return `# sausage completions for fish: sausage completions fish | source
 complete -c sausage -n "__fish_use_subcommand" -f -a "${words}"
 complete -c sausage -n "__fish_seen_subcommand_from completions" -f -a "bash zsh fish"
+complete -c sausage -n "__fish_seen_subcommand_from secret; and not __fish_seen_subcommand_from ${SECRET_WORDS}" -f -a "${SECRET_WORDS}"
 complete -c sausage -l help -d "the usage of the subcommand"
 `;
     default:

@@ -34,6 +34,7 @@ const COMMANDS: Record<CommandName, () => Promise<Command>> = {
   mcp: async () => (await import("./mcp.ts")).mcp,
   test: async () => (await import("./test_command.ts")).test,
   cache: async () => (await import("./cache.ts")).cache,
+  secret: async () => (await import("./secret.ts")).secret,
   completions: async () => (await import("./completions.ts")).completions,
 };
 
@@ -49,6 +50,7 @@ async function help(): Promise<string> {
   const { MCP_USAGE } = await import("./mcp.ts");
   const { TEST_USAGE } = await import("./test_command.ts");
   const { CACHE_USAGE } = await import("./cache.ts");
+  const { SECRET_USAGE } = await import("./secret.ts");
   const { NEW_USAGE } = await import("./new.ts");
   const { BUILD_USAGE } = await import("./build.ts");
   const { DEV_USAGE } = await import("./dev.ts");
@@ -114,6 +116,14 @@ Usage:
   ${CACHE_USAGE}
       The compile cache: transpiled components by hash and engine, least
       recently used first, within SAUSAGE_CACHE_MIB (default 2048).
+  ${SECRET_USAGE}
+      The world's secrets (API keys), kept outside the world in a file only
+      you can read ($XDG_CONFIG_HOME/sausage/secrets/; SAUSAGE_SECRETS_DIR).
+      set: the value comes from stdin, never the command line, so it stays
+      out of shell history and ps (a terminal asks for it, unechoed; a pipe
+      gives all of it less a final newline). list: names, set or not, and the
+      plugins config/secrets.json lets read each; never a value. rm: remove
+      one. No host needed; a running one reads the file at each core.secret.
   sausage help
       This text.
   sausage --version

@@ -45,6 +45,7 @@ import { defaultCommand, HostLock } from "./control/host_lock.ts";
 import { readNatsConfig, RemoteWorld } from "./remote/remote_world.ts";
 import { DiskBudget } from "../vfs/disk_budget.ts";
 import { ControlServer } from "./control/control_server.ts";
+import { SecretService } from "./secrets/secret_service.ts";
 
 /** A running world. */
 export class Host {
@@ -240,6 +241,16 @@ export class Host {
         })
       ) this.router.core.set(name, m);
       for (const [name, m] of lockMethods(this.locks)) this.router.core.set(name, m);
+      // `core.secret` (PROTOCOL 9.1): config/secrets.json and the owner's file, read at each call.
+      const secrets = new SecretService({
+        root: this.world.root,
+        event: (p, event) => this.supervisor.log.event(p, event),
+      });
+      for (const problem of secrets.problems()) {
+        (opts.report ?? ((l: string) => console.error(l)))(`sausage: ${problem}`);
+        this.journal.coreEvent("secrets-problem", { problem });
+      }
+      for (const [name, m] of secrets.methods()) this.router.core.set(name, m);
       this.activator = new Activator(
         this.world,
         this.graph,

@@ -29,6 +29,8 @@ export const ErrorCode = {
   LimitReached: -32004,
   /** The caller cancelled the call (`core.cancel`): the callee is being stopped. */
   Cancelled: -32005,
+  /** `core.secret` refused: the plugin may not read the secret, or it is not set. */
+  SecretRefused: -32006,
   /** A step of `cargo.build` failed (the JSON-RPC "server error" code). */
   BuildFailed: -32000,
 } as const;
@@ -66,6 +68,7 @@ export const WIRE_CODES = {
   "no-answer": ErrorCode.NoAnswer,
   "activation-rejected": ErrorCode.ActivationRejected,
   "limit-reached": ErrorCode.LimitReached,
+  "secret-refused": ErrorCode.SecretRefused,
   "build-failed": ErrorCode.BuildFailed,
 } as const satisfies Record<string, number>;
 

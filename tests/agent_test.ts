@@ -8,6 +8,8 @@
 
 import { strict as assert } from "node:assert";
 import { cachedBuild } from "../core/cargo/cached_build.ts";
+import { setSecret } from "../core/secrets/secret_store.ts";
+import { secretsFilePath } from "../core/secrets/secrets_path.ts";
 import type { Entry } from "../core/journal/journal.ts";
 import { eventually, TestHost } from "./helpers/host.ts";
 import {
@@ -330,6 +332,41 @@ async function withModel(
     await h.close();
   }
 }
+
+Deno.test({
+  name:
+    "agent: token_secret reads the key with secret(), granted by config/secrets.json; not granted or not set ends the turn with what to fix",
+  ...opts,
+  async fn() {
+    const dir = await Deno.makeTempDir({ prefix: "sausage-secrets-" });
+    Deno.env.set("SAUSAGE_SECRETS_DIR", dir); // the host runs in this process
+    const model = new ScriptedModel("openai", [() => ({ text: ["hello"] })]);
+    try {
+      await withModel(model, { token_secret: "SCRIPTED_KEY" }, async (h) => {
+        const chat = () => h.call("agent.chat", { text: "hi" });
+        const notGranted = await chat();
+        assert.match(
+          notGranted.error?.message ?? "",
+          /the secret SCRIPTED_KEY \("token_secret" in \/config\/agent.json\): agent may not read/,
+        );
+        await Deno.writeTextFile(
+          `${h.root}/config/secrets.json`,
+          '{"SCRIPTED_KEY": {"plugins": ["agent"]}}',
+        );
+        assert.match((await chat()).error?.message ?? "", /SCRIPTED_KEY is not set/);
+        const file = await secretsFilePath(Deno.realPathSync(h.root), dir);
+        setSecret(file, Deno.realPathSync(h.root), "SCRIPTED_KEY", "sk-from-a-secret");
+        const r = await chat();
+        assert.equal(r.result, "hello", JSON.stringify(r.error));
+        assert.equal(model.requests[0].headers.get("authorization"), "Bearer sk-from-a-secret");
+        model.check();
+      });
+    } finally {
+      Deno.env.delete("SAUSAGE_SECRETS_DIR");
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
 
 Deno.test({
   name: "agent: a second message waits until the first turn has ended, then sees it in the history",

@@ -42,6 +42,14 @@ Deno.test(
       stdout: "piped",
     }).output();
     assert.equal(dec.decode(out.stdout).trim(), "build");
+    const secret = await new Deno.Command("bash", {
+      args: [
+        "-c",
+        `source ${script}; COMP_WORDS=(sausage secret ""); COMP_CWORD=2; _sausage; echo "\${COMPREPLY[@]}"`,
+      ],
+      stdout: "piped",
+    }).output();
+    assert.equal(dec.decode(secret.stdout).trim(), "set list rm", "secret's actions");
     assert.equal((await sausage("completions", "tcsh")).code, 2);
   },
 );

@@ -127,9 +127,18 @@ export function ensurePrivateDir(dir: string): void {
   if (((info.mode ?? 0) & 0o077) !== 0) Deno.chmodSync(dir, 0o700);
 }
 
+/**
+ * The name of the world at `root` (an absolute real path) in folders outside
+ * every world: 24 hex digits of the SHA-256 of the path. The control socket
+ * and the secrets file (`core/secrets/secrets_path.ts`) are named by it.
+ */
+export async function worldKey(root: string): Promise<string> {
+  return (await sha256(root)).slice(0, 24);
+}
+
 /** The control socket path of the world at `root` (an absolute real path). */
 export async function controlSocketPath(root: string): Promise<string> {
-  const name = `${(await sha256(root)).slice(0, 24)}.sock`;
+  const name = `${await worldKey(root)}.sock`;
   const path = `${runtimeDir()}/${name}`;
   if (new TextEncoder().encode(path).length > UNIX_PATH_MAX) {
     throw new Error(

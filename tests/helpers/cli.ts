@@ -32,3 +32,31 @@ export async function sausage(...args: string[]): Promise<Ran> {
   const dec = new TextDecoder();
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
 }
+
+/** What {@link sausageWith} gives the command beyond its arguments. */
+export interface RunOptions {
+  /** Written to its stdin, which then ends (default: no stdin). */
+  stdin?: string;
+  /** Variables added to the environment the command inherits. */
+  env?: Record<string, string>;
+}
+
+/** Runs `sausage <args>` to its end, with `opts.stdin` on its stdin and `opts.env` added. */
+export async function sausageWith(opts: RunOptions, ...args: string[]): Promise<Ran> {
+  const child = new Deno.Command(launcher, {
+    args,
+    cwd: CHECKOUT, // as `sausage` does, for the same reason
+    env: opts.env,
+    stdin: opts.stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  if (opts.stdin !== undefined) {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(opts.stdin));
+    await writer.close();
+  }
+  const out = await child.output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}

@@ -41,6 +41,7 @@
 //! | [`listen`], [`listen_tcp`], [`connect`], [`connect_as`] | endpoints: JSON-RPC over a pipe of the core (or TCP), found through a file; [`Endpoint::call`] |
 //! | [`serve_files`] | serves a [`FileServer`] at `/proc/<pid>/fs/` ([`served`]) |
 //! | [`watch`] | a [`Watch`] of file changes: [`Watch::next`] yields [`Changes`] |
+//! | [`secret`] | the value of a secret the world's owner set and granted this plugin (`core.secret`) |
 //! | [`background`] | runs a task; the process lives while it runs |
 //! | [`timeout`] | a future with a deadline; a call dropped at the deadline is cancelled |
 //! | [`import!`] | generates a typed client from `imports/<name>.json` |
@@ -87,6 +88,7 @@ mod pipe;
 mod process;
 mod reactor;
 pub mod schema;
+mod secret;
 pub mod served;
 mod server;
 mod slab;
@@ -107,6 +109,7 @@ pub use lock::{lock, Lock, LockGuard};
 pub use process::{exit_after_response, pid, plugin_name};
 pub use reactor::{sleep, timeout, Elapsed};
 pub use schema::JsonSchema;
+pub use secret::secret;
 pub use served::{serve_files, FileServer};
 pub use server::run;
 pub use watch::{watch, Changes, Watch};

@@ -32,6 +32,8 @@ pub struct Config {
     pub model: String,
     /// The environment variable with the token; `None`: send no token (a local server).
     pub token_env: Option<String>,
+    /// The secret with the token (`sausage secret set`, PROTOCOL.md 9.1), instead of `token_env`.
+    pub token_secret: Option<String>,
     /// Tool rounds (a model reply with tool calls, and their results) in one turn.
     pub max_tool_rounds: usize,
     /// The longest answer, in tokens (Anthropic needs one; OpenAI only when set).
@@ -51,6 +53,7 @@ const FIELDS: &[&str] = &[
     "base_url",
     "model",
     "token_env",
+    "token_secret",
     "max_tool_rounds",
     "max_tokens",
     "history_turns",
@@ -124,6 +127,19 @@ impl Config {
                 ));
             }
         }
+        let token_secret = string("token_secret")?;
+        if let Some(name) = &token_secret {
+            if token_env.is_some() {
+                return Err("set one of \"token_env\" and \"token_secret\", not both".to_string());
+            }
+            let mut chars = name.chars();
+            let first = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+            if !first || name.len() > 128 || !chars.all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                return Err(format!(
+                    "\"token_secret\" must be a secret's name ([A-Za-z_][A-Za-z0-9_]{{0,127}}, e.g. OPENAI_API_KEY), not \"{name}\""
+                ));
+            }
+        }
         let stream = match obj.get("stream") {
             None | Some(Value::Null) => true,
             Some(Value::Bool(b)) => *b,
@@ -138,6 +154,7 @@ impl Config {
             base_url: base_url.trim_end_matches('/').to_string(),
             model,
             token_env,
+            token_secret,
             max_tool_rounds: number("max_tool_rounds", 30, 1000)? as usize,
             max_tokens,
             history_turns: number("history_turns", 20, 10_000)? as usize,
@@ -147,8 +164,16 @@ impl Config {
         })
     }
 
-    /// The token from the environment, when the file names a variable.
-    pub fn token(&self) -> Result<Option<String>, String> {
+    /// The token: from the secret `token_secret` names (`core.secret`), or from the
+    /// environment variable `token_env` names; `None` when the file names neither.
+    pub async fn token(&self) -> Result<Option<String>, String> {
+        if let Some(name) = &self.token_secret {
+            return match sausage_plugin::secret(name).await {
+                Ok(t) if !t.trim().is_empty() => Ok(Some(t.trim().to_string())),
+                Ok(_) => Err(format!("the secret {name} (\"token_secret\" in {PATH}) is empty: set it again with `sausage secret set <world> {name}`")),
+                Err(e) => Err(format!("the secret {name} (\"token_secret\" in {PATH}): {}", e.message())),
+            };
+        }
         let Some(name) = &self.token_env else { return Ok(None) };
         match std::env::var(name) {
             Ok(t) if !t.trim().is_empty() => Ok(Some(t.trim().to_string())),
@@ -169,7 +194,7 @@ mod tests {
         let c = Config::from_json(&json!({"api": "anthropic", "base_url": "http://h/v1/", "model": "m"})).unwrap();
         assert_eq!((c.api, c.base_url.as_str(), c.max_tokens), (Api::Anthropic, "http://h/v1", Some(8192)));
         assert_eq!((c.max_tool_rounds, c.history_turns, c.stream), (30, 20, true));
-        assert!(c.token().unwrap().is_none());
+        assert!(c.token_env.is_none() && c.token_secret.is_none());
     }
 
     #[test]
@@ -180,6 +205,8 @@ mod tests {
         assert!(err(json!({"api": "openai", "base_url": "h", "model": "m"})).contains("must start with http"));
         assert!(err(json!({"api": "openai", "base_url": "http://h"})).contains("\"model\" is missing"));
         assert!(err(json!({"api": "openai", "base_url": "http://h", "model": "m", "token_env": "PATH"})).contains("_API_KEY"));
+        assert!(err(json!({"api": "openai", "base_url": "http://h", "model": "m", "token_secret": "a-b"})).contains("secret's name"));
+        assert!(err(json!({"api": "openai", "base_url": "http://h", "model": "m", "token_env": "X_API_KEY", "token_secret": "X"})).contains("not both"));
         assert!(err(json!({"api": "openai", "base_url": "http://h", "model": "m", "max_tool_rounds": 0})).contains("from 1 to"));
         assert!(err(json!({"api": "openai", "base_url": "http://h", "model": "m", "x": 1})).contains("unknown field \"x\""));
     }

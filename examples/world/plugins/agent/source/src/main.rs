@@ -43,7 +43,7 @@ impl Agent {
     /// with a one-line message that says what to fix.
     async fn chat(&self, ctx: &Ctx, ChatParams { text }: ChatParams) -> Result<String> {
         let cfg = config::Config::load().map_err(|e| Error::new(format!("agent: {e}")))?;
-        let token = cfg.token().map_err(|e| Error::new(format!("agent: {e}")))?;
+        let token = cfg.token().await.map_err(|e| Error::new(format!("agent: {e}")))?;
         let _turn = lock(history::file()).await?; // released when the turn ends
         turn::run(ctx, &cfg, token.as_deref(), &text).await.map_err(|e| Error::new(format!("agent: {e}")))
     }

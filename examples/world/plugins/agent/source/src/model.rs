@@ -94,7 +94,11 @@ fn error_text(body: &str) -> String {
 fn hint(status: u16, message: &str, cfg: &Config) -> String {
     let lower = message.to_ascii_lowercase();
     let too_long = ["context", "too long", "too many tokens", "maximum"].iter().any(|w| lower.contains(w));
-    let token = cfg.token_env.as_deref().unwrap_or("\"token_env\"");
+    let token = match (&cfg.token_secret, &cfg.token_env) {
+        (Some(secret), _) => format!("the secret {secret}"),
+        (None, Some(env)) => env.clone(),
+        (None, None) => "\"token_env\" or \"token_secret\"".to_string(),
+    };
     match status {
         401 | 403 => format!("check the token in {token}"),
         404 => "check \"base_url\" and \"model\" in /config/agent.json".to_string(),
