@@ -185,9 +185,11 @@ async function detect(): Promise<Toolchain> {
     "--offline",
     ...config("source.crates-io.replace-with", "sausage-vendor"),
     ...config("source.sausage-vendor.directory", vendorDir),
-    ...config("patch.crates-io.wit-bindgen.path", witBindgenDir),
     ...config("target.wasm32-wasip1.linker", found.wasmLd),
   ];
+  // Plugins' builds only: std's has no wit-bindgen, and cargo printed its "patch … was not used"
+  // note among std's build lines, on every new machine's first `sausage new`.
+  const patch = config("patch.crates-io.wit-bindgen.path", witBindgenDir);
   const withFlags = (flags: string[]) => [
     ...config("target.wasm32-wasip1.rustflags", flags),
     // Doc tests are linked by rustdoc, which does not get the rustflags.
@@ -205,7 +207,7 @@ async function detect(): Promise<Toolchain> {
     // must be the same version as the rustc that built std.
     env: { RUSTC: found.rustc, RUSTDOC: found.rustdoc, RUSTC_BOOTSTRAP: "1", ...ccEnv },
     cc,
-    cargoArgs: [...common, ...withFlags(["--sysroot", sysroot, ...rustflags])],
+    cargoArgs: [...common, ...patch, ...withFlags(["--sysroot", sysroot, ...rustflags])],
     stdBuildArgs: [...common, "-Zbuild-std=std,panic_abort,test", ...withFlags(rustflags)],
     ...found,
     wasiLibc,
