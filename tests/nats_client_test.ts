@@ -191,6 +191,7 @@ Deno.test({
       await Deno.writeTextFile(`${tmp}/host/view1/secret.txt`, "not a component");
       const shelf = new ComponentShelf();
       host.subscribe("sausage.a.blob", (m) => shelf.serve(host, m));
+      await host.flush(); // the subscription is live before the worker asks (another connection)
       const copies = new ComponentCopies(worker, "sausage.a.blob", `${tmp}/worker`);
       await Deno.mkdir(`${tmp}/worker`);
       // Not placed yet: refused.
@@ -317,6 +318,7 @@ async function withWorkerSet(
   );
   try {
     set.start();
+    await host.flush(); // the set's subscriptions are live before a worker publishes
     await fn(set, worker, events);
   } finally {
     set.close();
@@ -339,7 +341,7 @@ Deno.test({
   name: "nats: a host takes at most max_workers workers, and says so once",
   fn: () =>
     withWorkerSet(2, async (set, worker, events) => {
-      await new Promise((r) => setTimeout(r, 100)); // the subscriptions reach the server
+      await worker.flush(); // the subscription is live before the host sends to it
       for (const id of ["w1", "w2", "w3", "w4"]) worker.publish("sausage.a.hb", beat(id));
       await until(() => events.some(([e]) => e !== "worker-joined"));
       assert.deepEqual(set.list().map((w) => w.worker), ["w1", "w2"]);
@@ -358,7 +360,7 @@ Deno.test({
         const { lead, rest } = readLead(m.data, (l) => l);
         toWorker.push(lead, ...decodeFrames(rest, checkToWorker, 2 ** 20));
       });
-      await new Promise((r) => setTimeout(r, 100)); // the subscriptions reach the server
+      await worker.flush(); // the subscription is live before the host sends to it
       worker.publish("sausage.a.hb", beat("w1"));
       await until(() => set.list().length === 1);
       const w = set.pick()!;
@@ -407,7 +409,6 @@ Deno.test({
   name: "nats: placement counts the host's own picks, not a heartbeat sent during a burst",
   fn: () =>
     withWorkerSet(256, async (set, worker) => {
-      await new Promise((r) => setTimeout(r, 100)); // the subscriptions reach the server
       // w1's last beat came in a burst that has ended since; w2's in a lull.
       worker.publish(
         "sausage.a.hb",

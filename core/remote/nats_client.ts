@@ -75,6 +75,8 @@ export class NatsClient {
   private closed = false;
   private inbox: string;
   private replies = new Map<string, (msg: NatsMsg) => void>();
+  /** What waits for the server's PONG to a `flush`'s PING, in the order they were sent. */
+  private pongs: (() => void)[] = [];
   private nextReply = 0;
   private ready: Promise<void>;
   private up!: () => void;
@@ -225,10 +227,11 @@ export class NatsClient {
             this.conn = conn;
             const was = this.down;
             this.down = null;
-            this.flush();
+            this.writePending();
             this.up();
             if (was !== null && was !== "connecting") this.opts.onStatus?.(null);
-          } else if (line.startsWith("-ERR")) {
+          } else if (line === "PONG") this.pongs.shift()?.();
+          else if (line.startsWith("-ERR")) {
             if (!authed || /authoriz|authentic/i.test(line)) throw new Error(line.slice(5));
           }
         }
@@ -239,6 +242,7 @@ export class NatsClient {
         conn.close();
       } catch { /* closed */ }
       if (this.conn === conn || !authed) this.conn = null;
+      this.pongs = []; // their PINGs went with the connection: their timers reject them
     }
   }
 
@@ -265,7 +269,7 @@ export class NatsClient {
     this.writeOut(conn);
   }
 
-  private flush(): void {
+  private writePending(): void {
     if (this.conn) this.writeOut(this.conn);
   }
 
@@ -300,7 +304,7 @@ export class NatsClient {
     const head = encoder.encode(`PUB ${subject}${reply ? ` ${reply}` : ""} ${bytes.length}\r\n`);
     this.pending.push(head, bytes, CRLF);
     this.pendingBytes += head.length + bytes.length + 2;
-    if (this.pending.length === 3) queueMicrotask(() => this.flush());
+    if (this.pending.length === 3) queueMicrotask(() => this.writePending());
   }
 
   /** Subscribes (in `queue`'s group if given); returns a function that unsubscribes. */
@@ -312,6 +316,33 @@ export class NatsClient {
       if (!this.subs.delete(sid)) return;
       if (this.conn) this.raw(this.conn, `UNSUB ${sid}\r\n`);
     };
+  }
+
+  /**
+   * Resolves once the server has read everything this client wrote before
+   * (a PING answered by its PONG): a subscription made before it is live, so
+   * a message another client publishes afterwards reaches it. Rejects at once
+   * when down, or after `timeoutMs` (a connection lost meanwhile).
+   */
+  flush(timeoutMs = 10_000): Promise<void> {
+    if (this.closed || this.conn === null) {
+      return Promise.reject(new NatsDown(`NATS is unreachable (${this.down ?? "closed"})`));
+    }
+    return new Promise((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        const at = this.pongs.indexOf(done);
+        if (at >= 0) this.pongs.splice(at, 1);
+        reject(new Error(`no PONG from NATS within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.pongs.push(done);
+      // After what waits to be written (a SUB goes to the front of it).
+      this.pending.push(encoder.encode("PING\r\n"));
+      queueMicrotask(() => this.writePending());
+    });
   }
 
   /** Sends a request and waits for one reply; rejects after `timeoutMs` or at once when down. */
