@@ -16,6 +16,7 @@
 
 import { ensurePrivateDir, userId } from "../control/control_path.ts";
 import { isSecretName, SECRET_NAME_RULE } from "./secret_name.ts";
+import { NotRegularFile, readRegularBytes } from "../world/regular_file.ts";
 
 /** The most bytes (UTF-8) one value may have. */
 export const MAX_SECRET_BYTES = 64 * 1024;
@@ -81,15 +82,13 @@ export function readSecretStore(path: string, world: string): SecretStore {
   if (!before) return { world, secrets: {} };
   checkEntry(path, before);
   let text: string;
-  const file = Deno.openSync(path, { read: true });
   try {
-    // The file opened is the one checked: not a link or a file swapped in since.
-    if (file.statSync().ino !== before.ino) {
-      throw new SecretStoreError(`${path} changed while it was opened: try again`);
-    }
-    text = new TextDecoder().decode(readAll(file));
-  } finally {
-    file.close();
+    // Opened without waiting, and the file opened is the one checked: not a link or a file
+    // swapped in since.
+    text = new TextDecoder().decode(readRegularBytes(path, { dev: before.dev, ino: before.ino }));
+  } catch (e) {
+    if (!(e instanceof NotRegularFile)) throw e;
+    throw new SecretStoreError(`${path} changed while it was opened: try again`);
   }
   let json: unknown;
   try {
@@ -113,22 +112,6 @@ export function readSecretStore(path: string, world: string): SecretStore {
   return { world, secrets: out };
 }
 
-/** Reads an open file to its end. */
-function readAll(file: Deno.FsFile): Uint8Array {
-  const chunks: Uint8Array[] = [];
-  const buf = new Uint8Array(16 * 1024);
-  for (let n = file.readSync(buf); n !== null && n > 0; n = file.readSync(buf)) {
-    chunks.push(buf.slice(0, n));
-  }
-  const out = new Uint8Array(chunks.reduce((s, c) => s + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
-}
-
 /**
  * Writes `store` to `path` atomically: its folder made (0700) and checked, a
  * new file beside it (`O_EXCL`, 0600) renamed over the old one. A link at
@@ -145,7 +128,7 @@ export function writeSecretStore(path: string, store: SecretStore): void {
   const file = Deno.openSync(temp, { write: true, createNew: true, mode: 0o600 });
   try {
     try {
-      file.writeSync(bytes) === bytes.length || writeRest(file, bytes);
+      for (let at = 0; at < bytes.length;) at += file.writeSync(bytes.subarray(at));
       file.syncSync();
     } finally {
       file.close();
@@ -158,13 +141,6 @@ export function writeSecretStore(path: string, store: SecretStore): void {
     } catch { /* already renamed or gone */ }
     throw e;
   }
-}
-
-/** Writes what a short write left. */
-function writeRest(file: Deno.FsFile, bytes: Uint8Array): boolean {
-  let at = 0;
-  while (at < bytes.length) at += file.writeSync(bytes.subarray(at));
-  return true;
 }
 
 /** What is wrong with `value` as a secret's value; null when it is fine. */
