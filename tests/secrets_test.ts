@@ -10,8 +10,9 @@
 
 import { strict as assert } from "node:assert";
 import { builtTestPlugin } from "./helpers/plugins.ts";
-import { launcher, type Ran, sausageWith } from "./helpers/cli.ts";
+import { type Ran, sausageWith } from "./helpers/cli.ts";
 import { eventually } from "./helpers/host.ts";
+import { startWith } from "./helpers/author.ts";
 import { makeWorld } from "./helpers/world.ts";
 import { secretsFilePath } from "../core/secrets/secrets_path.ts";
 
@@ -197,20 +198,10 @@ Deno.test({
   ...opts,
 }, async () => {
   const { world, env, run, cleanUp } = await setUp();
-  const host = new Deno.Command(launcher, {
-    args: ["run", world, "--headless"],
-    env,
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  let stderr = "";
-  const reading = (async () => {
-    const dec = new TextDecoder();
-    for await (const chunk of host.stderr) stderr += dec.decode(chunk, { stream: true });
-  })();
+  const host = startWith({ env }, "run", world, "--headless");
   const first = newValue(), second = newValue();
   try {
-    await eventually(() => stderr.includes("sausage: running"), "the host to run", 180_000);
+    await eventually(() => host.stderr().includes("sausage: running"), "the host to run", 180_000);
     assert.equal((await read(run, world, "reader", "PROBE_KEY")).error?.data?.reason, "not-set");
     assert.equal((await run(first, "secret", "set", world, "PROBE_KEY")).code, 0);
     assert.equal((await read(run, world, "reader", "PROBE_KEY")).value, first);
@@ -222,12 +213,12 @@ Deno.test({
     const ps = await run(undefined, "ps", world);
     assert.match(ps.stderr, /sausage run/);
   } finally {
-    host.kill("SIGTERM");
-    assert.equal((await host.status).code, 0, stderr);
-    await reading;
+    host.child.kill("SIGTERM");
+    assert.equal((await host.child.status).code, 0, host.stderr());
+    await host.read;
   }
   try {
-    assert.ok(!stderr.includes(first) && !stderr.includes(second));
+    assert.ok(!host.stderr().includes(first) && !host.stderr().includes(second));
     assert.deepEqual(filesHolding(world, first), []);
     assert.deepEqual(filesHolding(world, second), []);
   } finally {

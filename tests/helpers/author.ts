@@ -11,21 +11,36 @@ import { CHECKOUT, launcher } from "./cli.ts";
 const dec = new TextDecoder();
 
 /** A long-running `sausage` subprocess whose stderr is collected as it comes. */
-export function start(...args: string[]): { child: Deno.ChildProcess; stderr: () => string } {
+export interface Started {
+  child: Deno.ChildProcess;
+  /** What it printed on stderr so far. */
+  stderr: () => string;
+  /** Resolves once its stderr ended (all of it is in `stderr()`). */
+  read: Promise<void>;
+}
+
+/** Starts `sausage <args>` with stderr collected ({@link Started}). */
+export function start(...args: string[]): Started {
+  return startWith({}, ...args);
+}
+
+/** {@link start} with variables added to the environment the command inherits. */
+export function startWith(opts: { env?: Record<string, string> }, ...args: string[]): Started {
   // In the checkout, never the test process's working folder: another test thread may be inside a
   // folder it is about to remove (vfs/confined_dir.ts), which the command would keep.
   const child = new Deno.Command(launcher, {
     args,
     cwd: CHECKOUT,
+    env: opts.env,
     stdout: "null",
     stderr: "piped",
     stdin: "null",
   }).spawn();
   let text = "";
-  (async () => {
-    for await (const chunk of child.stderr) text += dec.decode(chunk);
+  const read = (async () => {
+    for await (const chunk of child.stderr) text += dec.decode(chunk, { stream: true });
   })();
-  return { child, stderr: () => text };
+  return { child, stderr: () => text, read };
 }
 
 /** Waits until `pattern` appears in `text()` after `from` characters. */
