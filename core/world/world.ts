@@ -26,10 +26,17 @@ export function pluginNameProblem(name: string): string | null {
   return null;
 }
 
+/** What tells one file from another, and a file from itself after a change. */
+function fileIdentity(info: Deno.FileInfo): string {
+  return `${info.dev}:${info.ino}:${info.size}:${info.mtime?.getTime()}:${info.ctime?.getTime()}`;
+}
+
 /** A world folder. Paths are absolute host paths. */
 export class World {
   /** The absolute path of the world folder. */
   readonly root: string;
+  /** Each plugin's resolved `plugin.wasm`, by the identity of the file it led to. */
+  private resolved = new Map<string, { identity: string; real: string }>();
 
   /** Opens a world; throws a one-line error when the folder is missing. */
   constructor(path: string) {
@@ -83,7 +90,14 @@ export class World {
     if (problem) throw new HostError("no-such-plugin", `no such plugin: ${problem}`);
     const path = `${this.pluginDir(name)}/plugin.wasm`;
     let real: string;
+    let identity: string;
     try {
+      // One stat on every call; the path is resolved again (a readlink per
+      // folder on the way, 6 here) only when it leads to another file than
+      // last time, which a planted link always does.
+      identity = fileIdentity(Deno.statSync(path));
+      const known = this.resolved.get(name);
+      if (known?.identity === identity) return known.real;
       real = Deno.realPathSync(path);
     } catch {
       let source = false;
@@ -115,6 +129,7 @@ export class World {
         `no such plugin: ${name} (plugins/${name}/plugin.wasm leads outside the world: refused)`,
       );
     }
+    this.resolved.set(name, { identity, real });
     return real;
   }
 
