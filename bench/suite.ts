@@ -6,7 +6,8 @@
  *   deno task bench [--quick]
  *
  * 1. No-op and `notes.list` through the core with 1, 10 and 100 callers; the
- *    first 100 calls of new sandboxes (cold) apart from the rest (warm).
+ *    first 100 calls of new sandboxes (cold) apart from the rest (warm: after
+ *    {@link WARM_PER_SANDBOX} processes of the module in each sandbox).
  * 2. A nested call and a fan-out of 10 from one process.
  * 3. Host start to first answer (warm and cold cache); `sausage call` end to end.
  * 4. Alternatives as ratios to ours: a plain function call; our WASI host
@@ -39,6 +40,13 @@ import * as fs from "node:fs";
 
 const quick = Deno.args.includes("--quick");
 const N = quick ? 300 : 2000;
+/**
+ * Processes of a module each sandbox runs before its warm rows: V8 tiers a
+ * module's code up over its first 1,000–2,000 processes in a sandbox
+ * (`bench/tier_up.ts`). Until 2026-12-04 the warm-up was 2,000 calls in all,
+ * ~670 per sandbox, so the warm rows still held part of the tier-up.
+ */
+const WARM_PER_SANDBOX = quick ? 100 : 2000;
 const root = new URL("..", import.meta.url).pathname;
 
 /** One measured row. */
@@ -104,13 +112,17 @@ const world = await makeWorld({ plugins: { probe, notes } });
   // processes in a sandbox (runtime.md; `bench/tier_up.ts`).
   await Promise.all(host.pool.sandboxes.map((s) => s.ready));
   await calls(host, "no-op, 1 caller, cold: the first 100 calls", "probe.noop", {}, 1, 100);
-  await calls(host, "warm-up", "probe.noop", {}, 10, quick ? 300 : 2000);
-  rows.pop();
+  const warmUp = async (method: string) => {
+    await calls(host, "warm-up", method, {}, 10, WARM_PER_SANDBOX * host.pool.sandboxes.length);
+    rows.pop();
+  };
+  await warmUp("probe.noop");
   for (const callers of [1, 10, 100]) {
     await calls(host, `no-op, ${callers} caller(s), warm`, "probe.noop", {}, callers, N);
   }
   await calls(host, "notes.add (setup)", "notes.add", { text: "milk" }, 1, 20);
   rows.pop();
+  await warmUp("notes.list");
   for (const callers of [1, 10, 100]) {
     await calls(host, `notes.list, ${callers} caller(s)`, "notes.list", {}, callers, N / 2);
   }

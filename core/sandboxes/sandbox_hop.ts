@@ -100,11 +100,16 @@ function socketHop(kind: "split" | "unix"): Hop {
         }),
       );
       if (kind === "unix") return socket;
-      const out = child.stdout.getReader();
+      // A reader with its own buffer: the default one allocates (and zeroes)
+      // 64 KiB for each chunk the sandbox writes, two a call.
+      const out = child.stdout.getReader({ mode: "byob" });
+      let buf = new Uint8Array(256 * 1024);
       return {
         read: async () => {
-          const r = await out.read();
-          return r.done ? null : r.value;
+          const r = await out.read(buf);
+          if (r.done || !r.value) return null;
+          buf = new Uint8Array(r.value.buffer); // the same memory, handed back
+          return r.value;
         },
         write: (bytes) => socket.write(bytes),
         close: () => {
