@@ -185,9 +185,12 @@ export class ComponentCache {
     return this.root;
   }
 
-  /** Loads a component file; transpiles it unless its hash is known. */
-  async load(path: string): Promise<Compiled> {
-    const hash = await this.hashes.hash(path);
+  /**
+   * Loads a component file; transpiles it unless its hash is known.
+   * @param info what a `stat` of `path` said just now, if the caller made one
+   */
+  async load(path: string, info?: Deno.FileInfo): Promise<Compiled> {
+    const hash = await this.hashes.hash(path, info);
     let entry = this.byHash.get(hash);
     if (!entry) {
       entry = Deno.readFile(path).then((bytes) => this.prepare(hash, bytes, path));

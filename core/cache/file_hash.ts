@@ -26,13 +26,13 @@ export class FileHashes {
   private byIdentity = new Map<string, Promise<string>>();
 
   /**
-   * The hash of the file at `path` now: one `stat`, and a read only for a
+   * The hash of the file at `path` now: one `stat` (or `info`, from a `stat`
+   * of it made just before), and a read only for a
    * file not seen before. The `stat` is synchronous: it is on every call's
    * path, and an async one costs a trip through Deno's thread pool (136 µs
    * against 17 µs here).
    */
-  async hash(path: string): Promise<string> {
-    const info = Deno.statSync(path);
+  async hash(path: string, info: Deno.FileInfo = Deno.statSync(path)): Promise<string> {
     const identity = `${path}\n${info.ino}\n${info.size}\n${info.mtime?.getTime()}`;
     let hash = this.byIdentity.get(identity);
     if (!hash) {

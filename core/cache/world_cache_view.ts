@@ -44,8 +44,8 @@ export class WorldCacheView {
   }
 
   /** Loads a component (as the cache does) and returns its entry in this world's view. */
-  async load(path: string): Promise<Compiled> {
-    const compiled = await this.inner.load(path);
+  async load(path: string, info?: Deno.FileInfo): Promise<Compiled> {
+    const compiled = await this.inner.load(path, info);
     let dir = this.linked.get(compiled.hash);
     if (!dir) {
       dir = this.link(compiled);

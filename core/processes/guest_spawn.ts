@@ -44,7 +44,7 @@ export type LineHandler = (p: Process, line: string) => void;
 
 /** What starting guests uses: the world, its parts and the rest of the supervisor. */
 export interface GuestSpawnDeps {
-  world: Pick<World, "root" | "pluginWasm">;
+  world: Pick<World, "root" | "pluginComponent">;
   journal: Pick<Journal, "coreEvent">;
   placer: GuestPlacer;
   cache: Pick<ComponentCache, "load">;
@@ -79,8 +79,10 @@ export class GuestSpawner {
     checks.processes(`${req.plugin}.${req.method}`, req.caller);
     if (req.wasm === undefined) checks.failingPlugin(req.plugin, req.method, req.caller);
     const timeLimit = checks.timeLimit(req.timeoutMs);
-    const wasm = req.wasm ?? this.deps.world.pluginWasm(req.plugin);
-    const compiled = await this.deps.cache.load(wasm);
+    const component = req.wasm === undefined
+      ? this.deps.world.pluginComponent(req.plugin)
+      : { path: req.wasm };
+    const compiled = await this.deps.cache.load(component.path, component.info);
     const sandbox = await this.deps.placer.place(req.plugin);
     checks.processes(`${req.plugin}.${req.method}`, req.caller);
     const pid = `${req.plugin}-${uuidv7()}`;

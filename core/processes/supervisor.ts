@@ -33,7 +33,7 @@ import type { World } from "../world/world.ts";
  * fakes) and the hooks it calls.
  */
 export interface SupervisorOptions {
-  world: Pick<World, "root" | "pluginWasm">;
+  world: Pick<World, "root" | "pluginComponent">;
   journal: Pick<Journal, "append" | "coreEvent" | "coalescedEvent">;
   table: ProcessTable;
   /** Where new guests go: the sandbox pool, or workers. */

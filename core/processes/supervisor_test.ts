@@ -85,7 +85,10 @@ function setup(opts: SetupOptions = {}) {
   /** The pids of the processes that ended, in order. */
   const ended: string[] = [];
   const sup = new Supervisor({
-    world: { root: "/no/world", pluginWasm: (name) => `/plugins/${name}/plugin.wasm` },
+    world: {
+      root: "/no/world",
+      pluginComponent: (name) => ({ path: `/plugins/${name}/plugin.wasm`, info: undefined }),
+    },
     journal,
     table,
     placer: { place: () => Promise.resolve(sandbox) },

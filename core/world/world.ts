@@ -84,20 +84,31 @@ export class World {
     return `${this.root}/plugins/${name}`;
   }
 
-  /** The current component of a plugin; a JSON-RPC error -32001 when there is none. */
+  /** The current component of a plugin (its real path); a JSON-RPC error -32001 when there is none. */
   pluginWasm(name: string): string {
+    return this.pluginComponent(name).path;
+  }
+
+  /**
+   * The current component of a plugin: its real path and what `stat` said of
+   * it just now (the cache's hash needs no second `stat`); a JSON-RPC error
+   * -32001 when there is none.
+   */
+  pluginComponent(name: string): { path: string; info?: Deno.FileInfo } {
     const problem = pluginNameProblem(name);
     if (problem) throw new HostError("no-such-plugin", `no such plugin: ${problem}`);
     const path = `${this.pluginDir(name)}/plugin.wasm`;
     let real: string;
     let identity: string;
+    let info: Deno.FileInfo;
     try {
       // One stat on every call; the path is resolved again (a readlink per
       // folder on the way, 6 here) only when it leads to another file than
       // last time, which a planted link always does.
-      identity = fileIdentity(Deno.statSync(path));
+      info = Deno.statSync(path);
+      identity = fileIdentity(info);
       const known = this.resolved.get(name);
-      if (known?.identity === identity) return known.real;
+      if (known?.identity === identity) return { path: known.real, info };
       real = Deno.realPathSync(path);
     } catch {
       let source = false;
@@ -130,7 +141,7 @@ export class World {
       );
     }
     this.resolved.set(name, { identity, real });
-    return real;
+    return { path: real, info };
   }
 
   /** The names of the plugin folders, sorted. */
