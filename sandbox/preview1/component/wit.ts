@@ -32,6 +32,8 @@ export interface WitFunction {
   resource?: string;
   /** The member's name as jco's bindings spell it (camelCase; the class for a resource). */
   member: string;
+  /** Its resource's class as jco's bindings spell it (PascalCase), when it has a resource. */
+  className?: string;
   /** Parameter types, `self` first for a method. */
   params: WitType[];
   result?: WitType;
@@ -315,6 +317,7 @@ export function witFunctions(): Map<string, Map<string, WitFunction>> {
         kind: f.kind,
         resource: f.resource && lookupResource(name, f.resource, scopes),
         member,
+        className: f.resource && pascal(f.resource),
         params: f.params.map((p) => resolve(p, name, scopes)),
         result: f.result && resolve(f.result, name, scopes),
       });
