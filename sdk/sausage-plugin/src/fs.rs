@@ -9,7 +9,15 @@ use crate::error::Result;
 /// when missing. State that must outlive the process belongs here.
 pub fn state_dir() -> PathBuf {
     let dir = PathBuf::from("/state").join(crate::process::plugin_name());
-    let _ = std::fs::create_dir_all(&dir);
+    // Looked at once per process, and made only when missing: `create_dir_all`
+    // of a folder that exists costs a failed `mkdir` and a `stat`, each
+    // resolved by the host a folder at a time.
+    static CHECKED: std::sync::Once = std::sync::Once::new();
+    CHECKED.call_once(|| {
+        if !std::fs::metadata(&dir).is_ok_and(|m| m.is_dir()) {
+            let _ = std::fs::create_dir_all(&dir);
+        }
+    });
     dir
 }
 
