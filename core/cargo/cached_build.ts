@@ -7,7 +7,7 @@
  * @module
  */
 
-import { buildPlugin } from "./cargo_build.ts";
+import { buildPlugin, DEFAULT_SDK_DIR, SDK_CRATES } from "./cargo_build.ts";
 import { cacheDir } from "../paths.ts";
 import { sha256 } from "../cache/file_hash.ts";
 import { digestLines, hashFiles } from "../cache/folder_hash.ts";
@@ -43,13 +43,19 @@ export function cachedBuild(dir: string, kind: string, name: string): Promise<st
 
 /**
  * A short hash of a crate's files and of the crates its `Cargo.toml` files
- * reach through `path = "…"` dependencies (build output, lockfiles and dot
- * files left out). Crates are named by their path relative to `dir`.
+ * reach through `path = "…"` dependencies, and of the SDK's crates (build
+ * output, lockfiles and dot files left out). Crates are named by their path
+ * relative to `dir`, the SDK's by `sdk:<crate>`.
  */
 async function sourceHash(dir: string): Promise<string> {
   const parts: string[] = [BUILD_SALT];
   const seen = new Set<string>();
-  const crates: [string, string][] = [[".", dir]];
+  // The SDK too: every build patches `sausage-plugin = "0.1"` to this
+  // repository's SDK, so a change there must build the plugins again.
+  const crates: [string, string][] = [
+    [".", dir],
+    ...SDK_CRATES.map((c): [string, string] => [`sdk:${c}`, `${DEFAULT_SDK_DIR}/${c}`]),
+  ];
   while (crates.length) {
     const [label, root] = crates.shift()!;
     const real = await Deno.realPath(root);
@@ -59,11 +65,11 @@ async function sourceHash(dir: string): Promise<string> {
     parts.push(...digestLines(files, label));
     for (const { rel } of files) {
       if (rel === "Cargo.toml" || rel.endsWith("/Cargo.toml")) {
-        const base = rel.includes("/") ? `${label}/${rel.slice(0, rel.lastIndexOf("/"))}` : label;
+        const sub = rel.includes("/") ? `/${rel.slice(0, rel.lastIndexOf("/"))}` : "";
         const text = await Deno.readTextFile(`${real}/${rel}`);
         for (const m of text.matchAll(/\bpath\s*=\s*"([^"]+)"/g)) {
           if (m[1].endsWith(".rs")) continue; // a target's source file, not a crate
-          crates.push([`${base}/${m[1]}`, `${dir}/${base}/${m[1]}`]);
+          crates.push([`${label}${sub}/${m[1]}`, `${root}${sub}/${m[1]}`]);
         }
       }
     }

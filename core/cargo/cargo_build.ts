@@ -50,7 +50,7 @@ export interface BuildOptions {
 export const DEFAULT_SDK_DIR = decodeURIComponent(new URL("../../sdk", import.meta.url).pathname);
 
 /** The SDK's crates, each patched in from `<sdkDir>/<name>`. */
-const SDK_CRATES = ["sausage-plugin", "sausage-plugin-macros"];
+export const SDK_CRATES = ["sausage-plugin", "sausage-plugin-macros"];
 
 /** What {@link buildPlugin} made. */
 export interface BuildResult {
