@@ -291,3 +291,22 @@ test("core.exit ends the host with exit code 75", async (h) => {
   assert.deepEqual(await h.result("core.exit"), {});
   assert.equal(await h.host.done, 75);
 });
+
+Deno.test({
+  name: "an empty SAUSAGE_SANDBOX_V8_FLAGS is no flags: sandboxes start and answer",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    Deno.env.set("SAUSAGE_SANDBOX_V8_FLAGS", " ");
+    try {
+      const h = await TestHost.start({ plugins: { probe } });
+      try {
+        assert.deepEqual((await h.call("probe.noop")).result, {});
+      } finally {
+        await h.close();
+      }
+    } finally {
+      Deno.env.delete("SAUSAGE_SANDBOX_V8_FLAGS");
+    }
+  },
+});

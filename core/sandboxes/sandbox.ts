@@ -98,8 +98,9 @@ function sandboxCommand(opts: SandboxOptions, hop: Hop): [string, string[]] {
  */
 function v8Flags(): Record<string, string> {
   try {
-    const flags = Deno.env.get("SAUSAGE_SANDBOX_V8_FLAGS");
-    return flags === undefined ? {} : { DENO_V8_FLAGS: flags };
+    const flags = Deno.env.get("SAUSAGE_SANDBOX_V8_FLAGS")?.trim();
+    // Empty is none: V8 refuses the flag '' and no sandbox would start.
+    return flags ? { DENO_V8_FLAGS: flags } : {};
   } catch {
     return {}; // no permission to read the environment
   }
