@@ -135,8 +135,11 @@ export class Router {
     if ("notifyCaller" in from) (from as Process).notifyCaller(params.name, params.params);
   }
 
-  /** Handles one stdout line of a process. */
-  fromProcess(p: Process, line: string): void {
+  /**
+   * Handles one stdout line of a process; `local`: its sandbox already gave
+   * it to the caller there, as the answer to its call (`Process.respond`).
+   */
+  fromProcess(p: Process, line: string, local = false): void {
     // The SDK writes a newline before each message (section 4.1): blank lines carry nothing.
     if (line.trim() === "") return;
     const parsed = parseLine(line);
@@ -154,7 +157,7 @@ export class Router {
         return;
       case "response": {
         if (this.coreReplies(p, parsed.msg)) return;
-        const dropped = p.respond(parsed.msg);
+        const dropped = p.respond(parsed.msg, local);
         this.calls.finished(p);
         if (dropped) {
           this.supervisor.log.write(p, "stdout", line);
