@@ -5,12 +5,14 @@
  * alternately on one machine (A/B) in minutes rather than the suite's
  * quarter of an hour.
  *
- *   deno run --allow-all bench/nested_calls.ts [--rounds 3] [--calls 1000]
+ *   deno run --allow-all bench/nested_calls.ts [--rounds 3] [--calls 1000] [--calls-starting N]
  *
  * Each sandbox first runs 2,000 processes of the probe (V8's tier-up), and
  * the nested and fan-out calls 300 each; then each round prints the p50 and
  * p99 of `--calls` nested calls and a tenth as many fan-outs, with the CPU
- * per call of the core and of the sandboxes.
+ * per call of the core and of the sandboxes. `--calls-starting` sets that
+ * limit of `config/limits.json` (4 by default: a fan-out of 10 starts in
+ * three waves).
  *
  * @module
  */
@@ -30,6 +32,7 @@ function arg(name: string, fallback: number): number {
 
 const rounds = arg("rounds", 3);
 const n = arg("calls", 1000);
+const starting = arg("calls-starting", 0);
 
 /** Times `total` calls of `method` from one caller; prints a line unless `quiet`. */
 async function row(host: Host, what: string, method: string, params: object, total: number) {
@@ -51,7 +54,10 @@ async function row(host: Host, what: string, method: string, params: object, tot
 }
 
 const probe = await builtTestPlugin("probe");
-const world = await makeWorld({ plugins: { probe } });
+const world = await makeWorld({
+  plugins: { probe },
+  files: starting ? { "config/limits.json": JSON.stringify({ calls_starting: starting }) } : {},
+});
 const { host } = await WorldServer.open(world, { socket: false, watch: false });
 await host.start();
 await Promise.all(host.pool.sandboxes.map((s) => s.ready));

@@ -8,7 +8,8 @@
  * 1. No-op and `notes.list` through the core with 1, 10 and 100 callers; the
  *    first 100 calls of new sandboxes (cold) apart from the rest (warm: after
  *    {@link WARM_PER_SANDBOX} processes of the module in each sandbox).
- * 2. A nested call and a fan-out of 10 from one process.
+ * 2. A nested call and a fan-out of 10 from one process, each warm as the
+ *    rows above (after as many processes of its own calls).
  * 3. Host start to first answer (warm and cold cache); `sausage call` end to end.
  * 4. Alternatives as ratios to ours: a plain function call; our WASI host
  *    in this process without the core and the pipe (what isolation costs);
@@ -112,8 +113,10 @@ const world = await makeWorld({ plugins: { probe, notes } });
   // processes in a sandbox (runtime.md; `bench/tier_up.ts`).
   await Promise.all(host.pool.sandboxes.map((s) => s.ready));
   await calls(host, "no-op, 1 caller, cold: the first 100 calls", "probe.noop", {}, 1, 100);
-  const warmUp = async (method: string) => {
-    await calls(host, "warm-up", method, {}, 10, WARM_PER_SANDBOX * host.pool.sandboxes.length);
+  /** `WARM_PER_SANDBOX` processes per sandbox of calls of `method`, each `processes` processes. */
+  const warmUp = async (method: string, params: Record<string, unknown> = {}, processes = 1) => {
+    const total = Math.ceil(WARM_PER_SANDBOX * host.pool.sandboxes.length / processes);
+    await calls(host, "warm-up", method, params, 10, total);
     rows.pop();
   };
   await warmUp("probe.noop");
@@ -126,19 +129,14 @@ const world = await makeWorld({ plugins: { probe, notes } });
   for (const callers of [1, 10, 100]) {
     await calls(host, `notes.list, ${callers} caller(s)`, "notes.list", {}, callers, N / 2);
   }
-  await calls(
-    host,
-    "nested call (probe → probe.noop)",
-    "probe.call",
-    {
-      method: "probe.noop",
-      params: {},
-    },
-    1,
-    N / 2,
-  );
-  const ten = Array.from({ length: 10 }, () => ({ method: "probe.noop", params: {} }));
-  await calls(host, "fan-out of 10 from one process", "probe.fanout", { calls: ten }, 1, N / 10);
+  // Warm as the rows above: a nested call runs code of the module (its call, the answer's
+  // parse) that a no-op does not, and V8 tiers each function up on its own.
+  const nested = { method: "probe.noop", params: {} };
+  await warmUp("probe.call", nested, 2);
+  await calls(host, "nested call (probe → probe.noop)", "probe.call", nested, 1, N / 2);
+  const ten = { calls: Array.from({ length: 10 }, () => nested) };
+  await warmUp("probe.fanout", ten, 11);
+  await calls(host, "fan-out of 10 from one process", "probe.fanout", ten, 1, N / 10);
 
   // 3b: `sausage call` end to end against this running host.
   const control = await ControlServer.start(host);
