@@ -147,6 +147,7 @@ Deno.test("a raw duplex over a Unix socket pair carries frames both ways", async
 Deno.test("a big message goes out in slices, each moving lastMoved as the peer takes it", async () => {
   const taken: number[] = [];
   const times: number[] = [];
+  // deno-lint-ignore prefer-const
   let link: StreamLink<ToSandbox, FromSandbox> | undefined;
   const io = {
     read: () => new Promise<Uint8Array | null>(() => {}),

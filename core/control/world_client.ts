@@ -27,7 +27,6 @@
 import { controlSocketPath, HELLO } from "./control_path.ts";
 import { describeHolder, HostLock } from "./host_lock.ts";
 import { Connection } from "../../rpc/connection.ts";
-import { RpcError } from "../../rpc/errors.ts";
 import { carrierLineLimit, DEFAULT_MAX_LINE } from "../../rpc/line_splitter.ts";
 import { LineTransport, rawDuplex } from "../../rpc/line_transport.ts";
 import { fromBase64 } from "../../rpc/base64.ts";
