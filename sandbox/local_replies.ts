@@ -25,6 +25,13 @@
 import type { Id } from "../rpc/message.ts";
 import { callerReply, parseLine } from "../rpc/message.ts";
 
+/**
+ * The longest answer given in the sandbox, in UTF-16 units: a longer one
+ * goes through the core, which parses it anyway (here it would be parsed and
+ * written once more, on the thread the sandbox's other processes share).
+ */
+export const LOCAL_ANSWER_MAX = 64 * 1024;
+
 /** A callee whose answer its caller has not yet had. */
 interface Pending {
   /** The caller's pid. */
@@ -70,7 +77,7 @@ export class LocalReplies {
    */
   answer(callee: string, line: string): LocalAnswer | null {
     const p = this.pending.get(callee);
-    if (!p || p.viaCore) return null;
+    if (!p || p.viaCore || line.length > LOCAL_ANSWER_MAX) return null;
     const parsed = parseLine(line);
     if (parsed.kind === "request") {
       p.viaCore = true; // its answer must not overtake what the core does for this

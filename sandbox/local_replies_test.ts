@@ -1,5 +1,5 @@
 import { strict as assert } from "node:assert";
-import { LocalReplies } from "./local_replies.ts";
+import { LOCAL_ANSWER_MAX, LocalReplies } from "./local_replies.ts";
 
 const answer = (id: string, result: unknown) => JSON.stringify({ jsonrpc: "2.0", id, result });
 
@@ -68,4 +68,11 @@ Deno.test("a caller that ends drops the answers it waited for", () => {
   assert.equal(r.size, 1);
   assert.equal(r.answer("b-2", answer("b-2", 1)), null);
   assert.ok(r.answer("c-1", answer("c-1", 1)));
+});
+
+Deno.test("a long answer goes through the core, which parses it anyway", () => {
+  const r = new LocalReplies();
+  r.expect("b-1", "a-1", 1);
+  assert.equal(r.answer("b-1", answer("b-1", "x".repeat(LOCAL_ANSWER_MAX))), null);
+  assert.equal(r.fromCore("b-1"), true, "the core's copy is the one given");
 });
