@@ -4,7 +4,9 @@
  * `core.secret` (so a `sausage secret set` takes effect at the next call) and
  * written whole, atomically: a new file made with `O_EXCL` and mode 0600 in
  * the same folder, then renamed over the old one. The folder is made 0700 and
- * checked to be a real folder of this user's (`ensurePrivateDir`).
+ * checked to be a real folder of this user's (`ensurePrivateDir`). A change
+ * (`setSecret`, `removeSecret`) reads, changes and writes under an exclusive
+ * lock of that folder (`flock`), so two at once both take effect.
  *
  * Nothing here follows a link: a link (or anything but a regular file of
  * this user's, 0600) at the file's place is refused, for reads and for
@@ -143,6 +145,24 @@ export function writeSecretStore(path: string, store: SecretStore): void {
   }
 }
 
+/**
+ * Runs `change` (a read, change and write of the file at `path`) holding an
+ * exclusive lock of its folder (made 0700 and checked first): two
+ * `sausage secret set` at once each take effect, neither writes over the
+ * other's. The lock goes with the process, whatever ends it.
+ */
+function underLock<T>(path: string, change: () => T): T {
+  const dir = path.slice(0, path.lastIndexOf("/")) || "/";
+  ensurePrivateDir(dir);
+  const folder = Deno.openSync(dir, { read: true });
+  try {
+    folder.lockSync(true);
+    return change();
+  } finally {
+    folder.close(); // releases the lock
+  }
+}
+
 /** What is wrong with `value` as a secret's value; null when it is fine. */
 export function secretValueProblem(value: string): string | null {
   if (value === "") return "the value is empty: nothing was set";
@@ -163,17 +183,21 @@ export function setSecret(path: string, world: string, name: string, value: stri
   }
   const problem = secretValueProblem(value);
   if (problem) throw new SecretStoreError(problem);
-  const store = readSecretStore(path, world);
-  store.world = world;
-  store.secrets[name] = value;
-  writeSecretStore(path, store);
+  underLock(path, () => {
+    const store = readSecretStore(path, world);
+    store.world = world;
+    store.secrets[name] = value;
+    writeSecretStore(path, store);
+  });
 }
 
 /** Removes the secret `name`; false when it was not set. */
 export function removeSecret(path: string, world: string, name: string): boolean {
-  const store = readSecretStore(path, world);
-  if (!Object.hasOwn(store.secrets, name)) return false;
-  delete store.secrets[name];
-  writeSecretStore(path, store);
-  return true;
+  return underLock(path, () => {
+    const store = readSecretStore(path, world);
+    if (!Object.hasOwn(store.secrets, name)) return false;
+    delete store.secrets[name];
+    writeSecretStore(path, store);
+    return true;
+  });
 }

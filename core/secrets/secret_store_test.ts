@@ -89,3 +89,26 @@ Deno.test("the file is named by the world key, in SAUSAGE_SECRETS_DIR or XDG_CON
   assert.equal(await secretsFilePath("/some/world", "/s"), `/s/${key}.json`);
   assert.notEqual(await secretsFilePath("/other/world", "/s"), `/s/${key}.json`);
 });
+
+Deno.test("sets from several processes at once all take effect (the folder is locked)", () =>
+  inTemp(async (tmp) => {
+    const path = `${tmp}/secrets/w.json`;
+    const store = new URL("./secret_store.ts", import.meta.url).href;
+    // Four processes, each setting 25 secrets of its own as fast as it can.
+    const script = (p: number) =>
+      `import { setSecret } from "${store}";` +
+      `for (let i = 0; i < 25; i++) setSecret("${path}", "/w", "P${p}_" + i, "v" + i);`;
+    const runs = [0, 1, 2, 3].map((p) =>
+      new Deno.Command(Deno.execPath(), {
+        args: ["eval", "--no-check", script(p)],
+        stdout: "null",
+        stderr: "piped",
+      }).output()
+    );
+    for (const out of await Promise.all(runs)) {
+      assert.ok(out.success, new TextDecoder().decode(out.stderr));
+    }
+    const names = Object.keys(readSecretStore(path, "/w").secrets);
+    assert.equal(names.length, 100, "no set was lost to another's write");
+    assert.deepEqual([...Deno.readDirSync(`${tmp}/secrets`)].map((e) => e.name), ["w.json"]);
+  }));
