@@ -214,7 +214,7 @@ export class Host {
           world: this.worldMount,
         },
         limits: this.limits,
-        onStdout: (p, line, local) => this.router.fromProcess(p, line, local),
+        onStdout: (p, line) => this.router.fromProcess(p, line),
         onEnd: [
           (p) => this.locks.releaseAll(p.pid),
           ...parts.map((part) => (p: Process) => part.end(p)),

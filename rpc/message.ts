@@ -53,15 +53,6 @@ export function errorResponse(id: Id | null, error: RpcErrorObject): Response {
   return { jsonrpc: "2.0", id, error };
 }
 
-/**
- * A callee's response as its caller gets it: the same result or error under
- * the id of the caller's request. One function for the core (`Process.respond`)
- * and the sandbox (`sandbox/local_replies.ts`), so both write the same line.
- */
-export function callerReply(callerId: Id, msg: Response): Response {
-  return msg.error ? errorResponse(callerId, msg.error) : response(callerId, msg.result);
-}
-
 /** True when `v` is a plain JSON object (not null, not an array). */
 export function isObject(v: unknown): v is JsonObject {
   return typeof v === "object" && v !== null && !Array.isArray(v);

@@ -19,7 +19,6 @@ import { carrierLineLimit, DEFAULT_MAX_LINE } from "../rpc/line_splitter.ts";
 import { type ByteDuplex, type MessageLink, rawDuplex, StreamLink } from "./link.ts";
 import { checkToSandbox } from "./protocol_check.ts";
 import { OutputWindow } from "./output_window.ts";
-import { LocalReplies } from "./local_replies.ts";
 
 const encoder = new TextEncoder();
 
@@ -60,16 +59,6 @@ interface Running {
 
 const running = new Map<string, Running>();
 
-/** Answers of nested calls that go straight to their caller here (`local_replies.ts`). */
-const replies = new LocalReplies();
-
-/** A stdout line of `pid`: to its caller here too when it is the answer it waits for. */
-function stdoutLine(pid: string, line: string): void {
-  const local = replies.size > 0 ? replies.answer(pid, line) : null;
-  if (local) running.get(local.caller)?.stdin.push(encoder.encode(local.line + "\n"));
-  send(local ? { op: "out", pid, line, local: true } : { op: "out", pid, line });
-}
-
 function start(msg: RunMessage): void {
   const { pid } = msg;
   const p: Running = {
@@ -85,9 +74,6 @@ function start(msg: RunMessage): void {
     window: msg.outputWindow ? new OutputWindow(msg.outputWindow) : undefined,
   };
   running.set(pid, p);
-  if (msg.replyTo && running.has(msg.replyTo.pid)) {
-    replies.expect(pid, msg.replyTo.pid, msg.replyTo.id);
-  }
   if (msg.request !== undefined) p.stdin.push(encoder.encode(msg.request + "\n"));
   runProcess(msg.dir, msg.world, msg.env, {
     stdin: p.stdin,
@@ -96,7 +82,7 @@ function start(msg: RunMessage): void {
     maxLine: msg.maxLine,
     memories,
     window: p.window,
-    onStdout: (line) => stdoutLine(pid, line),
+    onStdout: (line) => send({ op: "out", pid, line }),
     onStderr: (line) => send({ op: "err", pid, line }),
   }, {
     args: msg.args,
@@ -105,7 +91,6 @@ function start(msg: RunMessage): void {
     onlyPreopens: msg.onlyPreopens,
   }).then((ended) => {
     running.delete(pid);
-    replies.ended(pid);
     p.control.releaseMemory();
     send({ op: "exit", pid, ...ended });
   });
@@ -118,10 +103,7 @@ function handle(msg: ToSandbox): void {
   if (!p) return; // it has ended meanwhile
   switch (msg.op) {
     case "in":
-      // An answer the callee gave here first is not given twice.
-      if (msg.replyOf === undefined || replies.fromCore(msg.replyOf)) {
-        p.stdin.push(encoder.encode(msg.line + "\n"));
-      }
+      p.stdin.push(encoder.encode(msg.line + "\n"));
       break;
     case "eof":
       // After what else came in the same read (the core sends a caller's

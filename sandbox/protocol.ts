@@ -54,12 +54,6 @@ export interface RunMessage {
   onlyPreopens?: boolean;
   /** The initial current folder (`initial-cwd`); `/` by default. */
   cwd?: string;
-  /**
-   * Its caller, when that is a process of the same sandbox waiting for the
-   * answer: the answer goes straight to the caller's stdin under the caller's
-   * request `id` (`local_replies.ts`), and reaches the core flagged `local`.
-   */
-  replyTo?: { pid: string; id: string | number };
 }
 
 /**
@@ -118,12 +112,8 @@ export interface ExitMessage {
 /** Core → sandbox. */
 export type ToSandbox =
   | RunMessage
-  /**
-   * A line for the process's stdin: one JSON-RPC message, serialized once by
-   * the core. `replyOf`: it answers the call of that callee, which was to
-   * answer locally (`RunMessage.replyTo`); dropped if the callee's answer came first.
-   */
-  | { op: "in"; pid: string; line: string; replyOf?: string }
+  /** A line for the process's stdin: one JSON-RPC message, serialized once by the core. */
+  | { op: "in"; pid: string; line: string }
   /** EOF on the process's stdin: "stop now". */
   | { op: "eof"; pid: string }
   /** End the process at its next check; its pending host calls fail now. */
@@ -138,8 +128,7 @@ export type ToSandbox =
 export type FromSandbox =
   | { op: "ready" }
   | { op: "pong"; n: number }
-  /** A stdout line; `local`: the answer to its call, already given to its caller (`replyTo`). */
-  | { op: "out"; pid: string; line: string; local?: true }
+  | { op: "out"; pid: string; line: string }
   | { op: "err"; pid: string; line: string }
   | ExitMessage
   | FsRequest;

@@ -57,9 +57,6 @@ export function checkFromSandbox(v: unknown): FromSandbox {
     case "err":
       str(m, "pid");
       str(m, "line");
-      if (m.op === "out" && m.local !== undefined && m.local !== true) {
-        fail("whose local is not true");
-      }
       break;
     case "exit":
       str(m, "pid");
@@ -102,16 +99,10 @@ export function checkToSandbox(v: unknown): ToSandbox {
       if (m.onlyPreopens !== undefined && typeof m.onlyPreopens !== "boolean") {
         fail("whose onlyPreopens is not a boolean");
       }
-      if (m.replyTo !== undefined) {
-        const r = obj(m.replyTo);
-        str(r, "pid");
-        if (typeof r.id !== "string" && typeof r.id !== "number") fail("whose replyTo.id is no id");
-      }
       break;
     case "in":
       str(m, "pid");
       str(m, "line");
-      optStr(m, "replyOf");
       break;
     case "eof":
     case "kill":

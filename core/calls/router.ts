@@ -135,11 +135,8 @@ export class Router {
     if ("notifyCaller" in from) (from as Process).notifyCaller(params.name, params.params);
   }
 
-  /**
-   * Handles one stdout line of a process; `local`: its sandbox already gave
-   * it to the caller there, as the answer to its call (`Process.respond`).
-   */
-  fromProcess(p: Process, line: string, local = false): void {
+  /** Handles one stdout line of a process. */
+  fromProcess(p: Process, line: string): void {
     // The SDK writes a newline before each message (section 4.1): blank lines carry nothing.
     if (line.trim() === "") return;
     const parsed = parseLine(line);
@@ -157,7 +154,7 @@ export class Router {
         return;
       case "response": {
         if (this.coreReplies(p, parsed.msg)) return;
-        const dropped = p.respond(parsed.msg, local);
+        const dropped = p.respond(parsed.msg);
         this.calls.finished(p);
         if (dropped) {
           this.supervisor.log.write(p, "stdout", line);

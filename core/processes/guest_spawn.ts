@@ -10,8 +10,7 @@
 import type { ComponentCache, Engine } from "../cache/component_cache.ts";
 import { agentTokenEnv } from "./agent_token.ts";
 import { FsServer } from "../files/fs_server.ts";
-import { type GuestPlacer, GuestRunner, type GuestSandbox } from "../sandboxes/guest_runner.ts";
-import type { Id } from "../../rpc/message.ts";
+import { type GuestPlacer, GuestRunner } from "../sandboxes/guest_runner.ts";
 import type { Journal } from "../journal/journal.ts";
 import type { Limits } from "../world/limits.ts";
 import { Process, type ProcessOptions } from "./process.ts";
@@ -40,11 +39,8 @@ export interface SharedMounts {
   world: Mount;
 }
 
-/**
- * Receives each stdout line of a process (the router); `local`: its sandbox
- * already gave it to the caller, as the answer to its call (`RunMessage.replyTo`).
- */
-export type LineHandler = (p: Process, line: string, local: boolean) => void;
+/** Receives each stdout line of a process (the router). */
+export type LineHandler = (p: Process, line: string) => void;
 
 /** What starting guests uses: the world, its parts and the rest of the supervisor. */
 export interface GuestSpawnDeps {
@@ -91,10 +87,8 @@ export class GuestSpawner {
     checks.processes(`${req.plugin}.${req.method}`, req.caller);
     const pid = `${req.plugin}-${uuidv7()}`;
     const runner = new GuestRunner(sandbox, pid, this.tookEvery);
-    const replyTo = localCaller(req, sandbox);
-    const p = this.create(runner, { pid, ...callOf(req), answersLocally: replyTo !== undefined });
+    const p = this.create(runner, { pid, ...callOf(req) });
     this.run(p, runner, {
-      ...(replyTo ? { replyTo } : {}),
       dir: compiled.dir,
       env: [
         ["SAUSAGE_PID", pid],
@@ -191,7 +185,7 @@ export class GuestSpawner {
     if (p.hasEnded) return;
     switch (msg.op) {
       case "out":
-        this.deps.onStdout(p, msg.line, msg.local === true);
+        this.deps.onStdout(p, msg.line);
         runner.took(msg.line);
         break;
       case "err":
@@ -223,21 +217,4 @@ export class GuestSpawner {
         break;
     }
   }
-}
-
-/**
- * The caller of a call, when its answer can go to it inside their sandbox
- * (`sandbox/local_replies.ts`): a process waiting for the answer, attached,
- * running in the same local sandbox as the callee.
- */
-function localCaller(
-  req: SpawnRequest,
-  sandbox: GuestSandbox,
-): { pid: string; id: Id } | undefined {
-  const { caller, callerId } = req;
-  if (callerId === undefined || req.detached || sandbox.worker !== undefined) return undefined;
-  if (!(caller instanceof Process) || caller.hasEnded) return undefined;
-  const runner = caller.runner;
-  if (!(runner instanceof GuestRunner) || runner.sandbox !== sandbox) return undefined;
-  return { pid: caller.pid, id: callerId };
 }

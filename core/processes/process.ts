@@ -13,13 +13,7 @@
  */
 
 import { findPanic } from "./panic_message.ts";
-import {
-  callerReply,
-  type Id,
-  type JsonObject,
-  type Message,
-  type Response,
-} from "../../rpc/message.ts";
+import type { Id, JsonObject, Message, Response } from "../../rpc/message.ts";
 import { ErrorCode } from "../../rpc/errors.ts";
 import { MemMount } from "../../vfs/mem_mount.ts";
 import type { FsServer } from "../files/fs_server.ts";
@@ -35,12 +29,8 @@ export interface Caller {
   readonly children: Set<Process>;
   /** True once the caller has ended: its late answers and notifications are dropped. */
   readonly hasEnded: boolean;
-  /**
-   * Hands a response or notification to the caller. `replyOf`: the response
-   * answers the call of that callee, which was to answer its caller in their
-   * sandbox (`sandbox/local_replies.ts`); the sandbox drops it if that came first.
-   */
-  deliver(msg: Message, replyOf?: string): void;
+  /** Hands a response or notification to the caller. */
+  deliver(msg: Message): void;
 }
 
 /**
@@ -50,8 +40,8 @@ export interface Caller {
 export interface ProcessRunner {
   /** True for a native method of the host. */
   readonly native: boolean;
-  /** Writes a message to its stdin (`replyOf`: see {@link Caller.deliver}); lost silently once it has ended. */
-  input(msg: Message, replyOf?: string): void;
+  /** Writes a message to its stdin; lost silently once it has ended. */
+  input(msg: Message): void;
   /** Closes its stdin ("stop now"). */
   eof(): void;
   /** Ends it: a guest traps at its next check. */
@@ -117,11 +107,6 @@ export interface ProcessOptions extends ProcessCall {
   fs?: FsServer;
   /** Also receives its text output, beside the journal (a command such as a test). */
   onOutput?: OutputHandler;
-  /**
-   * Its answer goes to its caller inside their sandbox (`RunMessage.replyTo`):
-   * the core passes that answer on no further, and tags its own answers to the caller.
-   */
-  answersLocally?: boolean;
 }
 
 /** How many journal lines a process keeps in memory (for -32002 and `/proc/<pid>/log`). */
@@ -173,8 +158,6 @@ export class Process implements Caller {
    * stderr lines), beside the journal: given for commands such as a test.
    */
   readonly onOutput: OutputHandler | null;
-  /** Its answer goes to its caller inside their sandbox ({@link ProcessOptions.answersLocally}). */
-  readonly answersLocally: boolean;
   private resolveEnded!: (e: ExitInfo) => void;
 
   constructor(opts: ProcessOptions) {
@@ -188,7 +171,6 @@ export class Process implements Caller {
     this.runner = opts.runner;
     this.fs = opts.fs ?? null;
     this.onOutput = opts.onOutput ?? null;
-    this.answersLocally = opts.answersLocally ?? false;
     this.ended = new Promise((r) => (this.resolveEnded = r));
   }
 
@@ -240,31 +222,27 @@ export class Process implements Caller {
   }
 
   /** Writes a message to its stdin. */
-  deliver(msg: Message, replyOf?: string): void {
-    if (!this.hasEnded) this.runner.input(msg, replyOf);
-  }
-
-  /** Answers its caller (its own answer, or the core's for it), tagged when it answers locally. */
-  private answerCaller(msg: Response): void {
-    this.caller.deliver(msg, this.answersLocally ? this.pid : undefined);
+  deliver(msg: Message): void {
+    if (!this.hasEnded) this.runner.input(msg);
   }
 
   /**
    * Takes the process's response to its call and hands it to the caller
-   * under the caller's id, unless its sandbox already did (`local`: the
-   * sandbox gave it to the caller there). Returns why it was dropped instead
-   * (not its call's id, or a second answer), or null.
+   * under the caller's id. Returns why it was dropped instead (not its
+   * call's id, or a second answer), or null.
    */
-  respond(msg: Response, local = false): string | null {
+  respond(msg: Response): string | null {
     if (msg.id !== this.pid) return "a response to an unknown id was dropped";
     if (this.cancelled) return "an answer after its caller cancelled the call was dropped";
     if (this.answered) return "a second answer was dropped";
     this.answered = true;
     if (this.current === "running") this.current = "answered";
-    // Only a process placed to answer locally may have (a sandbox cannot silence another's caller).
     if (this.callerId === undefined || this.caller.hasEnded) return null;
-    if (local && this.answersLocally) return null;
-    this.answerCaller(callerReply(this.callerId, msg));
+    this.caller.deliver(
+      msg.error
+        ? { jsonrpc: "2.0", id: this.callerId, error: msg.error }
+        : { jsonrpc: "2.0", id: this.callerId, result: msg.result },
+    );
     return null;
   }
 
@@ -277,7 +255,7 @@ export class Process implements Caller {
     if (!this.callerWaits) return false;
     this.answered = true;
     this.cancelled = true;
-    this.answerCaller({
+    this.caller.deliver({
       jsonrpc: "2.0",
       id: this.callerId!,
       error: {
@@ -330,7 +308,7 @@ export class Process implements Caller {
       : `exited with status ${exit.status}`;
     // A Rust panic: its message is the error's message (the author's own words).
     const panic = exit.trap ? findPanic(this.lines) : null;
-    this.answerCaller({
+    this.caller.deliver({
       jsonrpc: "2.0",
       id: this.callerId!,
       error: {

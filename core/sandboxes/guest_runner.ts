@@ -41,14 +41,9 @@ export class GuestRunner implements ProcessRunner {
     return this.sandbox.worker;
   }
 
-  /** Writes a message to its stdin (`replyOf`: the callee whose call it answers, if that answers locally). */
-  input(msg: Message, replyOf?: string): void {
-    const line = JSON.stringify(msg);
-    this.sandbox.send(
-      replyOf === undefined
-        ? { op: "in", pid: this.pid, line }
-        : { op: "in", pid: this.pid, line, replyOf },
-    );
+  /** Writes a message to its stdin. */
+  input(msg: Message): void {
+    this.sandbox.send({ op: "in", pid: this.pid, line: JSON.stringify(msg) });
   }
 
   /** Closes its stdin. */
