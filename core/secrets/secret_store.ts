@@ -121,8 +121,17 @@ export function readSecretStore(path: string, world: string): SecretStore {
  * case: a rename replaces the entry itself).
  */
 export function writeSecretStore(path: string, store: SecretStore): void {
-  const dir = path.slice(0, path.lastIndexOf("/")) || "/";
-  ensurePrivateDir(dir);
+  ensurePrivateDir(folderOf(path));
+  writeChecked(path, store);
+}
+
+/** The folder that holds the secrets file at `path`. */
+function folderOf(path: string): string {
+  return path.slice(0, path.lastIndexOf("/")) || "/";
+}
+
+/** {@link writeSecretStore} once its folder is made and checked. */
+function writeChecked(path: string, store: SecretStore): void {
   const old = entry(path);
   if (old) checkEntry(path, old);
   const temp = `${path}.${crypto.randomUUID().slice(0, 8)}.tmp`;
@@ -152,7 +161,7 @@ export function writeSecretStore(path: string, store: SecretStore): void {
  * other's. The lock goes with the process, whatever ends it.
  */
 function underLock<T>(path: string, change: () => T): T {
-  const dir = path.slice(0, path.lastIndexOf("/")) || "/";
+  const dir = folderOf(path);
   ensurePrivateDir(dir);
   const folder = Deno.openSync(dir, { read: true });
   try {
@@ -187,7 +196,7 @@ export function setSecret(path: string, world: string, name: string, value: stri
     const store = readSecretStore(path, world);
     store.world = world;
     store.secrets[name] = value;
-    writeSecretStore(path, store);
+    writeChecked(path, store);
   });
 }
 
@@ -197,7 +206,7 @@ export function removeSecret(path: string, world: string, name: string): boolean
     const store = readSecretStore(path, world);
     if (!Object.hasOwn(store.secrets, name)) return false;
     delete store.secrets[name];
-    writeSecretStore(path, store);
+    writeChecked(path, store);
     return true;
   });
 }
