@@ -43,15 +43,22 @@
  * between checks) starts small ({@link INITIAL_FUEL}) and adapts so that
  * checks come about every {@link CHECK_MS}; host calls look at the clock
  * every few calls (adapted the same way) and make the next check come at
- * once past the slice; bulk memory operations charge fuel by their size
- * (`wasm/preempt.ts`). Starts take turns too, as one more guest
+ * once past the slice; bulk memory operations go in chunks of 1 MiB and
+ * look at the clock between two (`bulk`, `wasm/preempt.ts`), without
+ * touching the loops' fuel. Starts take turns too, as one more guest
  * (`fair_starts.ts`); turns and the slice's length are `event_turns.ts`'s.
  *
  * @module
  */
 
 import type { MemoryShare } from "./memory_share.ts";
-import { CHECK_IMPORT, GROW_IMPORT, INITIAL_FUEL, YIELD_IMPORT } from "../wasm/preempt.ts";
+import {
+  BULK_IMPORT,
+  CHECK_IMPORT,
+  GROW_IMPORT,
+  INITIAL_FUEL,
+  YIELD_IMPORT,
+} from "../wasm/preempt.ts";
 import { clock, nextTurn, SLICE_MS, turn } from "./event_turns.ts";
 import { FairStart } from "./fair_starts.ts";
 import {
@@ -109,7 +116,9 @@ export class GuestControl {
   memoryLimitHit = false;
   /** Set when a grow failed because the sandbox's share of the world's memory was in use. */
   worldMemoryHit = false;
-  /** The bytes its grows took from the sandbox's share (given back by `releaseMemory`). */
+  /** The initial memory (bytes) of a module refused for `memory_mib` or the share, if one was. */
+  initialRefused: number | undefined;
+  /** The bytes its initial memories and grows took from the sandbox's share (given back by `releaseMemory`). */
   private grown = 0;
   /** Loop iterations and calls between two checks. */
   private period = INITIAL_FUEL;
@@ -138,6 +147,28 @@ export class GuestControl {
     readonly asker = "",
   ) {
     this.start = new FairStart(asker);
+  }
+
+  /**
+   * Charges a module's initial memory (`bytes`) before it is allocated: false
+   * (and {@link initialRefused} set) when it passes the memory limit or the
+   * sandbox's share of the world's memory. `force` charges it anyway (the
+   * memory exists already: a kept one larger than asked).
+   */
+  chargeInitial(bytes: number, force = false): boolean {
+    if (bytes <= 0) return true;
+    if (!force && bytes > this.memoryLimit) {
+      this.memoryLimitHit = true;
+      this.initialRefused = bytes;
+      return false;
+    }
+    if (this.share && !this.share.take(bytes, force)) {
+      this.worldMemoryHit = true;
+      this.initialRefused = bytes;
+      return false;
+    }
+    this.grown += bytes;
+    return true;
   }
 
   /** Gives the bytes its grows took back to the sandbox's share (once it has ended). */
@@ -286,14 +317,34 @@ export class GuestControl {
     this.lastCheck = t;
     if (!this.spent(t)) return this.period;
     if (depth === 0) return 0;
-    if (t - this.sliceStart >= UNPAUSABLE_MS) {
-      this.kill(
-        `ran ${UNPAUSABLE_MS} ms where it cannot be paused (a start function, or ` +
-          `constructors run while the host set it up)`,
-      );
-      throw new GuestKilled();
-    }
+    this.endIfUnpausable(t);
     return this.period;
+  }
+
+  /**
+   * The `bulk` import, between two chunks of a `memory.fill` or
+   * `memory.copy`: traps a killed guest; 0 (yield) when the slice is used up
+   * and it may suspend, else 1. The loops' fuel and its adaptation are left
+   * alone (a chunk's time says nothing of a loop iteration's). A guest that
+   * cannot suspend is ended past {@link UNPAUSABLE_MS}, as at a check.
+   */
+  private bulk(): number {
+    if (this.killed) throw new GuestKilled();
+    const t = this.now();
+    if (!this.spent(t)) return 1;
+    if (depth === 0) return 0;
+    this.endIfUnpausable(t);
+    return 1;
+  }
+
+  /** Ends a guest that cannot suspend and has held the thread {@link UNPAUSABLE_MS} at time `t`. */
+  private endIfUnpausable(t: number): void {
+    if (t - this.sliceStart < UNPAUSABLE_MS) return;
+    this.kill(
+      `ran ${UNPAUSABLE_MS} ms where it cannot be paused (a start function, or ` +
+        `constructors run while the host set it up)`,
+    );
+    throw new GuestKilled();
   }
 
   /** The `yield` import: resumes the guest with more fuel after the others had a turn. */
@@ -326,6 +377,7 @@ export class GuestControl {
       [CHECK_IMPORT]: () => this.check(),
       [YIELD_IMPORT]: new OriginalSuspending(() => this.yield()),
       [GROW_IMPORT]: (delta: number, size: number) => this.grow(delta, size),
+      [BULK_IMPORT]: () => this.bulk(),
     };
   }
 

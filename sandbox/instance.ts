@@ -22,7 +22,7 @@ import { isPreview1Entry, runPreview1 } from "./preview1/run.ts";
 import { MEMORY_IMPORT, memoryImportOf, type MemoryLimits } from "../wasm/import_memory.ts";
 import { listImports } from "../wasm/import_list.ts";
 import { PREEMPT_MODULE } from "../wasm/preempt.ts";
-import type { MemoryPool } from "./memory_pool.ts";
+import type { MemorySource } from "./process_memories.ts";
 
 type Glue = {
   instantiate(
@@ -85,8 +85,8 @@ export interface ProcessIo {
   control: GuestControl;
   /** The longest line on stdout or stderr, in bytes: a longer one ends the process. */
   maxLine: number;
-  /** Where its memory comes from and goes back to. */
-  memories: MemoryPool;
+  /** Where its memory comes from and goes back to (charged first: `process_memories.ts`). */
+  memories: MemorySource;
   onStdout(line: string): void;
   onStderr(line: string): void;
 }

@@ -15,6 +15,7 @@ import { FsChannel } from "./remote_mount.ts";
 import { GuestControl } from "./guest_control.ts";
 import { MemoryShare } from "./memory_share.ts";
 import { DEFAULT_MEMORY_POOL_MIB, MemoryPool } from "./memory_pool.ts";
+import { ProcessMemories } from "./process_memories.ts";
 import { carrierLineLimit, DEFAULT_MAX_LINE } from "../rpc/line_splitter.ts";
 import { type ByteDuplex, type MessageLink, rawDuplex, StreamLink } from "./link.ts";
 import { checkToSandbox } from "./protocol_check.ts";
@@ -80,7 +81,8 @@ function start(msg: RunMessage): void {
     fs: p.fs,
     control: p.control,
     maxLine: msg.maxLine,
-    memories,
+    // Its initial memories are charged against its limit and the share before they exist.
+    memories: new ProcessMemories(memories, p.control),
     window: p.window,
     onStdout: (line) => send({ op: "out", pid, line }),
     onStderr: (line) => send({ op: "err", pid, line }),

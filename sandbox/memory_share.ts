@@ -1,10 +1,11 @@
 /**
  * A sandbox's share of the world's memory (`world_memory_mib` divided among
- * the sandboxes, PROTOCOL 4.9): the bytes its live processes have grown
- * their memories by, together. A grow that would pass the share fails, as
- * one past `memory_mib` does, before the kernel ever runs short; a process's
- * bytes come back when it ends. Initial memories (a few pages) and the
- * memory pool (`memory_pool_mib`) are outside it.
+ * the sandboxes, PROTOCOL 4.9): the bytes of its live processes' memories,
+ * their declared initial memories (`process_memories.ts`) and their grows,
+ * together. A module whose initial memory would pass the share is not
+ * instantiated; a grow that would pass it fails, as one past `memory_mib`
+ * does; both before the kernel ever runs short. A process's bytes come back
+ * when it ends. The memory pool (`memory_pool_mib`) is outside it.
  *
  * @module
  */
@@ -20,9 +21,9 @@ export class MemoryShare {
   /** @param limit the most bytes (Infinity: no bound) */
   constructor(readonly limit: number) {}
 
-  /** Grants `bytes` when they fit in the share; false otherwise. */
-  take(bytes: number): boolean {
-    if (this.used + bytes > this.limit) return false;
+  /** Grants `bytes` when they fit in the share (or `force`: they exist already); false otherwise. */
+  take(bytes: number, force = false): boolean {
+    if (!force && this.used + bytes > this.limit) return false;
     this.used += bytes;
     return true;
   }

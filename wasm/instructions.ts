@@ -23,10 +23,10 @@ export interface ExpressionEdit {
   /** Told of every call: the callee's (old) index for a direct call, undefined for an indirect one. */
   onCall?(callee?: number): void;
   /**
-   * Writes code to run before `memory.fill` and `memory.copy` of memory 0:
-   * the byte count is on top of the stack, and must be left there.
+   * Writes a replacement for `memory.fill` or `memory.copy` of memory 0
+   * (their three operands are on the stack, and must be consumed).
    */
-  bulkMemory?(w: Writer): void;
+  bulkMemory?(w: Writer, op: "fill" | "copy"): void;
 }
 
 /** Reads a block type (empty, a value type, or a type index). */
@@ -208,8 +208,14 @@ export function copyExpression(
         if ((sub === 10 || sub === 11) && edit.bulkMemory) {
           const imm = r.pos;
           const mem = r.u32(); // memory.copy: the destination's; memory.fill: its only one
-          if (mem === 0 && (sub === 11 || r.u32() === 0)) edit.bulkMemory(w);
+          const ours = mem === 0 && (sub === 11 || r.u32() === 0);
           r.pos = imm;
+          prefixFC(r, sub);
+          if (ours) {
+            edit.bulkMemory(w, sub === 11 ? "fill" : "copy");
+            continue;
+          }
+          break;
         }
         prefixFC(r, sub);
         break;

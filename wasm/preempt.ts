@@ -17,19 +17,27 @@
  *   host can make the next check come at once (when a host call finds the
  *   slice used up). Not the global itself exported: V8 keeps an exported
  *   mutable global out of line, and an empty loop ran 20–40 % slower;
- * - before each `memory.fill` and `memory.copy` of memory 0, a call of an
- *   added function that charges the fuel one unit per 4 KiB of the size
- *   (and leaves at least 1): a loop of large bulk operations reaches its
- *   check as soon as a loop of many small iterations would;
+ * - each `memory.fill` and `memory.copy` of memory 0 replaced by a call
+ *   of an added function that does it in chunks: a budget of
+ *   {@link BULK_BYTES} bytes (a global) pays for small operations at once;
+ *   past it, the operation goes on in chunks of that size, and between two
+ *   the function calls `sausage:preempt/bulk`, which traps a killed guest
+ *   or returns 0 when the slice is used up: then it yields as a loop does.
+ *   So neither a loop of large operations nor one operation of a whole
+ *   memory (256 MiB of fresh pages took a second) holds the thread past a
+ *   slice by more than one chunk. The fuel is left to the loops: bulk work
+ *   that charged it made the loops' next period (adapted to their speed)
+ *   meaningless. An operation out of bounds is done whole, so it traps
+ *   before it writes anything, as the instruction does;
  * - before each `memory.grow` of memory 0, a call of `sausage:preempt/grow`
  *   with the page delta and the current size: the host applies the
  *   process's memory limit and returns the delta, or -1 (2^32 - 1 pages),
  *   which makes the grow fail as the guest expects when memory runs out.
  *
  * New imports come after the existing function imports, so every defined
- * function's index moves up by three: calls, `ref.func`, exports, the start
+ * function's index moves up by four: calls, `ref.func`, exports, the start
  * function, element segments and the name section are renumbered. The
- * charging and expiring functions come after the defined ones.
+ * bulk and expiring functions come after the defined ones.
  *
  * @module
  */
@@ -63,8 +71,13 @@ export const GROW_IMPORT = "grow";
 export const INITIAL_FUEL = 64;
 /** The export name of `() -> ()`, which sets the fuel to 1 (the next loop header or call checks). */
 export const EXPIRE_EXPORT = "sausage:expire";
-/** Bulk memory operations cost one unit of fuel per 2^this bytes. */
-export const BULK_FUEL_SHIFT = 12;
+/** `() -> i32`: between two chunks of a bulk operation: 0 to yield, else go on. */
+export const BULK_IMPORT = "bulk";
+/**
+ * The bytes of `memory.fill` and `memory.copy` done between two looks at
+ * the clock: 1 MiB is ~0.1 ms when its pages are mapped, ~4 ms when fresh.
+ */
+export const BULK_BYTES = 2 ** 20;
 
 /** What the rewrite needs to know of a module before it changes it. */
 interface Shape {
@@ -74,6 +87,8 @@ interface Shape {
   globals: number;
   /** Memory 0 has 64-bit addresses (its bulk operations are left uncharged). */
   memory64: boolean;
+  /** The module has a memory 0 (imported or its own). */
+  memory: boolean;
 }
 
 /** Reads memory limits; true when they are of a 64-bit memory. */
@@ -93,6 +108,7 @@ function shapeOf(sections: Section[]): Shape {
     globalImports: count("global"),
     globals: 0,
     memory64: ((imports.find((i) => i.kind === "memory")?.memory?.flags ?? 0) & 4) !== 0,
+    memory: memories > 0,
   };
   for (const s of sections) {
     const r = new Reader(s.body);
@@ -108,7 +124,10 @@ function shapeOf(sections: Section[]): Shape {
       shape.types = n;
     } else if (s.id === SECTION.global) shape.globals = r.u32();
     else if (s.id === SECTION.memory) {
-      if (r.u32() > 0 && memories === 0 && isMemory64(r)) shape.memory64 = true;
+      if (r.u32() > 0 && memories === 0) {
+        shape.memory = true;
+        if (isMemory64(r)) shape.memory64 = true;
+      }
     } else if (s.id === SECTION.table) {
       const n = r.u32();
       for (let i = 0; i < n; i++) {
@@ -152,12 +171,13 @@ function rewriteElements(body: Uint8Array, edit: ExpressionEdit): Uint8Array {
   return w.view().slice();
 }
 
-function rewriteGlobals(body: Uint8Array | undefined, edit: ExpressionEdit, fuel: Uint8Array) {
+/** The globals, with the two of {@link instrumentModule} (`added`) after them. */
+function rewriteGlobals(body: Uint8Array | undefined, edit: ExpressionEdit, added: Uint8Array) {
   const w = new Writer();
-  if (!body) return w.u32(1).bytes(fuel).view().slice();
+  if (!body) return w.u32(2).bytes(added).view().slice();
   const r = new Reader(body);
   const n = r.u32();
-  w.u32(n + 1);
+  w.u32(n + 2);
   for (let i = 0; i < n; i++) {
     const start = r.pos;
     skipValType(r);
@@ -165,7 +185,89 @@ function rewriteGlobals(body: Uint8Array | undefined, edit: ExpressionEdit, fuel
     w.bytes(body.subarray(start, r.pos));
     copyExpression(r, w, edit, true);
   }
-  return w.bytes(fuel).view().slice();
+  return w.bytes(added).view().slice();
+}
+
+/** The indices a bulk function uses. */
+interface BulkIndices {
+  fuelGlobal: number;
+  bulkGlobal: number;
+  bulkImport: number;
+  yieldFunc: number;
+}
+
+/**
+ * The body of `$fill(d, v, n)` or `$copy(d, s, n)` (see the module doc): at
+ * once within the budget; out of bounds, whole (it traps); else in chunks
+ * of {@link BULK_BYTES}, asking `$bulk` between two (a copy whose
+ * destination is above its source goes from the end, as a memmove does).
+ */
+function bulkFunction(op: "fill" | "copy", x: BulkIndices): Uint8Array {
+  const D = 0, S = 1, N = 2, C = 3; // params d, v|s, n; local c
+  const w = new Writer().u32(1).u32(1).u8(0x7f); // one i32 local: c
+  const get = (l: number) => w.u8(0x20).u32(l);
+  const set = (l: number) => w.u8(0x21).u32(l);
+  const instr = () => (op === "fill" ? w.u8(0xfc).u32(11).u8(0) : w.u8(0xfc).u32(10).u8(0).u8(0));
+  const whole = () => (get(D), get(S), get(N), instr());
+  /** `d + n` (or `s + n`) past the memory's end, as an i64. */
+  const past = (l: number) => {
+    get(l).u8(0xad); // i64.extend_i32_u
+    get(N).u8(0xad).u8(0x7c); // i64.add
+    w.u8(0x3f).u8(0).u8(0xad).u8(0x42).s32(16).u8(0x86); // memory.size << 16
+    w.u8(0x56); // i64.gt_u
+  };
+  /** Within the budget: take it from the budget, do the rest whole, return. */
+  const rest = () => {
+    get(N).u8(0x23).u32(x.bulkGlobal).u8(0x4d).u8(0x04).u8(0x40); // if n <= $bulk
+    w.u8(0x23).u32(x.bulkGlobal);
+    get(N).u8(0x6b).u8(0x24).u32(x.bulkGlobal); // $bulk -= n
+    whole();
+    w.u8(0x0f).u8(0x0b); // return; end
+  };
+  /** A new budget; a look at the clock, and a yield when it says so. */
+  const between = () => {
+    w.u8(0x41).s32(BULK_BYTES).u8(0x24).u32(x.bulkGlobal);
+    w.u8(0x10).u32(x.bulkImport).u8(0x45).u8(0x04).u8(0x40); // if bulk() == 0
+    w.u8(0x10).u32(x.yieldFunc).u8(0x24).u32(x.fuelGlobal); // $fuel = yield()
+    w.u8(0x0b);
+  };
+  rest();
+  past(D);
+  if (op === "copy") (past(S), w.u8(0x72)); // i32.or
+  w.u8(0x04).u8(0x40);
+  whole();
+  w.u8(0x0f).u8(0x0b); // out of bounds: whole (it traps); return
+  /** The loop over chunks, from the start (`up`) or from the end. */
+  const chunks = (up: boolean) => {
+    w.u8(0x03).u8(0x40); // loop
+    rest();
+    w.u8(0x23).u32(x.bulkGlobal);
+    set(C); // c = $bulk
+    if (up) {
+      get(D), get(S), get(C), instr();
+      get(D), get(C), w.u8(0x6a), set(D); // d += c
+      if (op === "copy") get(S), get(C), w.u8(0x6a), set(S); // s += c
+      get(N), get(C), w.u8(0x6b), set(N); // n -= c
+    } else {
+      get(N), get(C), w.u8(0x6b), set(N); // n -= c
+      get(D), get(N), w.u8(0x6a); // d + n
+      get(S), get(N), w.u8(0x6a); // s + n
+      get(C), instr();
+    }
+    between();
+    w.u8(0x0c).u32(0).u8(0x0b); // br 0; end
+  };
+  if (op === "fill") chunks(true);
+  else {
+    get(D), get(S), w.u8(0x4b); // i32.gt_u: d > s
+    w.u8(0x04).u8(0x40);
+    chunks(false);
+    w.u8(0x05); // else
+    chunks(true);
+    w.u8(0x0b);
+  }
+  w.u8(0x0b); // end
+  return w.view().slice();
 }
 
 /** The exports renumbered, and the expiring function exported as {@link EXPIRE_EXPORT}. */
@@ -228,7 +330,7 @@ export interface PreemptStats {
   loops: number;
   /** `memory.grow` instructions routed through the host. */
   grows: number;
-  /** `memory.fill` and `memory.copy` instructions that charge fuel by their size. */
+  /** `memory.fill` and `memory.copy` instructions done in chunks. */
   bulk: number;
 }
 
@@ -361,14 +463,15 @@ export function instrumentModule(
   const code = sections.find((s) => s.id === SECTION.code);
   if (!code || new Reader(code.body).u32() === 0) return null;
   const shape = shapeOf(sections);
-  const fuelType = shape.types, growType = shape.types + 1, chargeType = shape.types + 2;
+  const fuelType = shape.types, growType = shape.types + 1, bulkType = shape.types + 2;
   const expireType = shape.types + 3;
   const checkFunc = shape.funcImports;
-  const yieldFunc = checkFunc + 1, growFunc = checkFunc + 2;
-  const fuelGlobal = shape.globalImports + shape.globals;
-  const remap = (i: number) => (i < shape.funcImports ? i : i + 3);
+  const yieldFunc = checkFunc + 1, growFunc = checkFunc + 2, bulkImport = checkFunc + 3;
+  const fuelGlobal = shape.globalImports + shape.globals, bulkGlobal = fuelGlobal + 1;
+  const remap = (i: number) => (i < shape.funcImports ? i : i + 4);
   const defined = new Reader(code.body).u32();
-  const chargeFunc = shape.funcImports + 3 + defined, expireFunc = chargeFunc + 1;
+  const fillFunc = shape.funcImports + 4 + defined, copyFunc = fillFunc + 1;
+  const expireFunc = fillFunc + 2;
 
   const check = new Writer()
     .u8(0x23).u32(fuelGlobal) // global.get $fuel
@@ -388,25 +491,12 @@ export function instrumentModule(
     .u8(0x0b) // end
     .u8(0x0b) // end
     .view().slice();
-  // charge(n) -> n: fuel -= n >> BULK_FUEL_SHIFT, at least 1 left (the next check is due then).
-  const charge = new Writer()
-    .u32(0) // no locals
-    .u8(0x23).u32(fuelGlobal) // global.get $fuel
-    .u8(0x20).u32(0) // local.get $n
-    .u8(0x41).s32(BULK_FUEL_SHIFT) // i32.const
-    .u8(0x76) // i32.shr_u
-    .u8(0x6b) // i32.sub
-    .u8(0x24).u32(fuelGlobal) // global.set $fuel
-    .u8(0x23).u32(fuelGlobal) // global.get $fuel
-    .u8(0x41).s32(1) // i32.const 1
-    .u8(0x48) // i32.lt_s
-    .u8(0x04).u8(0x40) // if
-    .u8(0x41).s32(1) // i32.const 1
-    .u8(0x24).u32(fuelGlobal) // global.set $fuel
-    .u8(0x0b) // end
-    .u8(0x20).u32(0) // local.get $n
-    .u8(0x0b) // end
-    .view().slice();
+  // Without a 32-bit memory 0 nothing calls them: `unreachable` keeps the indices.
+  const chunked = shape.memory && !shape.memory64;
+  const indices = { fuelGlobal, bulkGlobal, bulkImport, yieldFunc };
+  const unused = new Uint8Array([0x00, 0x00, 0x0b]);
+  const fill = chunked ? bulkFunction("fill", indices) : unused;
+  const copy = chunked ? bulkFunction("copy", indices) : unused;
   // expire(): fuel = 1.
   const expire = new Writer()
     .u32(0) // no locals
@@ -427,8 +517,8 @@ export function instrumentModule(
         .u8(0x40).u8(0x00); // memory.grow 0
       stats.grows++;
     },
-    bulkMemory: shape.memory64 ? undefined : (w) => {
-      w.u8(0x10).u32(chargeFunc); // call $charge: the size stays on the stack
+    bulkMemory: !chunked ? undefined : (w, op) => {
+      w.u8(0x10).u32(op === "fill" ? fillFunc : copyFunc); // call $fill or $copy
       stats.bulk++;
     },
   };
@@ -436,15 +526,19 @@ export function instrumentModule(
   const types = new Writer()
     .u8(0x60).u32(0).u32(1).u8(0x7f) // () -> i32
     .u8(0x60).u32(2).u8(0x7f).u8(0x7f).u32(1).u8(0x7f) // (i32, i32) -> i32
-    .u8(0x60).u32(1).u8(0x7f).u32(1).u8(0x7f) // (i32) -> i32
+    .u8(0x60).u32(3).u8(0x7f).u8(0x7f).u8(0x7f).u32(0) // (i32, i32, i32) -> ()
     .u8(0x60).u32(0).u32(0) // () -> ()
     .view().slice();
   const imports = new Writer()
     .name(PREEMPT_MODULE).name(CHECK_IMPORT).u8(0x00).u32(fuelType)
     .name(PREEMPT_MODULE).name(YIELD_IMPORT).u8(0x00).u32(fuelType)
     .name(PREEMPT_MODULE).name(GROW_IMPORT).u8(0x00).u32(growType)
+    .name(PREEMPT_MODULE).name(BULK_IMPORT).u8(0x00).u32(fuelType)
     .view().slice();
-  const fuel = new Writer().u8(0x7f).u8(0x01).u8(0x41).s32(INITIAL_FUEL).u8(0x0b).view().slice();
+  const added = new Writer()
+    .u8(0x7f).u8(0x01).u8(0x41).s32(INITIAL_FUEL).u8(0x0b) // $fuel
+    .u8(0x7f).u8(0x01).u8(0x41).s32(BULK_BYTES).u8(0x0b) // $bulk
+    .view().slice();
 
   const replaced = new Map<number, Uint8Array>();
   const body = (id: number) => sections.find((s) => s.id === id)?.body;
@@ -453,16 +547,16 @@ export function instrumentModule(
     SECTION.function,
     appendToVector(
       body(SECTION.function),
-      2,
-      new Writer().u32(chargeType).u32(expireType).view().slice(),
+      3,
+      new Writer().u32(bulkType).u32(bulkType).u32(expireType).view().slice(),
     ),
   );
-  replaced.set(SECTION.import, appendToVector(body(SECTION.import), 3, imports));
-  replaced.set(SECTION.global, rewriteGlobals(body(SECTION.global), edit, fuel));
+  replaced.set(SECTION.import, appendToVector(body(SECTION.import), 4, imports));
+  replaced.set(SECTION.global, rewriteGlobals(body(SECTION.global), edit, added));
   replaced.set(SECTION.export, rewriteExports(body(SECTION.export), remap, expireFunc));
   replaced.set(
     SECTION.code,
-    rewriteCode(code.body, edit, check, shape.funcImports, stats, [charge, expire]),
+    rewriteCode(code.body, edit, check, shape.funcImports, stats, [fill, copy, expire]),
   );
   const start = body(SECTION.start);
   if (start) {

@@ -1,7 +1,8 @@
 import { strict as assert } from "node:assert";
 import { Writer } from "./binary.ts";
 import {
-  BULK_FUEL_SHIFT,
+  BULK_BYTES,
+  BULK_IMPORT,
   CHECK_IMPORT,
   EXPIRE_EXPORT,
   GROW_IMPORT,
@@ -118,6 +119,7 @@ Deno.test("an instrumented module computes the same, checks its loops and recurs
     [PREEMPT_MODULE]: {
       [CHECK_IMPORT]: () => (++checks % 2 ? 0 : 1000), // every other check asks for a yield
       [YIELD_IMPORT]: () => (yields++, 1000),
+      [BULK_IMPORT]: () => 1,
       [GROW_IMPORT]: (delta: number, size: number) => {
         grows.push([delta, size]);
         return size + delta > 6 ? -1 : delta;
@@ -134,20 +136,79 @@ Deno.test("an instrumented module computes the same, checks its loops and recurs
   assert.equal(grow(1), 4, "within the limit: grown, the old size returned");
   assert.equal(grow(5), -1, "past the limit: the grow fails");
   assert.deepEqual(grows, [[1, 4], [5, 5]]);
-  // After expire(), or a memory.fill that charges past the fuel left, the next header checks.
+  // After expire() the next header checks; bulk work leaves the loops' fuel alone.
   count(5000); // runs to just after a check: 1000 fuel left, minus what it used
   const before = checks;
   expire();
   count(0);
   assert.equal(checks, before + 1, "expire makes the next loop header check");
   count(10);
-  for (let i = 0; i < 70; i++) fill(16 << BULK_FUEL_SHIFT); // 1,120 units: more than is left
-  assert.equal(checks, before + 1, "a fill itself does not check");
+  for (let i = 0; i < 70; i++) fill(65536);
   count(0);
-  assert.equal(checks, before + 2, "a large fill makes the next loop header check");
-  fill(1 << BULK_FUEL_SHIFT);
-  count(0);
-  assert.equal(checks, before + 2, "a small fill costs a little fuel");
+  assert.equal(checks, before + 1, "fills cost the loops no fuel");
+});
+
+/**
+ * A module with a memory of `pages` and exports `fill(d, v, n)` and
+ * `copy(d, s, n)`, each one bulk instruction.
+ */
+function bulkModule(pages: number): Uint8Array {
+  const w = new Writer().bytes(new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]));
+  section(w, 1, new Writer().u32(1).u8(0x60).u32(3).u8(0x7f).u8(0x7f).u8(0x7f).u32(0));
+  section(w, 3, new Writer().u32(2).u32(0).u32(0));
+  section(w, 5, new Writer().u32(1).u8(0).u32(pages));
+  const exports = new Writer().u32(3).name("fill").u8(0).u32(0).name("copy").u8(0).u32(1);
+  exports.name("memory").u8(2).u32(0);
+  section(w, 7, exports);
+  const code = new Writer().u32(2);
+  code.bytes(func([], [0x20, 0, 0x20, 1, 0x20, 2, 0xfc, 11, 0]));
+  code.bytes(func([], [0x20, 0, 0x20, 1, 0x20, 2, 0xfc, 10, 0, 0]));
+  section(w, 10, code);
+  return w.view().slice();
+}
+
+Deno.test("bulk operations go in chunks with a look at the clock between two, and do what the instruction does", () => {
+  const out = instrumentModule(bulkModule(128))!; // 8 MiB
+  assert.ok(WebAssembly.validate(out.bytes));
+  assert.equal(out.stats.bulk, 2);
+  let looks = 0, yields = 0;
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(out.bytes), {
+    [PREEMPT_MODULE]: {
+      [CHECK_IMPORT]: () => 1000,
+      [YIELD_IMPORT]: () => (yields++, 1000),
+      [BULK_IMPORT]: () => (++looks % 2 ? 1 : 0), // every other look asks for a yield
+      [GROW_IMPORT]: (delta: number) => delta,
+    },
+  });
+  const { fill, copy } = instance.exports as Record<
+    string,
+    (a: number, b: number, c: number) => void
+  >;
+  const mem = new Uint8Array((instance.exports.memory as WebAssembly.Memory).buffer);
+  const size = mem.length;
+  fill(0, 1, 1000);
+  assert.equal(looks, 0, "a small fill is paid by the budget");
+  fill(0, 7, size); // 8 MiB: past the budget, 8 chunks
+  assert.ok(mem.every((b) => b === 7), "every byte filled");
+  assert.ok(looks >= 7 && looks <= 8, `${looks} looks at the clock`);
+  assert.equal(yields, Math.floor(looks / 2), "a look that says so yields");
+  // Copies in chunks, overlapping both ways, as memmove does.
+  for (let i = 0; i < size; i++) mem[i] = i % 251;
+  const expect = (d: number, s: number, n: number) => {
+    const want = mem.slice();
+    want.copyWithin(d, s, s + n);
+    copy(d, s, n);
+    assert.ok(mem.every((b, i) => b === want[i]), `copy(${d}, ${s}, ${n})`);
+  };
+  expect(12345, 0, 3 * BULK_BYTES + 77); // destination above the source: from the end
+  expect(0, 54321, 3 * BULK_BYTES + 5); // below: from the start
+  expect(BULK_BYTES * 4, 0, BULK_BYTES * 4);
+  // Out of bounds: a trap, and nothing written.
+  const before = mem.slice();
+  assert.throws(() => fill(size - 2 * BULK_BYTES, 9, 2 * BULK_BYTES + 1), WebAssembly.RuntimeError);
+  assert.throws(() => copy(0, size - 3 * BULK_BYTES, 3 * BULK_BYTES + 1), WebAssembly.RuntimeError);
+  assert.throws(() => copy(size - 3 * BULK_BYTES, 0, 3 * BULK_BYTES + 1), WebAssembly.RuntimeError);
+  assert.ok(mem.every((b, i) => b === before[i]), "nothing written by a bulk operation that traps");
 });
 
 Deno.test("a module without code is left alone; a component is refused", () => {

@@ -22,6 +22,7 @@ import { uuidv7 } from "./uuid.ts";
 import type { World } from "../world/world.ts";
 import type { ExtraPreopen, ProcessMessage, RunMessage } from "../../sandbox/protocol.ts";
 import { WORLD_MEMORY_TRAP } from "../../sandbox/memory_share.ts";
+import { INITIAL_MEMORY_TRAP } from "../../sandbox/process_memories.ts";
 import { tookEvery } from "../../sandbox/output_window.ts";
 import { DiskMount } from "../../vfs/disk_mount.ts";
 import type { Mount } from "../../vfs/mount.ts";
@@ -192,17 +193,17 @@ export class GuestSpawner {
         this.deps.log.write(p, "stderr", msg.line);
         runner.took(msg.line);
         break;
-      case "exit":
-        if (msg.error?.startsWith(WORLD_MEMORY_TRAP)) {
-          // A grow refused for the world's memory bound: the call gets -32004 (PROTOCOL 4.9).
-          const value = this.deps.limits.world_memory_mib;
-          this.deps.journal.coreEvent("limit", { limit: "world_memory_mib", value, pid: p.pid });
-          this.deps.lifecycle.ended(p, {
-            status: msg.status,
-            trap: msg.error,
-            limit: "world_memory_mib",
-            value,
-          });
+      case "exit": {
+        // A grow or an initial memory refused for a limit: the call gets -32004 (PROTOCOL 4.9).
+        const limit = msg.error?.startsWith(WORLD_MEMORY_TRAP)
+          ? "world_memory_mib"
+          : msg.error?.startsWith(INITIAL_MEMORY_TRAP)
+          ? "memory_mib"
+          : undefined;
+        if (limit) {
+          const value = this.deps.limits[limit];
+          this.deps.journal.coreEvent("limit", { limit, value, pid: p.pid });
+          this.deps.lifecycle.ended(p, { status: msg.status, trap: msg.error, limit, value });
         } else {
           this.deps.lifecycle.ended(
             p,
@@ -210,6 +211,7 @@ export class GuestSpawner {
           );
         }
         break;
+      }
       case "fs":
         p.fs!.handle(msg).then((reply) => {
           if (!p.hasEnded) runner.sandbox.send(reply);

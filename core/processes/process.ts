@@ -312,8 +312,10 @@ export class Process implements Caller {
       jsonrpc: "2.0",
       id: this.callerId!,
       error: {
-        // The world's memory bound refused it (PROTOCOL 4.9): a limit, as a refused start is.
-        code: exit.limit === "world_memory_mib" ? ErrorCode.LimitReached : ErrorCode.NoAnswer,
+        // A memory bound refused it (PROTOCOL 4.9): a limit, as a refused start is.
+        code: exit.limit === "world_memory_mib" || exit.limit === "memory_mib"
+          ? ErrorCode.LimitReached
+          : ErrorCode.NoAnswer,
         message: panic
           ? `${panic.message} (${this.pid} panicked at ${panic.at}, and ended without an answer)`
           : `${this.pid} ended without an answer: it ${how}`,
