@@ -24,6 +24,7 @@ import { Supervisor } from "./processes/supervisor.ts";
 import { World } from "./world/world.ts";
 import { MemMount } from "../vfs/mem_mount.ts";
 import { ProcMount } from "../vfs/proc_mount.ts";
+import { DiscoverStore } from "./activation/discover_store.ts";
 import { PluginDocs } from "./activation/plugin_docs.ts";
 import { FileHashes } from "./cache/file_hash.ts";
 import { ProcView } from "./files/proc_view.ts";
@@ -162,10 +163,16 @@ export class Host {
           opts.report ?? ((l) => console.error(l)),
         );
       }
+      // Discovery runs once per plugin version: its outcome is kept in state/core/discovered/.
       this.docs = new PluginDocs(
         this.world,
         (plugin) => discoverAsCore(this.supervisor, this.journal, plugin),
         hashes,
+        {
+          store: new DiscoverStore(`${this.world.coreState()}/discovered`),
+          journal: this.journal,
+          report: opts.report ?? ((l: string) => console.error(l)),
+        },
       );
       this.graph = new GraphKeeper(this.world, this.docs, this.journal);
       const clients = new ClientSource(
@@ -255,7 +262,12 @@ export class Host {
         this.world,
         this.graph,
         this.journal,
-        (plugin, wasm) => discoverAsCore(this.supervisor, this.journal, plugin, wasm),
+        async (plugin, wasm) =>
+          this.docs.discoverFile(
+            plugin,
+            await hashes.hash(wasm),
+            () => discoverAsCore(this.supervisor, this.journal, plugin, wasm),
+          ),
       );
       for (const [name, m] of this.activator.methods()) this.router.core.set(name, m);
       for (const part of parts) {

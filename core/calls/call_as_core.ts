@@ -13,6 +13,23 @@ import type { Journal } from "../journal/journal.ts";
 import type { Process } from "../processes/process.ts";
 import type { Supervisor } from "../processes/supervisor.ts";
 
+/** A call the core made failed: its JSON-RPC error code (or "timeout") and the exit it tells of. */
+export class CoreCallFailed extends Error {
+  /**
+   * @param message what failed
+   * @param code the error's code, or "timeout" when the core stopped waiting
+   * @param exit the exit of a process that ended without an answer (`data` of -32002)
+   */
+  constructor(
+    message: string,
+    readonly code: number | "timeout",
+    readonly exit?: { status?: unknown; trap?: unknown },
+  ) {
+    super(message);
+    this.name = "CoreCallFailed";
+  }
+}
+
 /** How long a call that the core makes itself (`rpc.discover`, the client generator) may take. */
 export const CORE_CALL_TIMEOUT_MS = 10_000;
 
@@ -33,10 +50,18 @@ export function callAsCore(
       name: "core",
       children: new Set<Process>(),
       hasEnded: false,
-      deliver: (msg: { error?: { message: string }; result?: unknown; method?: string }) => {
+      deliver: (
+        msg: {
+          error?: { code: number; message: string; data?: unknown };
+          result?: unknown;
+          method?: string;
+        },
+      ) => {
         if (msg.method) return;
-        if (msg.error) reject(new Error(`${plugin}.${method} failed: ${msg.error.message}`));
-        else resolve(msg.result);
+        if (!msg.error) return resolve(msg.result);
+        const { code, message, data } = msg.error;
+        const exit = typeof data === "object" && data !== null ? data : undefined;
+        reject(new CoreCallFailed(`${plugin}.${method} failed: ${message}`, code, exit));
       },
     };
     supervisor
@@ -44,8 +69,9 @@ export function callAsCore(
       .then((p) => {
         const timer = setTimeout(() => {
           reject(
-            new Error(
+            new CoreCallFailed(
               `${plugin}.${method} did not answer within ${CORE_CALL_TIMEOUT_MS / 1000} s`,
+              "timeout",
             ),
           );
           supervisor.kill(p);
