@@ -6,8 +6,9 @@
 # tools of the same rustc (cargo clippy, cargo fmt, rust-analyzer); and
 # bubblewrap, the sandbox every build runs in (core/cargo/build_jail.ts).
 # With --with-test-tools (npm test) also tmux, the terminal the console's
-# tests type into (tests/console_test.ts), and nats-server, which the
-# workers' test runs (tests/nats_workers_test.ts). Idempotent: installs only the
+# tests type into (tests/console_test.ts), nats-server, which the
+# workers' test runs (tests/nats_workers_test.ts), and wabt, whose wat2wasm
+# compiles the attack modules of tests/host_call_bounds_test.ts. Idempotent: installs only the
 # packages that are missing (with a real wasm32-wasip2 target, only bubblewrap
 # and the test tools), and prints nothing when none is (the launcher runs it
 # before every command that builds). Shows apt-get's progress (downloads,
@@ -25,7 +26,7 @@ PACKAGES=(
 # Builds run build scripts and proc macros: always in bubblewrap.
 SANDBOX=(bubblewrap)
 if [ "${1:-}" = "--with-test-tools" ]; then
-  SANDBOX+=(tmux nats-server)
+  SANDBOX+=(tmux nats-server wabt)
 fi
 
 say() { echo "install-toolchain: $*" >&2; }

@@ -4,8 +4,8 @@
  * per version of a plugin: in memory, and on disk in the world
  * (`discover_store.ts`), so a host start does not run the plugins again. A
  * version whose discovery failed because of the plugin itself (an answer
- * that is not a valid document, or a process that ended without an answer:
- * a trap, an exit, a limit of its own) keeps that failure: asking again would
+ * that is not a valid document, an error answer, or a process that ended
+ * without an answer: a trap, an exit, a limit of its own) keeps that failure: asking again would
  * get the same answer. A failure the plugin is not to blame for (the core
  * stopped waiting, a limit of the world refused the start, the sandbox was
  * lost, a kill) is tried again at the next look. Each failure is said once
@@ -49,16 +49,20 @@ export interface PluginDocsOptions {
 
 /**
  * The failure to keep for a version, or null when it is not the plugin's
- * own (tried again): an invalid document, or an exit without an answer that
- * was neither a kill nor the loss of its sandbox.
+ * own (tried again): an invalid document, the plugin's own error answer, or
+ * an exit without an answer that was neither a kill nor the loss of its
+ * sandbox. A time-out or a limit of the world is not kept.
  */
 export function keptFailure(e: unknown): DiscoverOutcome | null {
   if (e instanceof InvalidDocument) return { error: e.message, problems: e.problems };
   if (e instanceof DiscoverFailed) return { error: e.message };
-  if (!(e instanceof CoreCallFailed) || e.code !== ErrorCode.NoAnswer) return null;
-  const { status, trap } = e.exit ?? {};
-  if (status === "killed") return null;
-  if (typeof trap === "string" && trap.startsWith("the sandbox was lost")) return null;
+  if (!(e instanceof CoreCallFailed)) return null;
+  if (e.code === "timeout" || e.code === ErrorCode.LimitReached) return null;
+  if (e.code === ErrorCode.NoAnswer) {
+    const { status, trap } = e.exit ?? {};
+    if (status === "killed") return null;
+    if (typeof trap === "string" && trap.startsWith("the sandbox was lost")) return null;
+  }
   return { error: e.message };
 }
 
