@@ -69,8 +69,10 @@ export function keptFailure(e: unknown): DiscoverOutcome | null {
 /** Interface documents by plugin file hash. */
 export class PluginDocs {
   private byHash = new Map<string, Promise<OpenRpcDocument>>();
-  /** Versions whose failure this host has said already. */
+  /** Versions whose failure this host has said already, by plugin. */
   private said = new Set<string>();
+  /** Versions whose failure this host read from the store (found by an earlier host). */
+  private fromStore = new Set<string>();
 
   /**
    * @param world the world of the plugins
@@ -89,7 +91,11 @@ export class PluginDocs {
     return await this.hashes.hash(this.world.pluginWasm(plugin));
   }
 
-  /** The document of a plugin's current version. */
+  /**
+   * The document of a plugin's current version. A failure is said once per
+   * host, plugin and version, whoever ran the discovery (a placed candidate,
+   * another plugin of the same file, an earlier host).
+   */
   async get(plugin: string): Promise<OpenRpcDocument> {
     const hash = await this.hash(plugin);
     let doc = this.byHash.get(hash);
@@ -100,7 +106,12 @@ export class PluginDocs {
         if (!keptFailure(e)) this.byHash.delete(hash);
       });
     }
-    return doc;
+    try {
+      return await doc;
+    } catch (e) {
+      this.say(plugin, hash, e);
+      throw e;
+    }
   }
 
   /**
@@ -116,7 +127,7 @@ export class PluginDocs {
   ): Promise<OpenRpcDocument> {
     const known = this.byHash.get(hash);
     if (known) return await known;
-    const doc = this.fetch(plugin, hash, discover, false);
+    const doc = this.fetch(plugin, hash, discover);
     this.byHash.set(hash, doc);
     doc.catch((e) => {
       if (!keptFailure(e)) this.byHash.delete(hash);
@@ -128,7 +139,6 @@ export class PluginDocs {
     plugin: string,
     hash: string,
     discover = () => this.discover(plugin),
-    saying = true,
   ): Promise<OpenRpcDocument> {
     const { store } = this.opts;
     const kept = store?.read(plugin, hash);
@@ -137,7 +147,7 @@ export class PluginDocs {
       const e = kept.problems
         ? new InvalidDocument(plugin, kept.problems)
         : new DiscoverFailed(kept.error);
-      if (saying) this.say(plugin, hash, e, true);
+      this.fromStore.add(hash);
       throw e;
     }
     try {
@@ -147,7 +157,6 @@ export class PluginDocs {
     } catch (e) {
       const failure = keptFailure(e);
       if (failure) this.keep(hash, failure);
-      if (saying) this.say(plugin, hash, e, false);
       throw e;
     }
   }
@@ -158,11 +167,12 @@ export class PluginDocs {
     });
   }
 
-  /** Says a failed discovery once per host and version: one line, one journal event. */
-  private say(plugin: string, hash: string, e: unknown, cached: boolean): void {
+  /** Says a failed discovery once per host, plugin and version: one line, one journal event. */
+  private say(plugin: string, hash: string, e: unknown): void {
     const key = `${plugin} ${hash}`;
     if (this.said.has(key)) return;
     this.said.add(key);
+    const cached = this.fromStore.has(hash);
     const error = e instanceof Error ? e.message : String(e);
     const kept = cached || keptFailure(e) !== null;
     this.opts.journal?.coreEvent("discover-failed", { plugin, hash, error, kept, cached });
