@@ -43,7 +43,7 @@
  * between checks) starts small ({@link INITIAL_FUEL}) and adapts so that
  * checks come about every {@link CHECK_MS}; host calls look at the clock
  * every few calls (adapted the same way) and make the next check come at
- * once past the slice; bulk memory operations go in chunks of 1 MiB and
+ * once past the slice; bulk memory operations go in chunks of 256 KiB and
  * look at the clock between two (`bulk`, `wasm/preempt.ts`), without
  * touching the loops' fuel. Starts take turns too, as one more guest
  * (`fair_starts.ts`); turns and the slice's length are `event_turns.ts`'s.

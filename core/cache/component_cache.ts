@@ -91,7 +91,7 @@ export function preview1MainOf(bytes: Uint8Array): Uint8Array | null {
 }
 
 /** The version of the instrumentation; part of the cache key. */
-const PREEMPT_VERSION = 8;
+const PREEMPT_VERSION = 9;
 
 /** The jco version the glue comes from; part of the cache key. */
 const JCO_VERSION = "1.12.0";
