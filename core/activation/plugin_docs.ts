@@ -98,16 +98,8 @@ export class PluginDocs {
    */
   async get(plugin: string): Promise<OpenRpcDocument> {
     const hash = await this.hash(plugin);
-    let doc = this.byHash.get(hash);
-    if (!doc) {
-      doc = this.fetch(plugin, hash);
-      this.byHash.set(hash, doc);
-      doc.catch((e) => {
-        if (!keptFailure(e)) this.byHash.delete(hash);
-      });
-    }
     try {
-      return await doc;
+      return await this.once(hash, () => this.fetch(plugin, hash, () => this.discover(plugin)));
     } catch (e) {
       this.say(plugin, hash, e);
       throw e;
@@ -125,20 +117,26 @@ export class PluginDocs {
     hash: string,
     discover: () => Promise<OpenRpcDocument>,
   ): Promise<OpenRpcDocument> {
-    const known = this.byHash.get(hash);
-    if (known) return await known;
-    const doc = this.fetch(plugin, hash, discover);
-    this.byHash.set(hash, doc);
-    doc.catch((e) => {
-      if (!keptFailure(e)) this.byHash.delete(hash);
-    });
-    return await doc;
+    return await this.once(hash, () => this.fetch(plugin, hash, discover));
+  }
+
+  /** The outcome for `hash`, made by `make` unless known (a failure not kept is forgotten). */
+  private once(hash: string, make: () => Promise<OpenRpcDocument>): Promise<OpenRpcDocument> {
+    let doc = this.byHash.get(hash);
+    if (!doc) {
+      doc = make();
+      this.byHash.set(hash, doc);
+      doc.catch((e) => {
+        if (!keptFailure(e)) this.byHash.delete(hash);
+      });
+    }
+    return doc;
   }
 
   private async fetch(
     plugin: string,
     hash: string,
-    discover = () => this.discover(plugin),
+    discover: () => Promise<OpenRpcDocument>,
   ): Promise<OpenRpcDocument> {
     const { store } = this.opts;
     const kept = store?.read(plugin, hash);
@@ -173,7 +171,7 @@ export class PluginDocs {
     if (this.said.has(key)) return;
     this.said.add(key);
     const cached = this.fromStore.has(hash);
-    const error = e instanceof Error ? e.message : String(e);
+    const error = (e instanceof Error ? e.message : String(e)).replace(/\s+/g, " ");
     const kept = cached || keptFailure(e) !== null;
     this.opts.journal?.coreEvent("discover-failed", { plugin, hash, error, kept, cached });
     this.opts.report?.(
