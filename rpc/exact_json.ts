@@ -6,10 +6,10 @@
  * (`1e400`), `-0`, `1.0`, `1E2`. `parseExact` keeps each number whose text
  * `JSON.stringify` would not give back as `JSON.rawJSON(its text)`, which
  * `JSON.stringify` writes back verbatim, so routing a message costs no
- * replacer and no second pass. Only texts with such a number in sight (a
- * number with a fraction or an exponent, a run of 16 digits, `-0`) take the
- * slower path (a reviver with the source text); others are plain
- * `JSON.parse`.
+ * replacer and no second pass. Only texts with such a number (a scan of the
+ * numbers with a fraction, an exponent, 16 digits or `-0` finds one a
+ * double writes back otherwise) take the slower path (a reviver with the
+ * source text); others are plain `JSON.parse`.
  *
  * Code that looks at a value sees such a number as a frozen object with a
  * `rawJSON` string (`isExactNumber`); schema checks use `approximate` (an
@@ -47,6 +47,12 @@ export class JsonDepthError extends SyntaxError {
  * 10^15 can be unsafe), `-0`. A match inside a string only costs the slower path.
  */
 const CAREFUL = /(?:^|[:,[])\s*(?:-?\d+[.eE]|-?\d{16}|-0(?![.\deE]))/;
+
+/**
+ * Each number token of a text (and number-like text in strings after `:`,
+ * `,` or `[`, which only costs the slower path): its text is group 1.
+ */
+const NUMBER_TOKEN = /(?:^|[:,[])\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)(?=\s*(?:[,\]}]|$))/g;
 
 /** An integer literal (no fraction, no exponent). */
 const INTEGER = /^-?\d+$/;
@@ -90,8 +96,20 @@ function revive(this: unknown, _key: string, value: unknown, context?: { source?
 export function parseExact(text: string): unknown {
   // Valid JSON deeper than MAX_DEPTH has at least 2 * (MAX_DEPTH + 1) characters.
   if (text.length > 2 * MAX_DEPTH && deeperThan(text, MAX_DEPTH)) throw new JsonDepthError();
-  if (!CAREFUL.test(text)) return JSON.parse(text);
+  if (!CAREFUL.test(text) || !changesANumber(text)) return JSON.parse(text);
   return JSON.parse(text, revive as (k: string, v: unknown) => unknown);
+}
+
+/**
+ * True when a number of `text` is one a double would write back otherwise
+ * (`1.5` no, `1.50`, `1e400`, `-0` yes): only then is the reviver needed.
+ */
+function changesANumber(text: string): boolean {
+  NUMBER_TOKEN.lastIndex = 0;
+  for (let m; (m = NUMBER_TOKEN.exec(text)) !== null;) {
+    if (String(Number(m[1])) !== m[1]) return true;
+  }
+  return false;
 }
 
 /**
