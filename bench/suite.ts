@@ -7,7 +7,8 @@
  *
  * 1. No-op and `notes.list` through the core with 1, 10 and 100 callers; the
  *    first 100 calls of new sandboxes (cold) apart from the rest (warm: after
- *    {@link WARM_PER_SANDBOX} processes of the module in each sandbox).
+ *    {@link WARM_PER_SANDBOX} processes of the module in each sandbox); a
+ *    no-op's p99 beside 100 flooding callers (fairness across callers).
  * 2. A nested call and a fan-out of 10 from one process, each warm as the
  *    rows above (after as many processes of its own calls).
  * 3. Host start to first answer (warm and cold cache); `sausage call` end to end.
@@ -36,6 +37,7 @@ import { inProcess, subprocess } from "./alternatives/jco_shim.ts";
 import { ourInstance } from "./alternatives/our_instance.ts";
 import { type EngineRow, engineRows } from "./engine.ts";
 import { remoteRows } from "./remote_calls.ts";
+import { besideFlood } from "./flood_calls.ts";
 import { WASI } from "node:wasi";
 import * as fs from "node:fs";
 
@@ -122,6 +124,10 @@ const world = await makeWorld({ plugins: { probe, notes } });
   await warmUp("probe.noop");
   for (const callers of [1, 10, 100]) {
     await calls(host, `no-op, ${callers} caller(s), warm`, "probe.noop", {}, callers, N);
+  }
+  {
+    const flood = await besideFlood(host, 100, N / 4);
+    summary("no-op p99 beside 100 flooding callers", flood.times, flood.wallMs, flood.note);
   }
   await calls(host, "notes.add (setup)", "notes.add", { text: "milk" }, 1, 20);
   rows.pop();

@@ -6,9 +6,10 @@
  * `Host` other than `127.0.0.1:<port>` or `localhost:<port>` gets 403 (a web
  * page that rebinds its own name to 127.0.0.1 cannot send ours), and so does
  * a request with an `Origin` (browsers send one; MCP clients do not).
- * A POST's body is read here (within the SDK's bound) and parsed with
- * `parseExact`, so a tool's big integer arguments reach the plugin exactly
- * (the SDK's own `JSON.parse` rounded them past 2^53).
+ * A POST's body is read here (within the SDK's bound), refused when it is
+ * not UTF-8 (the SDK read it with U+FFFD for the bad bytes), and parsed with
+ * `parseExact`, so a tool's numbers reach the plugin as sent (the SDK's own
+ * `JSON.parse` rounded integers past 2^53, decimals, `1e400`, `-0`).
  *
  * @module
  */
@@ -22,11 +23,11 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 // @ts-types="@modelcontextprotocol/sdk/server/requestBody"
 import {
   DEFAULT_MAX_REQUEST_BODY_SIZE,
-  readRequestBody,
   requestBodyTooLargeMessage,
 } from "@modelcontextprotocol/sdk/server/requestBody.js";
 import { authorized } from "./http_token.ts";
-import { parseExact } from "../rpc/exact_json.ts";
+import { JsonDepthError, parseExact } from "../rpc/exact_json.ts";
+import { invalidUtf8At, notUtf8Error } from "../rpc/utf8_check.ts";
 import { guardArguments } from "./argument_guard.ts";
 
 /** The path the server answers on. */
@@ -63,17 +64,44 @@ function refuse(
 }
 
 /**
- * A POST's body parsed with big integers kept exactly, within the SDK's
- * bound (4 MiB); or the SDK's answer to one too large (413) or not JSON (400, -32700).
+ * A POST's body parsed with every number kept exactly, within the SDK's
+ * bound (4 MiB); or the answer to one too large (413), not UTF-8 (400,
+ * -32700 with the bad byte's offset), not JSON (400, -32700) or nested past
+ * the limit (400, -32600 naming it).
  */
 async function exactBody(req: Request): Promise<{ parsed: unknown } | Response> {
-  const body = await readRequestBody(req, DEFAULT_MAX_REQUEST_BODY_SIZE);
-  if (body.tooLarge) return refuse(413, requestBodyTooLargeMessage(DEFAULT_MAX_REQUEST_BODY_SIZE));
+  const bytes = await boundedBody(req, DEFAULT_MAX_REQUEST_BODY_SIZE);
+  if (bytes === null) return refuse(413, requestBodyTooLargeMessage(DEFAULT_MAX_REQUEST_BODY_SIZE));
+  const bad = invalidUtf8At(bytes);
+  if (bad >= 0) {
+    const e = notUtf8Error(bad).message.replace("of its line", "of the body");
+    return refuse(400, e, {}, -32700);
+  }
   try {
-    return { parsed: parseExact(body.text ?? "") };
-  } catch {
+    return { parsed: parseExact(decoder.decode(bytes)) };
+  } catch (e) {
+    if (e instanceof JsonDepthError) return refuse(400, e.message, {}, -32600);
     return refuse(400, "Parse error: Invalid JSON", {}, -32700);
   }
+}
+
+const decoder = new TextDecoder();
+
+/** The bytes of a request's body; null past `max` (read no further). */
+async function boundedBody(req: Request, max: number): Promise<Uint8Array | null> {
+  if (Number(req.headers.get("content-length")) > max) return null;
+  if (req.body === null) return new Uint8Array(0);
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for await (const part of req.body) {
+    size += part.length;
+    if (size > max) return null;
+    parts.push(part);
+  }
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) (all.set(p, at), at += p.length);
+  return all;
 }
 
 /** Starts the server. */

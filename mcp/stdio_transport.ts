@@ -4,8 +4,9 @@
  * bounded by `max`). A line over `max` is not read: it is answered at once
  * with -32600 and its size (its id taken from either end of the line, where
  * JSON-RPC clients put it), and the session goes on. A line that is not JSON
- * gets -32700, one that is not a JSON-RPC message -32600, each with a
- * one-line reason. stdin's end closes the transport.
+ * gets -32700, one that is not UTF-8 -32700 with the bad byte's offset, one
+ * nested past the limit (`MAX_DEPTH`) or not a JSON-RPC message -32600,
+ * each with a one-line reason. stdin's end closes the transport.
  *
  * The SDK's own stdio transport copies its whole buffer on every chunk and
  * searches it again for a newline: a 20 MB line took minutes and then closed
@@ -18,7 +19,8 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
-import { parseExact } from "../rpc/exact_json.ts";
+import { JsonDepthError, parseExact } from "../rpc/exact_json.ts";
+import { notUtf8Error } from "../rpc/utf8_check.ts";
 import { LineSplitter, type RawReader, readLines, type SkippedLine } from "../rpc/line_splitter.ts";
 
 /** A JSON-RPC id at the start (`{"jsonrpc":"2.0","id":7,`) or at the end (`,"id":7}`) of a line. */
@@ -30,6 +32,16 @@ const TAIL_ID = new RegExp(String.raw`"id"\s*:\s*${ID}\s*\}\s*$`);
 export function edgeId({ head, tail }: Pick<SkippedLine, "head" | "tail">): string | number | null {
   const m = HEAD_ID.exec(head) ?? TAIL_ID.exec(tail);
   return m ? JSON.parse(m[1]) : null;
+}
+
+/** The id of a message `parseExact` refused for its depth (`JSON.parse` takes any depth). */
+function plainId(text: string): string | number | null {
+  try {
+    const id = JSON.parse(text)?.id;
+    return typeof id === "string" || typeof id === "number" ? id : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Something written to directly, like `Deno.stdout`. */
@@ -62,6 +74,7 @@ export class StdioTransport implements Transport {
     const splitter = new LineSplitter(this.max, {
       line: (text) => this.line(text),
       skipped: (s) => this.tooLong(s),
+      invalidUtf8: (offset, text) => this.notUtf8(offset, text),
     });
     readLines(this.input, splitter)
       .catch((e) => this.onerror?.(e instanceof Error ? e : new Error(String(e))))
@@ -80,6 +93,7 @@ export class StdioTransport implements Transport {
     try {
       value = parseExact(text);
     } catch (e) {
+      if (e instanceof JsonDepthError) return this.fail(plainId(text), -32600, e.message);
       return this.fail(null, -32700, `not JSON: ${e instanceof Error ? e.message : e}`);
     }
     const parsed = JSONRPCMessageSchema.safeParse(value);
@@ -89,6 +103,17 @@ export class StdioTransport implements Transport {
       return this.fail(known, -32600, "not a JSON-RPC 2.0 request, notification or response");
     }
     this.onmessage?.(parsed.data);
+  }
+
+  /** A line that is not UTF-8: -32700 with the bad byte's offset, under its id when it shows. */
+  private notUtf8(offset: number, text: string): void {
+    let id: string | number | null = null;
+    try {
+      const v = (parseExact(text) as { id?: unknown })?.id;
+      if (typeof v === "string" || typeof v === "number") id = v;
+    } catch { /* no id */ }
+    const e = notUtf8Error(offset);
+    this.fail(id, e.code, e.message);
   }
 
   private tooLong(s: SkippedLine): void {

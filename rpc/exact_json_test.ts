@@ -1,10 +1,17 @@
 import { strict as assert } from "node:assert";
 import {
   approximate,
+  approximateNumber,
   bigInteger,
+  deeperThan,
+  type ExactNumber,
   floorDouble,
   holdsBigInteger,
+  holdsExactNumber,
   isBigInteger,
+  isExactNumber,
+  JsonDepthError,
+  MAX_DEPTH,
   parseExact,
 } from "./exact_json.ts";
 import { compileSchema } from "./schema_validator.ts";
@@ -20,12 +27,50 @@ Deno.test("parseExact: integers beyond 2^53 come back out exactly", () => {
   assert(holdsBigInteger(v) && holdsBigInteger(v.a));
 });
 
-Deno.test("parseExact: other numbers are plain numbers", () => {
+Deno.test("parseExact: numbers a double keeps are plain numbers", () => {
   const v = parseExact(
-    `{"safe":9007199254740991,"f":1.5e300,"e":12345678901234567e3,"s":"${U64_MAX}"}`,
+    `{"safe":9007199254740991,"f":1.5,"g":-0.25,"z":0,"s":"${U64_MAX}","t":"x:1.5e3"}`,
   ) as Record<string, unknown>;
-  assert.deepEqual(v, { safe: 9007199254740991, f: 1.5e300, e: 12345678901234567e3, s: U64_MAX });
-  assert(!holdsBigInteger(v));
+  assert.deepEqual(v, { safe: 9007199254740991, f: 1.5, g: -0.25, z: 0, s: U64_MAX, t: "x:1.5e3" });
+  assert(!holdsExactNumber(v));
+});
+
+Deno.test("parseExact: every other number comes back out as its text", () => {
+  const numbers = [
+    "0.1000000000000000055511151231257827",
+    "1e400",
+    "-1e-400",
+    "-0",
+    "1.0",
+    "1E2",
+    "1.5e300",
+    "12345678901234567e3",
+    "100.00",
+  ];
+  const text = `{"a":[${numbers.join(",")}],"o":{"x":-0},"n":1e2}`;
+  const v = parseExact(text) as Record<string, unknown>;
+  assert.equal(JSON.stringify(v), text);
+  assert(holdsExactNumber(v) && isExactNumber(v.n));
+  for (const n of numbers) assert.equal(JSON.stringify(parseExact(n)), n);
+  assert.equal(JSON.stringify(parseExact(" [ -0 , 1.0 ] ")), "[-0,1.0]");
+  assert.deepEqual(approximate(v), {
+    a: [0.1, Infinity, -0, -0, 1, 100, 1.5e300, 12345678901234567e3, 100],
+    o: { x: -0 },
+    n: 100,
+  });
+  assert(Object.is(approximateNumber(parseExact("-0") as ExactNumber), -0));
+});
+
+Deno.test("parseExact: nesting past MAX_DEPTH is refused before any walk", () => {
+  const nest = (d: number) => "[".repeat(d) + "]".repeat(d);
+  assert.equal(JSON.stringify(parseExact(nest(MAX_DEPTH))), nest(MAX_DEPTH));
+  assert.throws(() => parseExact(nest(MAX_DEPTH + 1)), JsonDepthError);
+  assert.throws(() => parseExact(`{"n":1.5,"a":${nest(10_000)}}`), /deeper than 512 levels/);
+  // Brackets inside strings (with escaped quotes) do not count.
+  const quoted = JSON.stringify({ s: '\\"' + "[".repeat(2000), a: [1.5] });
+  assert.deepEqual(parseExact(quoted), JSON.parse(quoted));
+  assert(!deeperThan(quoted, 2));
+  assert(deeperThan('{"a":"]]]","b":[[[1]]]}', 3));
 });
 
 Deno.test("floorDouble rounds down, never up", () => {

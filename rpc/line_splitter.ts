@@ -11,6 +11,8 @@
 /** The default longest line of every channel: 16 MiB (`line_mib` in `config/limits.json`). */
 export const DEFAULT_MAX_LINE = 16 * 2 ** 20;
 
+import { invalidUtf8At } from "./utf8_check.ts";
+
 const NEWLINE = 10;
 const RETURN = 13;
 
@@ -26,6 +28,12 @@ export interface LineHandlers {
    * is at one end or the other).
    */
   skipped?(line: SkippedLine): void;
+  /**
+   * A line that is not valid UTF-8 (`utf8_check.ts`): the offset of its first
+   * bad byte, and the line with U+FFFD for its bad bytes (to find its id).
+   * Without this handler such a line goes to `line` with the U+FFFDs in it.
+   */
+  invalidUtf8?(offset: number, text: string): void;
 }
 
 /** How many bytes of each end of an over-long line `LineHandlers.skipped` gets. */
@@ -152,21 +160,29 @@ export class LineSplitter {
     const n = bytes.length > 0 && bytes[bytes.length - 1] === RETURN
       ? bytes.length - 1
       : bytes.length;
-    this.on.line(this.decoder.decode(bytes.subarray(0, n)));
+    const text = this.decoder.decode(bytes.subarray(0, n));
+    // A replacement character is rare: only then are the bytes checked.
+    if (this.on.invalidUtf8 && text.includes("\uFFFD")) {
+      const bad = invalidUtf8At(bytes.subarray(0, n));
+      if (bad >= 0) return this.on.invalidUtf8(bad, text);
+    }
+    this.on.line(text);
   }
 }
 
 /**
  * The lines of a byte stream, each at most `max` bytes; `tooLong` hears of
- * each longer one, which is left out.
+ * each longer one, and `invalidUtf8` of each that is not UTF-8 (when given),
+ * which are left out.
  */
 export async function* streamLines(
   stream: ReadableStream<Uint8Array>,
   max = DEFAULT_MAX_LINE,
   tooLong?: (seen: number) => void,
+  invalidUtf8?: (offset: number, text: string) => void,
 ): AsyncGenerator<string> {
   let ready: string[] = [];
-  const splitter = new LineSplitter(max, { line: (l) => ready.push(l), tooLong });
+  const splitter = new LineSplitter(max, { line: (l) => ready.push(l), tooLong, invalidUtf8 });
   for await (const chunk of stream) {
     splitter.push(chunk);
     if (ready.length) {

@@ -6,7 +6,7 @@
  */
 
 import { ErrorCode, type RpcErrorObject } from "./errors.ts";
-import { parseExact } from "./exact_json.ts";
+import { JsonDepthError, MAX_DEPTH, parseExact } from "./exact_json.ts";
 
 /** A request or response id. Process ids are strings; callers may use numbers. */
 export type Id = string | number;
@@ -73,8 +73,9 @@ export function parseLine(line: string): Parsed {
   if (trimmed === "" || (trimmed[0] !== "{" && trimmed[0] !== "[")) return { kind: "text" };
   let v: unknown;
   try {
-    v = parseExact(trimmed); // integers beyond 2^53 kept exactly
-  } catch {
+    v = parseExact(trimmed); // every number's text kept exactly
+  } catch (e) {
+    if (e instanceof JsonDepthError) return tooDeep(trimmed, e);
     return { kind: "text" };
   }
   if (Array.isArray(v)) {
@@ -124,6 +125,35 @@ export function parseLine(line: string): Parsed {
     };
   }
   return { kind: "text" };
+}
+
+/**
+ * A message nested past {@link MAX_DEPTH}: -32600 naming the limit, under the
+ * message's id when it has one (`JSON.parse` itself takes any depth; only
+ * the walks after it do not).
+ */
+function tooDeep(text: string, e: JsonDepthError): Parsed {
+  let id: Id | null = null;
+  try {
+    const v = JSON.parse(text);
+    if (isObject(v) && isId(v.id)) id = v.id;
+  } catch { /* not JSON after all: no id */ }
+  return {
+    kind: "invalid",
+    id,
+    error: {
+      code: ErrorCode.InvalidRequest,
+      message: e.message,
+      data: { limit: "json_depth", value: MAX_DEPTH },
+    },
+  };
+}
+
+/** The id of the message on `line`, when it is a request or an invalid message with one; else null. */
+export function lineId(line: string): Id | null {
+  const p = parseLine(line);
+  if (p.kind === "request") return p.msg.id ?? null;
+  return p.kind === "invalid" ? p.id : null;
 }
 
 /** A response's error object; one without a numeric code or a text message gets them (-32603). */

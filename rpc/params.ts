@@ -8,6 +8,7 @@
 
 import { HostError } from "./errors.ts";
 import type { JsonObject } from "./message.ts";
+import { approximateNumber, isExactNumber } from "./exact_json.ts";
 
 /** The JSON types an optional param can be checked for. */
 export interface ParamTypes {
@@ -36,6 +37,8 @@ export function optionalParam<K extends keyof ParamTypes>(
 ): ParamTypes[K] | undefined {
   const v = params[name];
   if (v === undefined || v === null) return undefined;
+  // A number kept as its text (`exact_json.ts`): the core reads it as a double.
+  if (type === "number" && isExactNumber(v)) return approximateNumber(v) as ParamTypes[K];
   // deno-lint-ignore valid-typeof
   if (typeof v !== type) throw new HostError("invalid-params", `"${name}" must be a ${type}`);
   return v as ParamTypes[K];

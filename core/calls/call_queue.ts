@@ -13,6 +13,15 @@
  * are `calls_in_flight` and `calls_starting` in `config/limits.json`; a
  * caller's queue holds at most `processes` calls.
  *
+ * Fair across callers (issue 36): the whole world has at most
+ * `world_calls_starting` calls starting. Past it, the callers with calls
+ * waiting take turns, round robin, one call each per round (not first come
+ * first served): beside 100 flooding callers, another caller's call waits
+ * for at most one call of each of them, plus those already starting. For
+ * the world a call counts as starting for up to {@link WORLD_STARTING_MS}
+ * (a call waiting in a loaded sandbox's queue takes longer than 20 ms, and
+ * leaving then let more in ahead), less when later calls overtake it.
+ *
  * @module
  */
 
@@ -28,6 +37,16 @@ import type { Caller, Process } from "../processes/process.ts";
  */
 export const STARTING_MS = 20;
 
+/**
+ * How long a call counts as starting for the world's bound
+ * (`world_calls_starting`), unless it answers, ends or is overtaken first
+ * (ms): longer than {@link STARTING_MS}, so that calls still waiting in a
+ * loaded sandbox's queue do not leave it (and let more in ahead of a polite
+ * caller's). A slow call leaves it sooner: once as many calls let go after
+ * it have answered as the world lets start (it runs; it is not waiting).
+ */
+export const WORLD_STARTING_MS = 100;
+
 /** A caller's calls in flight, those of them still starting, and the starts that wait. */
 interface Lane {
   inFlight: number;
@@ -40,14 +59,29 @@ interface Call {
   caller: Caller;
   /** Ends its starting time early; unset once it no longer counts as starting. */
   cancelStarting?: () => void;
+  /** Its place in the order calls were let go. */
+  seq: number;
+  /** Calls let go after it that have answered. */
+  overtaken: number;
+  /** Ends its starting time for the world early; unset once it no longer counts there. */
+  cancelWorld?: () => void;
 }
 
 /**
  * Starts calls at most `limit` in flight and `startingLimit` starting at a
- * time per caller, the rest in order.
+ * time per caller, the rest in order; at most `worldStarting` starting in
+ * all, the callers that wait taking turns.
  */
 export class CallQueue {
   private lanes = new WeakMap<Caller, Lane>();
+  /** The lanes with calls waiting, in turn order: the front one goes next (when it has room). */
+  private turns = new Set<Lane>();
+  /** Calls starting over all callers (counted from their start to `leaveWorld`). */
+  private startingAll = 0;
+  /** The calls that count in `startingAll` and have a process. */
+  private worldCalls = new Set<Call>();
+  /** The `seq` of the last call let go. */
+  private seq = 0;
   /** The calls in flight, by the process that runs each. */
   private calls = new WeakMap<Process, Call>();
   /** The starting windows' ends, on one timer (a window ends up to 5 ms late). */
@@ -57,12 +91,19 @@ export class CallQueue {
    * @param limit calls in flight per caller (`calls_in_flight`)
    * @param maxWaiting calls that may wait per caller (`processes`)
    * @param startingLimit calls starting per caller (`calls_starting`)
+   * @param worldStarting calls starting over all callers (`world_calls_starting`)
    */
   constructor(
     private limit: number,
     private maxWaiting: number,
     private startingLimit = limit,
+    private worldStarting = Infinity,
   ) {}
+
+  /** Calls starting now, over all callers. */
+  get starting(): number {
+    return this.startingAll;
+  }
 
   /**
    * Runs `start` now when `caller` has room, else once it has. `start`
@@ -72,7 +113,10 @@ export class CallQueue {
   enter(caller: Caller, start: () => void): void {
     let lane = this.lanes.get(caller);
     if (!lane) this.lanes.set(caller, lane = { inFlight: 0, starting: 0, waiting: [] });
-    if (lane.waiting.length === 0 && this.hasRoom(lane)) return this.go(lane, start);
+    // (When the world has room, no lane that waits has room of its own: none is passed over.)
+    if (lane.waiting.length === 0 && this.hasRoom(lane) && this.worldHasRoom()) {
+      return this.go(lane, start);
+    }
     if (lane.waiting.length >= this.maxWaiting) {
       throw new HostError(
         "limit-reached",
@@ -82,15 +126,22 @@ export class CallQueue {
       );
     }
     lane.waiting.push(start);
+    this.turns.add(lane); // at the back, unless it is in line already
   }
 
   /** The call `start` made runs as `p`: its room is given back when it answers or ends. */
   started(caller: Caller, p: Process): void {
-    const call: Call = { caller };
+    const call: Call = { caller, seq: ++this.seq, overtaken: 0 };
     call.cancelStarting = this.deadlines.add(STARTING_MS, () => {
       call.cancelStarting = undefined;
       this.doneStarting(caller);
     });
+    call.cancelWorld = this.deadlines.add(WORLD_STARTING_MS, () => {
+      call.cancelWorld = undefined;
+      this.leaveWorld(call);
+      this.next();
+    });
+    this.worldCalls.add(call);
     this.calls.set(p, call);
     p.ended.then(() => this.finished(p));
   }
@@ -101,7 +152,8 @@ export class CallQueue {
     if (!lane) return;
     lane.inFlight--;
     lane.starting--;
-    this.next(lane);
+    this.startingAll--;
+    this.next();
   }
 
   /** `p` answered or ended: the next waiting call of its caller starts (once per process). */
@@ -109,14 +161,28 @@ export class CallQueue {
     const call = this.calls.get(p);
     if (!call) return;
     this.calls.delete(p);
-    const lane = this.lanes.get(call.caller);
-    if (!lane) return;
-    lane.inFlight--;
-    if (call.cancelStarting !== undefined) {
-      call.cancelStarting();
-      lane.starting--;
+    if (this.worldCalls.has(call)) this.leaveWorld(call);
+    // The calls let go before it that still count for the world have been overtaken once more.
+    for (const c of this.worldCalls) {
+      if (c.seq < call.seq && ++c.overtaken >= this.worldStarting) this.leaveWorld(c);
     }
-    this.next(lane);
+    const lane = this.lanes.get(call.caller);
+    if (lane) {
+      lane.inFlight--;
+      if (call.cancelStarting !== undefined) {
+        call.cancelStarting();
+        lane.starting--;
+      }
+    }
+    this.next();
+  }
+
+  /** `call` no longer counts as starting for the world (once). */
+  private leaveWorld(call: Call): void {
+    if (!this.worldCalls.delete(call)) return;
+    call.cancelWorld?.();
+    call.cancelWorld = undefined;
+    this.startingAll--;
   }
 
   /** A call of `caller` has run {@link STARTING_MS}: it no longer counts as starting. */
@@ -124,7 +190,11 @@ export class CallQueue {
     const lane = this.lanes.get(caller);
     if (!lane) return;
     lane.starting--;
-    this.next(lane);
+    this.next();
+  }
+
+  private worldHasRoom(): boolean {
+    return this.startingAll < this.worldStarting;
   }
 
   private hasRoom(lane: Lane): boolean {
@@ -134,11 +204,28 @@ export class CallQueue {
   private go(lane: Lane, start: () => void): void {
     lane.inFlight++;
     lane.starting++;
+    this.startingAll++;
     start();
   }
 
-  /** Starts the waiting calls the lane has room for, in order. */
-  private next(lane: Lane): void {
-    while (lane.waiting.length && this.hasRoom(lane)) this.go(lane, lane.waiting.shift()!);
+  /**
+   * Starts waiting calls while the world has room: one of the first lane in
+   * turn that has room of its own, which then goes to the back of the line.
+   */
+  private next(): void {
+    while (this.worldHasRoom()) {
+      let lane: Lane | undefined;
+      for (const l of this.turns) {
+        if (this.hasRoom(l)) {
+          lane = l;
+          break;
+        }
+      }
+      if (!lane) return;
+      const start = lane.waiting.shift()!;
+      this.turns.delete(lane);
+      if (lane.waiting.length) this.turns.add(lane);
+      this.go(lane, start);
+    }
   }
 }

@@ -5,7 +5,7 @@
  */
 
 import { strict as assert } from "node:assert";
-import { CallQueue, STARTING_MS } from "./call_queue.ts";
+import { CallQueue, STARTING_MS, WORLD_STARTING_MS } from "./call_queue.ts";
 import type { Caller, Process } from "../processes/process.ts";
 
 /** A call's process as the queue sees it: it ends when told. */
@@ -65,4 +65,68 @@ Deno.test("CallQueue: calls_in_flight holds calls that run long; a failed start 
   assert.deepEqual(started, [0, 1, 2, 3], "2 failed to start: 3 took its room");
   for (const proc of procs) proc?.end();
   await new Promise((r) => setTimeout(r, STARTING_MS * 2));
+});
+
+Deno.test("CallQueue: past world_calls_starting, callers take turns, one call each per round", () => {
+  const q = new CallQueue(64, 1000, 4, 4);
+  const order: string[] = [];
+  const procs: Process[] = [];
+  const enter = (c: Caller, tag: string) =>
+    q.enter(c, () => {
+      order.push(tag);
+      const proc = process();
+      procs.push(proc.p);
+      q.started(c, proc.p);
+    });
+  // Three flooding callers, 10 calls each, entered in a burst; the world takes 4 at once.
+  const floods = ["a", "b", "c"].map(caller);
+  for (const c of floods) for (let i = 0; i < 10; i++) enter(c, (c as { name: string }).name);
+  assert.deepEqual(order, ["a", "a", "a", "a"], "first come while the world has room");
+  assert.equal(q.starting, 4);
+  // A polite caller enters after them all.
+  enter(caller("p"), "p");
+  // Each answer lets one call go, the callers in turn: p waits one round (a, b, c), not 26 calls.
+  for (let i = 0; i < 4; i++) q.finished(procs[i]);
+  assert.deepEqual(order.slice(4), ["a", "b", "c", "p"]);
+  assert.equal(q.starting, 4);
+  for (let i = 4; i < 8; i++) q.finished(procs[i]);
+  assert.deepEqual(order.slice(8), ["a", "b", "c", "a"]);
+  for (const p of procs.slice(8)) q.finished(p);
+});
+
+Deno.test("CallQueue: a call leaves the world's count when it answers, is overtaken, or after WORLD_STARTING_MS", async () => {
+  const q = new CallQueue(64, 1000, 64, 2);
+  const procs: Process[] = [];
+  const ends: (() => void)[] = [];
+  let n = 0;
+  const enter = (c: Caller) =>
+    q.enter(c, () => {
+      n++;
+      const proc = process();
+      procs.push(proc.p);
+      ends.push(proc.end);
+      q.started(c, proc.p);
+    });
+  const a = caller("a"), b = caller("b");
+  for (let i = 0; i < 6; i++) enter(i % 2 ? a : b);
+  assert.equal(n, 2, "2 in the world");
+  // Past the lanes' 20 ms the world still counts them (a call in a loaded queue is still starting).
+  await new Promise((r) => setTimeout(r, STARTING_MS * 2));
+  assert.equal(n, 2);
+  // 1 answers: 2 goes. 2 answers: call 0 (slow) has been overtaken by two later answers and
+  // leaves the world's count too, so 3 and 4 go.
+  q.finished(procs[1]);
+  assert.equal(n, 3);
+  q.finished(procs[2]);
+  assert.equal(n, 5, "call 0 was overtaken twice: it left the world's count");
+  q.finished(procs[3]);
+  assert.equal(n, 6);
+  // A call that does not answer leaves after WORLD_STARTING_MS.
+  const c = caller("c");
+  enter(c);
+  assert.equal(n, 6, "the world is full (4 and 5)");
+  await new Promise((r) => setTimeout(r, WORLD_STARTING_MS + 20));
+  assert.equal(n, 7);
+  for (const end of ends) end();
+  await new Promise((r) => setTimeout(r, WORLD_STARTING_MS + 20));
 });

@@ -48,13 +48,13 @@ export class Router {
    */
   coreReplies: (p: Process, msg: Response) => boolean = () => false;
 
-  /** Fair starts: a few calls in flight per caller, the rest wait in order. */
+  /** Fair starts: a few calls in flight per caller, the rest wait in order, callers in turn. */
   private calls: CallQueue;
 
   /** `supervisor` starts the processes of calls and journals their lines; it hands their stdout here ({@link fromProcess}). */
   constructor(private supervisor: RouterSupervisor) {
-    const { calls_in_flight, calls_starting, processes } = supervisor.limits;
-    this.calls = new CallQueue(calls_in_flight, processes, calls_starting);
+    const { calls_in_flight, calls_starting, processes, world_calls_starting } = supervisor.limits;
+    this.calls = new CallQueue(calls_in_flight, processes, calls_starting, world_calls_starting);
   }
 
   /** Answers a request of `caller`; nothing when it was a notification. */

@@ -27,7 +27,8 @@
 import { ErrorCode } from "../../rpc/errors.ts";
 import { LineWriter } from "../../rpc/line_channel.ts";
 import { streamLines } from "../../rpc/line_splitter.ts";
-import { errorResponse, parseLine } from "../../rpc/message.ts";
+import { errorResponse, lineId, parseLine } from "../../rpc/message.ts";
+import { notUtf8Error } from "../../rpc/utf8_check.ts";
 import { memoryTransportPair } from "../../rpc/memory_transport.ts";
 import type { Transport } from "../../rpc/transport.ts";
 import type { Host } from "../host.ts";
@@ -191,7 +192,10 @@ export class ControlServer {
           message: `a line of over ${seen} bytes was dropped: the limit is ${max} ` +
             `("line_mib" in config/limits.json)`,
         }));
-      for await (const line of streamLines(conn.readable, max, tooLong)) {
+      // Not UTF-8: -32700 with the bad byte's offset (never read with U+FFFD in its place).
+      const notUtf8 = (offset: number, text: string) =>
+        out.send(errorResponse(lineId(text), notUtf8Error(offset)));
+      for await (const line of streamLines(conn.readable, max, tooLong, notUtf8)) {
         const parsed = parseLine(line);
         if (!greeted) {
           if (parsed.kind !== "request" || parsed.msg.method !== HELLO) {

@@ -26,6 +26,13 @@ export interface Limits {
    * this many in the sandboxes' pipes, ahead of other callers' calls.
    */
   calls_starting: number;
+  /**
+   * Calls starting in the whole world at once, over all callers (default
+   * 16). Past it, calls wait and are let go in turn, one call of each
+   * waiting caller per round: a flood from many callers keeps another
+   * caller's call behind at most one round of theirs.
+   */
+  world_calls_starting: number;
   /** How many sandbox subprocesses run processes (default: one per core). */
   sandboxes: number;
   /** A sandbox that does not answer the core for this long is killed, with its processes (ms). */
@@ -88,6 +95,7 @@ export function defaultLimits(): Limits {
     processes: 10_000,
     calls_in_flight: 64,
     calls_starting: 4,
+    world_calls_starting: 16,
     sandboxes: navigator.hardwareConcurrency || 1,
     stall_ms: 10_000,
     line_mib: 16,
@@ -128,6 +136,7 @@ const BOUNDS: Record<keyof Limits, [number, number]> = {
   processes: [1, 1_000_000],
   calls_in_flight: [1, 1_000_000],
   calls_starting: [1, 1_000_000],
+  world_calls_starting: [1, 1_000_000],
   sandboxes: [1, 256],
   stall_ms: [100, 3_600_000],
   line_mib: [1, 1024],

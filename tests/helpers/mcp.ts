@@ -26,6 +26,8 @@ export interface McpStdioSession {
   child: Deno.ChildProcess;
   /** Writes `text` and a newline (a message written by hand keeps its numbers as typed). */
   send(text: string): Promise<void>;
+  /** Writes `bytes` as they are (a line's newline included by the caller). */
+  sendBytes(bytes: Uint8Array): Promise<void>;
   /** The answer with `id` (notifications and other answers are kept or skipped). */
   answer(id: unknown): Promise<Record<string, unknown>>;
   /** Ends stdin (which ends the session) and resolves with the process's status. */
@@ -64,6 +66,7 @@ export function mcpStdioSession(
   return {
     child,
     send: (text) => writer.write(new TextEncoder().encode(text + "\n")),
+    sendBytes: (bytes) => writer.write(bytes),
     answer: (id) => {
       const got = early.get(id);
       if (got) {

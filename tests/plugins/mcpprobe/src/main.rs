@@ -1,7 +1,8 @@
 //! mcpprobe: a raw plugin (no SDK) with an `rpc.discover` document, for the
 //! MCP server's tests: `progress` sends `core.notify` notifications before it
 //! answers, `wait` answers only when stdin ends (so only a stop ends it), and
-//! `fail` answers a JSON-RPC error with data.
+//! `fail` answers a JSON-RPC error with data, `echo` answers its params as
+//! they came (serde_json keeps numbers as their text here).
 
 use serde_json::{json, Value};
 use std::io::{BufRead, Write};
@@ -21,7 +22,10 @@ const DOC: &str = r##"{
      "paramStructure": "by-name",
      "params": [{"name": "why", "required": false, "description": "Anything.",
                  "schema": {"type": "string"}}],
-     "result": {"name": "never", "schema": {"type": "null"}}}
+     "result": {"name": "never", "schema": {"type": "null"}}},
+    {"name": "echo", "summary": "Answer the params as they came.",
+     "paramStructure": "by-name",
+     "params": [{"name": "value", "required": true, "description": "Anything.", "schema": {}}]}
   ],
   "components": {"schemas": {"Sent": {"type": "object", "description": "What was sent.",
     "properties": {"sent": {"type": "integer", "minimum": 0, "description": "The number."}},
@@ -55,6 +59,7 @@ fn main() {
             eprintln!("stdin closed");
             return;
         }
+        "echo" => json!({"result": params}),
         "fail" => json!({"error": {"code": -32042, "message": "asked to fail", "data": params}}),
         other => json!({"error": {"code": -32601, "message": format!("no method {other}")}}),
     };
