@@ -91,10 +91,10 @@ Deno.test({
         id,
         spawn(
           [
-            ...["worker", "--nats", nats.url, "--world", WORLD, "--user", users.worker.user],
+            ...["worker", "--nats", nats.url, "--world", WORLD, "--user", users.workers[id].user],
             ...["--id", id, "--memory-mib", "192"],
           ],
-          { SAUSAGE_NATS_PASSWORD: users.worker.password },
+          { SAUSAGE_NATS_PASSWORD: users.workers[id].password },
         ),
       );
     }

@@ -12,9 +12,10 @@
  * @module
  */
 
-import { NatsClient } from "../core/remote/nats_client.ts";
+import { NatsClient, type NatsMsg } from "../core/remote/nats_client.ts";
 import {
   checkToWorker,
+  DEFAULT_LOSS_MS,
   encode,
   type Heartbeat,
   type HostLead,
@@ -33,6 +34,9 @@ import { DEFAULT_MEMORY_POOL_MIB } from "../sandbox/memory_pool.ts";
 /** How often a worker says it is there (ms). */
 export const HEARTBEAT_MS = 1000;
 
+/** How many times a worker tries to start its sandboxes before it gives up. */
+const WARM_ATTEMPTS = 6;
+
 /** This machine's name, without `--allow-sys` (the launcher allows only `uid`). */
 function machineName(): string {
   try {
@@ -47,11 +51,16 @@ export interface WorkerOptions {
   url: string;
   user?: string;
   password?: string;
+  /** An nkey seed (`SU…`; `sausage workers add`), instead of a user and password. */
+  nkeySeed?: string;
   /** CA certificates (PEM) to trust for a `tls://` URL. */
   caCerts?: string[];
   /** The world's name on NATS. */
   world: string;
-  /** This worker's id (default: machine, OS pid and a random part). */
+  /**
+   * This worker's id, its subjects' last token (default: machine, OS pid and
+   * a random part; with per-worker credentials, the id they were made for).
+   */
   id?: string;
   /** How many sandboxes it runs (default: one per core). */
   sandboxes?: number;
@@ -75,7 +84,9 @@ export interface WorkerOptions {
 /** The lead frame of the host's message (`wire.ts`), checked. */
 function hostLead(v: unknown): HostLead {
   const m = v as Partial<HostLead> | null;
-  if (m?.op !== "host" || typeof m.run !== "string") throw new Error("no host's lead");
+  if (m?.op !== "host" || typeof m.run !== "string" || typeof m.to !== "string") {
+    throw new Error("no host's lead");
+  }
   return m as HostLead;
 }
 
@@ -99,6 +110,17 @@ export class Worker {
   private slots: number;
   /** The run of the host whose processes these are (`HostLead.run`). */
   private hostRun: string | null = null;
+  /** This run of the worker (`Heartbeat.instance`). */
+  readonly instance = crypto.randomUUID();
+  /** Its heartbeats' count. */
+  private seq = 0;
+  /** When the host last spoke to this run (ms). */
+  private lastHost = Date.now();
+  /** The host's loss time (its lead's `loss_ms`). */
+  private hostLossMs = DEFAULT_LOSS_MS;
+  /** Whether the host turned it away (another live worker has its id). */
+  private refused = false;
+  private watch: ReturnType<typeof setInterval> | undefined;
 
   constructor(private opts: WorkerOptions) {
     this.subjects = new Subjects(opts.world);
@@ -124,44 +146,112 @@ export class Worker {
       url: this.opts.url,
       user: this.opts.user,
       password: this.opts.password,
+      nkeySeed: this.opts.nkeySeed,
       caCerts: this.opts.caCerts,
       name: `sausage worker ${this.id}`,
-      inboxPrefix: this.subjects.inbox,
+      inboxPrefix: this.subjects.inbox(this.id),
       onStatus: (down) => {
         if (down === null) return report(`worker ${this.id}: NATS is back; rejoining`);
         report(`worker ${this.id}: NATS is unreachable (${down}); its processes end`);
         this.forget();
       },
+      onPermission: (r) => {
+        report(
+          `worker ${this.id}: NATS refused its ${r.operation} on ${r.subject} (${r.message}); ` +
+            "are its credentials this id's? its processes end",
+        );
+        this.forget();
+      },
     });
-    this.copies = new ComponentCopies(this.client, this.subjects.blob, this.opts.cache);
+    this.copies = new ComponentCopies(this.client, this.subjects.blob(this.id), this.opts.cache);
     this.openLink();
-    await this.pool.warm();
-    this.client.subscribe(this.subjects.worker(this.id), (m) => {
-      let lead: HostLead;
-      let frames: Uint8Array;
-      try {
-        ({ lead, rest: frames } = readLead(m.data, hostLead));
-      } catch {
-        return;
-      }
-      if (lead.run !== this.hostRun) {
-        // A new run of the host (it restarted): the last one's processes are nobody's.
-        if (this.hostRun !== null) this.forget();
-        this.hostRun = lead.run;
-      }
-      this.link.receive(frames);
-    });
+    await this.warm(report);
+    this.client.subscribe(this.subjects.worker(this.id), (m) => this.fromHost(m));
     this.heartbeat();
     this.beat = setInterval(() => this.heartbeat(), HEARTBEAT_MS);
+    this.watch = setInterval(() => this.watchHost(), 100);
     report(`worker ${this.id}: serving world ${this.opts.world} with ${this.slots} sandboxes`);
+  }
+
+  /**
+   * Starts its sandboxes, trying again with backoff when the first is slow
+   * to start (a machine busy starting many at once): 1, 2, 4, 8 then 16 s
+   * apart, then it gives up.
+   */
+  private async warm(report: (line: string) => void): Promise<void> {
+    for (let attempt = 1;; attempt++) {
+      try {
+        return await this.pool.warm();
+      } catch (e) {
+        if (attempt >= WARM_ATTEMPTS) throw e;
+        const pause = 1000 * 2 ** (attempt - 1);
+        report(
+          `worker ${this.id}: ${e instanceof Error ? e.message : e}; ` +
+            `trying again in ${pause / 1000} s (${attempt} of ${WARM_ATTEMPTS})`,
+        );
+        await new Promise((r) => setTimeout(r, pause));
+      }
+    }
+  }
+
+  /**
+   * A message on its subject: only those for this run of the worker (the
+   * lead's `to`); a new run of the host ends what the last one left here;
+   * a refusal (another live worker has this id) is said once.
+   */
+  private fromHost(m: NatsMsg): void {
+    let lead: HostLead;
+    let frames: Uint8Array;
+    try {
+      ({ lead, rest: frames } = readLead(m.data, hostLead));
+    } catch {
+      return;
+    }
+    if (lead.to !== this.instance) return; // another run of this id's (refused, or to be)
+    if (lead.refused !== undefined) {
+      if (!this.refused) {
+        this.opts.report?.(`worker ${this.id}: refused by the host: ${lead.refused}`);
+      }
+      this.refused = true;
+      return;
+    }
+    if (this.refused) {
+      this.refused = false;
+      this.opts.report?.(`worker ${this.id}: taken by the host now`);
+    }
+    this.lastHost = Date.now();
+    if (typeof lead.loss_ms === "number" && lead.loss_ms >= 500) this.hostLossMs = lead.loss_ms;
+    if (lead.run !== this.hostRun) {
+      // A new run of the host (it restarted): the last one's processes are nobody's.
+      if (this.hostRun !== null) this.forget();
+      this.hostRun = lead.run;
+    }
+    if (lead.ping) this.heartbeat();
+    this.link.receive(frames);
+  }
+
+  /**
+   * Ends every process when the host has said nothing for its loss time
+   * (it answers every heartbeat): a host killed, or cut off, leaves nothing
+   * running here; it has ended them on its side by then.
+   */
+  private watchHost(): void {
+    if (this.running.size === 0 || this.hostRun === null) return;
+    const silent = Date.now() - this.lastHost;
+    if (silent <= this.hostLossMs) return;
+    this.opts.report?.(
+      `worker ${this.id}: no word from the host for ${(silent / 1000).toFixed(1)} s; ` +
+        `its ${this.running.size} processes end`,
+    );
+    this.forget();
   }
 
   /** A link to the host; one the host broke (a bad frame) is replaced, its processes ended. */
   private openLink(): void {
     const link = new NatsLink<FromSandbox, ToWorker>({
       client: this.client,
-      subject: this.subjects.toHost,
-      lead: { op: "worker", id: this.id },
+      subject: this.subjects.toHost(this.id),
+      lead: { op: "worker", id: this.id, instance: this.instance },
       check: checkToWorker,
     });
     link.listen((msg) => this.handle(msg));
@@ -176,12 +266,14 @@ export class Worker {
   private heartbeat(): void {
     const beat: Heartbeat = {
       worker: this.id,
+      instance: this.instance,
+      seq: ++this.seq,
       machine: machineName(),
       load: this.running.size,
       slots: this.slots,
     };
     try {
-      this.client.publish(this.subjects.heartbeat, encode(beat));
+      this.client.publish(this.subjects.heartbeat(this.id), encode(beat));
     } catch { /* NATS is down: the next one, after it returns */ }
   }
 
@@ -229,6 +321,7 @@ export class Worker {
   /** Stops: every process ends, the sandboxes go, the connection closes. */
   close(): void {
     clearInterval(this.beat);
+    clearInterval(this.watch);
     this.forget();
     this.pool.close();
     this.client?.close();

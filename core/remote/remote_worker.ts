@@ -29,6 +29,8 @@ export interface WorkerContext {
   subject: string;
   /** This host run's id (`HostLead.run`). */
   run: string;
+  /** The host's loss time (ms), told to the worker: it ends its processes after as long a silence. */
+  lossMs: number;
   /** The world folder as a mount (with the world's disk bound): `/` of remote processes. */
   world: Mount;
   /** Allows the worker to fetch the cache entry at `dir` by its hash; returns the hash. */
@@ -48,6 +50,8 @@ export class RemoteWorker {
   readonly link: NatsLink<ToWorker, FromSandbox>;
   /** The frame that opens each message to it. */
   private lead: HostLead;
+  /** The run of the worker that joined (`Heartbeat.instance`): only its messages are taken. */
+  readonly instance: string;
   /** When its last heartbeat arrived (ms). */
   lastSeen = Date.now();
   /** When it joined (ISO time). */
@@ -62,7 +66,8 @@ export class RemoteWorker {
   private picks: number[] = [];
 
   constructor(public beat: Heartbeat, private ctx: WorkerContext) {
-    this.lead = { op: "host", run: ctx.run };
+    this.instance = beat.instance;
+    this.lead = { op: "host", run: ctx.run, to: beat.instance, loss_ms: ctx.lossMs };
     this.link = new NatsLink({
       client: ctx.client,
       subject: ctx.subject,
@@ -74,10 +79,6 @@ export class RemoteWorker {
     this.link.closed.then((why) => {
       if (!this.hasEnded) ctx.untrusted(why);
     });
-    // Tells it this host's run at once (a lead alone): what an earlier run left there ends now.
-    try {
-      publishFrames(ctx.client, ctx.subject, this.lead, []);
-    } catch { /* NATS is down: it will hear with the first run */ }
   }
 
   /** The worker's name, as `sausage ps` and the journal show it. */
@@ -123,10 +124,31 @@ export class RemoteWorker {
     return (this.processes.size + this.pending()) / Math.max(1, this.beat.slots);
   }
 
-  /** Takes a new heartbeat. */
+  /** Whether it was asked for a heartbeat since its last one. */
+  private pinged = false;
+
+  /** Asks for a heartbeat now (once per silence): a slow one is not taken for a lost one. */
+  ping(): void {
+    if (this.pinged || this.hasEnded) return;
+    this.pinged = true;
+    try {
+      publishFrames(this.ctx.client, this.ctx.subject, { ...this.lead, ping: true }, []);
+    } catch { /* NATS is down: the worker is lost anyway */ }
+  }
+
+  /**
+   * Takes a new heartbeat, and answers it: the answer tells a new worker
+   * this host's run (what an earlier run left there ends then) and is the
+   * worker's sign that its host is there.
+   */
   heard(beat: Heartbeat): void {
     this.beat = beat;
     this.lastSeen = Date.now();
+    this.pinged = false;
+    if (this.hasEnded) return;
+    try {
+      publishFrames(this.ctx.client, this.ctx.subject, { ...this.lead, ack: beat.seq }, []);
+    } catch { /* NATS is down: the worker is lost anyway */ }
   }
 
   /** Starts a process there (`GuestSandbox.start`). */
