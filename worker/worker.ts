@@ -25,6 +25,7 @@ import {
 } from "../core/remote/wire.ts";
 import { NatsLink } from "../core/remote/nats_link.ts";
 import { SandboxPool } from "../core/sandboxes/sandbox_pool.ts";
+import { NEVER_STARTED } from "../core/processes/process.ts";
 import type { Sandbox } from "../core/sandboxes/sandbox.ts";
 import type { FromSandbox, RunMessage, ToSandbox } from "../sandbox/protocol.ts";
 import { SERVED_WORLD } from "../sandbox/preopens.ts";
@@ -297,7 +298,7 @@ export class Worker {
       sandbox = await this.pool.place();
     } catch (e) {
       this.running.delete(msg.pid);
-      const error = `the worker ${this.id} could not start it: ${
+      const error = `the worker ${this.id} could not start it (${NEVER_STARTED}): ${
         e instanceof Error ? e.message : e
       }`;
       return this.link.send({ op: "exit", pid: msg.pid, status: 1, error });

@@ -21,6 +21,7 @@ import type { NatsClient } from "./nats_client.ts";
 import { NatsLink } from "./nats_link.ts";
 import { checkFromSandbox } from "../../sandbox/protocol_check.ts";
 import { SERVED_WORLD } from "../../sandbox/preopens.ts";
+import { NEVER_STARTED } from "../processes/process.ts";
 
 /** What a remote worker needs from its world on the host. */
 export interface WorkerContext {
@@ -154,7 +155,7 @@ export class RemoteWorker {
   /** Starts a process there (`GuestSandbox.start`). */
   start(msg: RunMessage, handler: ProcessHandler): void {
     if ((msg.preopens?.length || msg.onlyPreopens) && !this.hasEnded) {
-      const error = "a command with extra folders runs on the host only";
+      const error = `a command with extra folders runs on the host only (${NEVER_STARTED})`;
       return handler({ op: "exit", pid: msg.pid, status: 1, error });
     }
     const added = this.processes.add(msg.pid, (m) => {
@@ -205,7 +206,11 @@ export class RemoteWorker {
     const why = e instanceof Error ? e.message : String(e);
     for (const msg of batch) {
       if (msg.op === "forget") continue;
-      this.processes.end(msg.pid, `a message to the worker ${this.worker} was lost: ${why}`);
+      const never = msg.op === "run" ? ` (${NEVER_STARTED})` : "";
+      this.processes.end(
+        msg.pid,
+        `a message to the worker ${this.worker} was lost${never}: ${why}`,
+      );
     }
   }
 
