@@ -35,8 +35,8 @@ import { DEFAULT_MEMORY_POOL_MIB } from "../sandbox/memory_pool.ts";
 /** How often a worker says it is there (ms). */
 export const HEARTBEAT_MS = 1000;
 
-/** How many times a worker tries to start its sandboxes before it gives up. */
-const WARM_ATTEMPTS = 6;
+/** The longest pause between two tries to start a worker's sandboxes (ms). */
+const WARM_MAX_PAUSE_MS = 30_000;
 
 /** This machine's name, without `--allow-sys` (the launcher allows only `uid`). */
 function machineName(): string {
@@ -140,10 +140,14 @@ export class Worker {
     }, this.slots);
   }
 
-  /** Connects (rejects when the first attempt fails: a wrong password, no server) and serves. */
+  /**
+   * Connects and serves. Rejects when the server refuses the credentials;
+   * while it cannot be reached (or is slow to answer: a loaded machine) it
+   * keeps trying, and says so every 10 s.
+   */
   async start(): Promise<void> {
     const report = this.opts.report ?? (() => {});
-    this.client = await NatsClient.connect({
+    this.client = NatsClient.open({
       url: this.opts.url,
       user: this.opts.user,
       password: this.opts.password,
@@ -164,6 +168,19 @@ export class Worker {
         this.forget();
       },
     });
+    const waiting = setInterval(
+      () =>
+        report(`worker ${this.id}: NATS at ${this.opts.url}: ${this.client.down}; still trying`),
+      10_000,
+    );
+    try {
+      await this.client.whenUp();
+    } catch (e) {
+      this.client.close();
+      throw e;
+    } finally {
+      clearInterval(waiting);
+    }
     this.copies = new ComponentCopies(this.client, this.subjects.blob(this.id), this.opts.cache);
     this.openLink();
     await this.warm(report);
@@ -175,20 +192,23 @@ export class Worker {
   }
 
   /**
-   * Starts its sandboxes, trying again with backoff when the first is slow
-   * to start (a machine busy starting many at once): 1, 2, 4, 8 then 16 s
-   * apart, then it gives up.
+   * Starts its sandboxes, trying again with backoff while the first is too
+   * slow to start (a machine busy starting many at once): 1, 2, 4, 8, 16,
+   * then 30 s apart, each pause ±50 % so that workers started together do
+   * not try again together; it says each failure, and never gives up (a
+   * service manager would only start it again).
    */
   private async warm(report: (line: string) => void): Promise<void> {
     for (let attempt = 1;; attempt++) {
       try {
         return await this.pool.warm();
       } catch (e) {
-        if (attempt >= WARM_ATTEMPTS) throw e;
-        const pause = 1000 * 2 ** (attempt - 1);
+        if (this.closed) throw e;
+        const base = Math.min(WARM_MAX_PAUSE_MS, 1000 * 2 ** (attempt - 1));
+        const pause = Math.round(base * (0.5 + Math.random()));
         report(
           `worker ${this.id}: ${e instanceof Error ? e.message : e}; ` +
-            `trying again in ${pause / 1000} s (${attempt} of ${WARM_ATTEMPTS})`,
+            `trying again in ${(pause / 1000).toFixed(1)} s (attempt ${attempt})`,
         );
         await new Promise((r) => setTimeout(r, pause));
       }
@@ -319,8 +339,12 @@ export class Worker {
     this.running.clear();
   }
 
+  /** Set by `close`. */
+  private closed = false;
+
   /** Stops: every process ends, the sandboxes go, the connection closes. */
   close(): void {
+    this.closed = true;
     clearInterval(this.beat);
     clearInterval(this.watch);
     this.forget();

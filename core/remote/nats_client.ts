@@ -92,6 +92,28 @@ function why(e: unknown): string {
   return `${e.message}${cause}`;
 }
 
+/**
+ * The official client's Node transport removes a socket's listeners between
+ * its connect and its handshake (`node_transport.js`: `dial`, `peekInfo`):
+ * a reset in that window (a loaded machine, a server that gave up waiting)
+ * is emitted with no `error` listener, an uncaught exception that would end
+ * the host or the worker. Such an error (a read or write of a socket reset
+ * or timed out) is not fatal: the client's connect times out and is tried
+ * again. Installed once, when this module loads.
+ */
+function keepSocketResets(): void {
+  const codes = new Set(["ECONNRESET", "EPIPE", "ETIMEDOUT"]);
+  globalThis.addEventListener("error", (e) => {
+    const err = e.error as { code?: unknown; syscall?: unknown } | null;
+    if (
+      err && codes.has(err.code as string) && (err.syscall === "read" || err.syscall === "write")
+    ) {
+      e.preventDefault();
+    }
+  });
+}
+keepSocketResets();
+
 /** One connection to NATS, kept up (through the official client's reconnects) until `close()`. */
 export class NatsClient {
   private nc: NatsConnection | null = null;
@@ -137,6 +159,14 @@ export class NatsClient {
       clearTimeout(timer);
     }
     return c;
+  }
+
+  /**
+   * Resolves once the server has accepted the credentials (at once when it
+   * has); rejects when it refuses them. Waits as long as that takes.
+   */
+  whenUp(): Promise<void> {
+    return Promise.race([this.ready, this.refusal]);
   }
 
   /** Starts connecting and returns at once: publishing throws until the server has accepted. */
