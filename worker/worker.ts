@@ -35,6 +35,9 @@ import { DEFAULT_MEMORY_POOL_MIB } from "../sandbox/memory_pool.ts";
 /** How often a worker says it is there (ms). */
 export const HEARTBEAT_MS = 1000;
 
+/** How often a worker checks that its host still speaks (ms). */
+const WATCH_MS = 100;
+
 /** The longest pause between two tries to start a worker's sandboxes (ms). */
 const WARM_MAX_PAUSE_MS = 30_000;
 
@@ -122,6 +125,8 @@ export class Worker {
   /** Whether the host turned it away (another live worker has its id). */
   private refused = false;
   private watch: ReturnType<typeof setInterval> | undefined;
+  /** When `watchHost` last ran (ms). */
+  private lastWatch = Date.now();
 
   constructor(private opts: WorkerOptions) {
     this.subjects = new Subjects(opts.world);
@@ -187,7 +192,8 @@ export class Worker {
     this.client.subscribe(this.subjects.worker(this.id), (m) => this.fromHost(m));
     this.heartbeat();
     this.beat = setInterval(() => this.heartbeat(), HEARTBEAT_MS);
-    this.watch = setInterval(() => this.watchHost(), 100);
+    this.lastWatch = Date.now();
+    this.watch = setInterval(() => this.watchHost(), WATCH_MS);
     report(`worker ${this.id}: serving world ${this.opts.world} with ${this.slots} sandboxes`);
   }
 
@@ -254,11 +260,17 @@ export class Worker {
   /**
    * Ends every process when the host has said nothing for its loss time
    * (it answers every heartbeat): a host killed, or cut off, leaves nothing
-   * running here; it has ended them on its side by then.
+   * running here; it has ended them on its side by then. Time this worker
+   * itself was held up (this check came over 250 ms late: a loaded machine)
+   * does not count as the host's silence.
    */
   private watchHost(): void {
+    const now = Date.now();
+    const late = now - this.lastWatch - WATCH_MS;
+    this.lastWatch = now;
+    if (late > 250) this.lastHost += late;
     if (this.running.size === 0 || this.hostRun === null) return;
-    const silent = Date.now() - this.lastHost;
+    const silent = now - this.lastHost;
     if (silent <= this.hostLossMs) return;
     this.opts.report?.(
       `worker ${this.id}: no word from the host for ${(silent / 1000).toFixed(1)} s; ` +
