@@ -23,6 +23,15 @@ import { checkFromSandbox } from "../../sandbox/protocol_check.ts";
 import { SERVED_WORLD } from "../../sandbox/preopens.ts";
 import { NEVER_STARTED } from "../processes/process.ts";
 
+/**
+ * The largest world file a remote process's read-only open brings whole
+ * (bytes): the worker answers its reads itself (`FsServer.handle`).
+ */
+export const WHOLE_FILE_MAX = 64 * 1024;
+
+/** The most files one remote process is sent whole in its life (the worker keeps each until its close). */
+export const WHOLE_FILES_MAX = 256;
+
 /** What a remote worker needs from its world on the host. */
 export interface WorkerContext {
   client: NatsClient;
@@ -45,6 +54,8 @@ export interface WorkerContext {
 /** One worker, from its first heartbeat until it is lost. */
 export class RemoteWorker {
   private processes = new LinkedProcesses((why) => `the worker ${this.worker} was lost: ${why}`);
+  /** How many files each process was sent whole. */
+  private wholes = new Map<string, number>();
   /** Each process's files (`/` of the world), served here. */
   private files = new Map<string, FsServer>();
   /** The sandbox protocol both ways; its `receive` is fed by the set's subscription. */
@@ -162,6 +173,7 @@ export class RemoteWorker {
       if (m.op === "exit") {
         this.files.get(msg.pid)?.close();
         this.files.delete(msg.pid);
+        this.wholes.delete(msg.pid);
       }
       handler(m);
     });
@@ -195,7 +207,11 @@ export class RemoteWorker {
     if (msg.op === "ready" || msg.op === "pong") return; // its sandboxes' own: not for the host
     const files = msg.op === "fs" && msg.mount === "world" && this.files.get(msg.pid);
     if (files) {
-      files.handle(msg).then((reply) => {
+      // Whole files until the process has had WHOLE_FILES_MAX of them (the worker keeps each
+      // until its close: this bounds what a process that never closes holds there).
+      const wholes = this.wholes.get(msg.pid) ?? 0;
+      files.handle(msg, wholes < WHOLE_FILES_MAX ? WHOLE_FILE_MAX : 0).then((reply) => {
+        if (reply.whole) this.wholes.set(msg.pid, (this.wholes.get(msg.pid) ?? 0) + 1);
         if (this.processes.has(msg.pid)) this.send(reply);
       });
     } else this.processes.deliver(msg);
