@@ -1,8 +1,11 @@
 /**
  * Benchmark: a no-op call on a remote worker (over NATS on loopback) beside
  * the same call on a local sandbox, in one run, rounds interleaved: one
- * caller (latency) and 10 callers (throughput). A real nats-server with
- * credentials, the host in this process (one sandbox), one worker
+ * caller (latency) and 10 callers (throughput); a read of a small world
+ * file (`/hello.txt`, 13 bytes) by a remote process beside a local one; and
+ * the host's CPU per call of each (this process's user + system time over
+ * the round, divided by its calls: the host runs here). A real nats-server
+ * with credentials, the host in this process (one sandbox), one worker
  * (`sausage worker`, one sandbox) as a subprocess.
  *
  *   deno run --allow-all bench/remote_calls.ts [--calls N]
@@ -26,26 +29,42 @@ export interface RemoteRow {
   p99: number;
   perSecond: number;
   runs: number;
+  /** What else the row says (the host's CPU per call). */
+  note?: string;
 }
 
 const LAUNCHER = new URL("../sausage", import.meta.url).pathname;
 
-async function round(host: Host, method: string, callers: number, total: number) {
+/** This process's CPU time (ms, user + system), from `/proc/self/stat`. */
+function cpuMs(): number {
+  const stat = Deno.readTextFileSync("/proc/self/stat");
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(f[11]) + Number(f[12])) * 10; // clock ticks of 10 ms
+}
+
+async function round(
+  host: Host,
+  method: string,
+  callers: number,
+  total: number,
+  params: Record<string, unknown> = {},
+) {
   const times: number[] = [];
+  const cpu0 = cpuMs();
   const t0 = performance.now();
   await Promise.all(Array.from({ length: callers }, async (_, i) => {
     const c = WorldClient.of(host, `bench-${i}`);
     for (let k = 0; k < Math.ceil(total / callers); k++) {
       const t = performance.now();
-      const r = await c.send(method, {});
+      const r = await c.send(method, params);
       times.push(performance.now() - t);
       if ("error" in r && r.error) throw new Error(JSON.stringify(r.error));
     }
   }));
-  return { times, wallMs: performance.now() - t0 };
+  return { times, wallMs: performance.now() - t0, cpuMs: cpuMs() - cpu0 };
 }
 
-function row(what: string, times: number[], wallMs: number): RemoteRow {
+function row(what: string, times: number[], wallMs: number, cpu: number): RemoteRow {
   const s = [...times].sort((a, b) => a - b);
   const at = (p: number) => s[Math.min(s.length - 1, Math.floor(s.length * p))];
   return {
@@ -54,13 +73,14 @@ function row(what: string, times: number[], wallMs: number): RemoteRow {
     p99: at(0.99),
     perSecond: times.length / (wallMs / 1000),
     runs: times.length,
+    note: `host CPU ${(cpu / times.length).toFixed(3)} ms per call`,
   };
 }
 
 /** Measures the rows; none when nats-server is missing. */
 export async function remoteRows(calls = 2000, rounds = 3): Promise<RemoteRow[]> {
   if (!natsServerPath()) return [];
-  const users = worldUsers("bench");
+  const users = worldUsers("bench", ["w1"]);
   const nats = await TestNats.start({ bench: users });
   const probe = await builtTestPlugin("probe");
   const root = await makeWorld({
@@ -73,12 +93,16 @@ export async function remoteRows(calls = 2000, rounds = 3): Promise<RemoteRow[]>
         world: "bench",
       }),
       "config/placement.json": JSON.stringify({ plugins: { remote: "remote" } }),
+      "hello.txt": "from the host",
     },
   });
   const { host } = await WorldServer.open(root, { socket: false, sandboxes: 1, watch: false });
   const worker = new Deno.Command(LAUNCHER, {
-    args: ["worker", "--nats", nats.url, "--world", "bench", "--user", users.worker.user],
-    env: { SAUSAGE_NATS_PASSWORD: users.worker.password },
+    args: [
+      ...["worker", "--nats", nats.url, "--world", "bench"],
+      ...["--id", "w1", "--user", users.workers.w1.user],
+    ],
+    env: { SAUSAGE_NATS_PASSWORD: users.workers.w1.password },
     stdout: "null",
     stderr: "null",
   }).spawn();
@@ -88,22 +112,33 @@ export async function remoteRows(calls = 2000, rounds = 3): Promise<RemoteRow[]>
     while (!host.remote!.workers.list().length) await new Promise((r) => setTimeout(r, 50));
     for (const m of ["local.noop", "remote.noop"]) await round(host, m, 10, 2000); // warm-up
     const per = Math.ceil(calls / rounds);
-    const acc: Record<string, { times: number[]; wallMs: number }> = {};
+    const acc: Record<string, { times: number[]; wallMs: number; cpuMs: number }> = {};
+    const add = (key: string, got: { times: number[]; wallMs: number; cpuMs: number }) => {
+      acc[key] ??= { times: [], wallMs: 0, cpuMs: 0 };
+      acc[key].times.push(...got.times);
+      acc[key].wallMs += got.wallMs;
+      acc[key].cpuMs += got.cpuMs;
+    };
+    const read = { method: "read_file", params: { path: "/hello.txt" } };
+    for (const m of ["local", "remote"]) await round(host, `${m}.read_file`, 1, 200, read.params);
     for (let r = 0; r < rounds; r++) {
       for (const callers of [1, 10]) {
         for (const where of ["local", "remote"]) {
           const key = `no-op on a ${
             where === "local" ? "local sandbox" : "remote worker (NATS)"
           }, ${callers} caller(s)`;
-          const got = await round(host, `${where}.noop`, callers, per);
-          acc[key] ??= { times: [], wallMs: 0 };
-          acc[key].times.push(...got.times);
-          acc[key].wallMs += got.wallMs;
+          add(key, await round(host, `${where}.noop`, callers, per));
         }
       }
+      for (const where of ["local", "remote"]) {
+        const key = `a 13-byte world file read by a ${
+          where === "local" ? "local process" : "remote process (NATS)"
+        }, 1 caller`;
+        add(key, await round(host, `${where}.read_file`, 1, Math.ceil(per / 4), read.params));
+      }
     }
-    for (const [what, { times, wallMs }] of Object.entries(acc)) {
-      rows.push(row(what, times, wallMs));
+    for (const [what, { times, wallMs, cpuMs }] of Object.entries(acc)) {
+      rows.push(row(what, times, wallMs, cpuMs));
     }
   } finally {
     worker.kill("SIGTERM");
@@ -121,7 +156,7 @@ if (import.meta.main) {
   for (const r of await remoteRows(calls)) {
     console.log(
       `${r.what}: ${r.runs} calls, p50 ${r.p50.toFixed(3)} ms, p99 ${r.p99.toFixed(3)} ms, ` +
-        `${r.perSecond.toFixed(0)} calls/s`,
+        `${r.perSecond.toFixed(0)} calls/s, ${r.note}`,
     );
   }
   console.log(`load ${Deno.loadavg().map((l) => l.toFixed(2)).join(" ")}`);

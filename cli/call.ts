@@ -9,7 +9,8 @@
  * with how to build it (building runs the plugin's build scripts, which is
  * `sausage run`'s or `cargo.build`'s job, in the build sandbox).
  * Notifications of the call go to stderr. `--timeout-ms` sets the call's time
- * limit (PROTOCOL 4.9): the call goes as `core.call` with `timeout_ms`. On a
+ * limit (PROTOCOL 4.9): the call goes as `core.call` with `timeout_ms`; `--key`
+ * gives it a request key (4.10: a retry with it never runs it twice). On a
  * terminal a call that takes over a second shows a spinner line with the
  * time elapsed on stderr (`call_progress.ts`). Ctrl-C cancels the call and
  * says so (exit code 130): `core.cancel` through a running host, else the
@@ -32,7 +33,7 @@ import { ErrorCode } from "../rpc/errors.ts";
 
 /** Usage of `call`. */
 export const CALL_USAGE =
-  "sausage call <world> <method> [params-json] [--json] [--timeout-ms <ms>]";
+  "sausage call <world> <method> [params-json] [--json] [--timeout-ms <ms>] [--key <key>]";
 
 /** Parses the params argument: a JSON object, `{}` when missing. */
 export function parseParams(text: string | undefined): Record<string, unknown> {
@@ -58,7 +59,7 @@ export const CANCELLED_EXIT = 130;
 
 /** Runs the subcommand; resolves with the exit code. */
 export async function call(args: string[]): Promise<number> {
-  const { positional, flags } = parseArgs(args, ["--json"], ["--timeout-ms"]);
+  const { positional, flags } = parseArgs(args, ["--json"], ["--timeout-ms", "--key"]);
   if (positional.length < 2 || positional.length > 3) throw new UsageError(`usage: ${CALL_USAGE}`);
   const [path, target, paramsText] = positional;
   let method = target;
@@ -70,6 +71,12 @@ export async function call(args: string[]): Promise<number> {
       throw new UsageError(`--timeout-ms must be a whole number of milliseconds, not ${timeout}`);
     }
     [method, params] = ["core.call", { method: target, params, timeout_ms: ms }];
+  }
+  // A request key: a retry with it never runs the call twice (PROTOCOL 4.10).
+  const key = flags.get("--key");
+  if (typeof key === "string") {
+    params = method === "core.call" ? { ...params, key } : { method: target, params, key };
+    method = "core.call";
   }
   const world = openWorld(path);
   const progress = new ProgressLine(target);

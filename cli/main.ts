@@ -96,7 +96,8 @@ Usage:
       Offer this machine's sandboxes to a world's host over NATS (README,
       "More than one machine"); the password from SAUSAGE_NATS_PASSWORD.
   ${WORKERS_USAGE}
-      The workers of the running host, with their load.
+      The workers of the running host, with their load; add makes a worker's
+      own credentials (an nkey seed file and the nats-server config line).
   ${LOG_USAGE}
       The journal, newest last (default: 50 entries).
   ${LS_USAGE}

@@ -1,8 +1,10 @@
 /**
  * `sausage worker --nats <url> --world <name>`: offers this machine's
  * sandboxes to a world's host over NATS until Ctrl-C or SIGTERM
- * (`worker/worker.ts`). The password comes from `--password-file` or
- * `SAUSAGE_NATS_PASSWORD`, never the command line.
+ * (`worker/worker.ts`). Its credentials are its own: an nkey seed
+ * (`--nkey-file`, made by `sausage workers add`) or a user whose password
+ * comes from `--password-file` or `SAUSAGE_NATS_PASSWORD`, never the
+ * command line; `--id` is the id they were made for.
  *
  * @module
  */
@@ -10,12 +12,12 @@
 import { parseArgs, UsageError } from "./args.ts";
 import { cacheDir } from "../core/paths.ts";
 import { Worker } from "../worker/worker.ts";
-import { worldNameProblem } from "../core/remote/wire.ts";
+import { workerIdProblem, worldNameProblem } from "../core/remote/wire.ts";
 import { defaultLimits } from "../core/world/limits.ts";
 
 /** Usage of `worker`. */
 export const WORKER_USAGE = "sausage worker --nats <url> --world <name> [--user <user>] " +
-  "[--password-file <file>] [--ca-file <pem>] [--sandboxes <n>] [--memory-mib <n>] [--id <id>]";
+  "[--password-file <file> | --nkey-file <file>] [--ca-file <pem>] [--sandboxes <n>] [--memory-mib <n>] [--id <id>]";
 
 /** The prefix of a worker's scratch folder, before its OS pid. */
 const SCRATCH = "sausage-worker-";
@@ -43,6 +45,7 @@ export async function worker(args: string[]): Promise<number> {
     "--world",
     "--user",
     "--password-file",
+    "--nkey-file",
     "--ca-file",
     "--sandboxes",
     "--memory-mib",
@@ -71,6 +74,17 @@ export async function worker(args: string[]): Promise<number> {
   const password = typeof file === "string"
     ? (await Deno.readTextFile(file)).trim()
     : Deno.env.get("SAUSAGE_NATS_PASSWORD");
+  const nkeyFile = flags.get("--nkey-file");
+  const nkeySeed = typeof nkeyFile === "string"
+    ? (await Deno.readTextFile(nkeyFile)).trim()
+    : undefined;
+  const id = flags.get("--id") as string | undefined;
+  if (id !== undefined && workerIdProblem(id)) throw new UsageError(workerIdProblem(id)!);
+  if (id === undefined && (nkeySeed !== undefined || flags.has("--user"))) {
+    throw new UsageError(
+      "--id is needed with a worker's own credentials (--user, --nkey-file): the id they were made for",
+    );
+  }
   const ca = flags.get("--ca-file");
   const cache = `${cacheDir()}/workers/${world}`;
   await Deno.mkdir(cache, { recursive: true, mode: 0o700 });
@@ -82,7 +96,8 @@ export async function worker(args: string[]): Promise<number> {
     user: flags.get("--user") as string | undefined,
     password,
     caCerts: typeof ca === "string" ? [await Deno.readTextFile(ca)] : undefined,
-    id: flags.get("--id") as string | undefined,
+    id,
+    nkeySeed,
     sandboxes,
     cache,
     scratch,

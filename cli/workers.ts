@@ -12,10 +12,12 @@ import { WorldClient } from "../core/control/world_client.ts";
 import { table } from "./output.ts";
 
 /** Usage of `workers`. */
-export const WORKERS_USAGE = "sausage workers <world> [--json]";
+export const WORKERS_USAGE = "sausage workers <world> [--json] | " +
+  "sausage workers add <world-name> <id> [--seed-file <file>]";
 
 /** Runs the subcommand; resolves with the exit code. */
 export async function workers(args: string[]): Promise<number> {
+  if (args[0] === "add") return (await import("./workers_add.ts")).workersAdd(args.slice(1));
   const { positional, flags } = parseArgs(args, ["--json"], []);
   if (positional.length !== 1) throw new UsageError(`usage: ${WORKERS_USAGE}`);
   const world = openWorld(positional[0]);

@@ -31,6 +31,8 @@ export const ErrorCode = {
   Cancelled: -32005,
   /** `core.secret` refused: the plugin may not read the secret, or it is not set. */
   SecretRefused: -32006,
+  /** A retry of a keyed call (`core.call`'s `key`) whose first attempt is still running. */
+  InProgress: -32007,
   /** A step of `cargo.build` failed (the JSON-RPC "server error" code). */
   BuildFailed: -32000,
 } as const;
@@ -69,6 +71,7 @@ export const WIRE_CODES = {
   "activation-rejected": ErrorCode.ActivationRejected,
   "limit-reached": ErrorCode.LimitReached,
   "secret-refused": ErrorCode.SecretRefused,
+  "in-progress": ErrorCode.InProgress,
   "build-failed": ErrorCode.BuildFailed,
 } as const satisfies Record<string, number>;
 

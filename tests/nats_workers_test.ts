@@ -22,6 +22,11 @@ import { launcher, sausage } from "./helpers/cli.ts";
 import { natsServerPath, TestNats, worldUsers } from "./helpers/nats.ts";
 import { eventually } from "./helpers/host.ts";
 import { ErrorCode } from "../rpc/errors.ts";
+import { createUser } from "@nats-io/nkeys";
+import { nkeyUserLine } from "../cli/workers_add.ts";
+import { Subjects } from "../core/remote/wire.ts";
+import { NatsClient, type PermissionRefusal } from "../core/remote/nats_client.ts";
+import { encodeFrames } from "../sandbox/frames.ts";
 
 const WORLD = "natstest";
 
@@ -91,10 +96,10 @@ Deno.test({
         id,
         spawn(
           [
-            ...["worker", "--nats", nats.url, "--world", WORLD, "--user", users.worker.user],
+            ...["worker", "--nats", nats.url, "--world", WORLD, "--user", users.workers[id].user],
             ...["--id", id, "--memory-mib", "192"],
           ],
-          { SAUSAGE_NATS_PASSWORD: users.worker.password },
+          { SAUSAGE_NATS_PASSWORD: users.workers[id].password },
         ),
       );
     }
@@ -317,6 +322,292 @@ Deno.test({
     } finally {
       for (const c of clients) c.close();
       for (const w of workers.values()) {
+        try {
+          w.kill("SIGTERM");
+        } catch { /* gone */ }
+        await w.status;
+      }
+      try {
+        host.kill("SIGTERM");
+      } catch { /* ended */ }
+      await host.status;
+      await nats.stop();
+      await Deno.remove(root, { recursive: true }).catch(() => {});
+      await Deno.remove(secrets, { recursive: true }).catch(() => {});
+    }
+  },
+});
+
+/** Whether workers can run in a mount namespace of their own (root, util-linux's `unshare`). */
+async function canIsolate(): Promise<boolean> {
+  try {
+    const r = await new Deno.Command("unshare", {
+      args: ["-m", "--propagation", "private", "true"],
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    return r.success;
+  } catch {
+    return false;
+  }
+}
+
+/** CPU time (s) of `pid` and every process under it, from `/proc`. */
+function treeCpu(pid: number): number {
+  let total = 0;
+  const walk = (p: number) => {
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${p}/stat`);
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      total += (Number(f[11]) + Number(f[12])) / 100; // utime, stime (clock ticks)
+      for (const t of Deno.readDirSync(`/proc/${p}/task`)) {
+        const kids = Deno.readTextFileSync(`/proc/${p}/task/${t.name}/children`).trim();
+        for (const k of kids ? kids.split(" ") : []) walk(Number(k));
+      }
+    } catch { /* ended meanwhile */ }
+  };
+  walk(pid);
+  return total;
+}
+
+Deno.test({
+  name:
+    "workers over NATS: one identity each, a duplicate refused, a hostile worker, retried calls, cold starts, a host killed",
+  ignore: natsServerPath() === null,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn(t) {
+    const world2 = "natsids";
+    const probe = await builtTestPlugin("probe");
+    const isolate = await canIsolate();
+    if (!isolate) console.warn("workers run without a mount namespace of their own (not root)");
+    const secrets = await Deno.makeTempDir({ prefix: "sausage-ids-" });
+    // w1's credentials as an owner makes them; the others' the same way, in this process.
+    const made = await sausage("workers", "add", world2, "w1", "--seed-file", `${secrets}/w1.nk`);
+    assert.equal(made.code, 0, made.stderr);
+    assert.match(made.stderr, /--nkey-file/);
+    const lines = [made.stdout.trim()];
+    const cold = Array.from({ length: 20 }, (_, i) => `c${i + 1}`);
+    for (const id of ["w2", "w3", "mallory", ...cold]) {
+      const u = createUser();
+      await Deno.writeTextFile(`${secrets}/${id}.nk`, new TextDecoder().decode(u.getSeed()));
+      lines.push(nkeyUserLine(u.getPublicKey(), new Subjects(world2).workerPermissions(id)));
+    }
+    const users = worldUsers(world2, []);
+    const nats = await TestNats.start({ [world2]: users }, { users: lines });
+    await Deno.writeTextFile(`${secrets}/host-password`, users.host.password);
+    const root = await makeWorld({
+      plugins: { probe },
+      files: {
+        "config/nats.json": JSON.stringify({
+          url: nats.url,
+          user: users.host.user,
+          password_file: `${secrets}/host-password`,
+          world: world2,
+        }),
+        "config/placement.json": JSON.stringify({ plugins: { probe: "remote" } }),
+        "config/limits.json": JSON.stringify({ sandboxes: 1 }),
+      },
+    });
+    const world = new World(root);
+    /** A worker with `id`'s seed, in a mount namespace where the world folder is empty. */
+    const worker = (id: string, opts: { stderr?: "piped"; cache?: string } = {}) => {
+      const args = [
+        ...["worker", "--nats", nats.url, "--world", world2, "--id", id],
+        ...["--nkey-file", `${secrets}/${id}.nk`, "--sandboxes", "1", "--memory-mib", "128"],
+      ];
+      const env: Record<string, string> = opts.cache ? { SAUSAGE_CACHE_DIR: opts.cache } : {};
+      const [cmd, all] = isolate
+        ? [
+          "unshare",
+          [
+            ...["-m", "--propagation", "private", "sh", "-c"],
+            'mount -t tmpfs tmpfs "$0" && exec "$@"',
+            ...[root, launcher, ...args],
+          ],
+        ]
+        : [launcher, args];
+      return new Deno.Command(cmd, {
+        args: all,
+        env,
+        stdout: "null",
+        stderr: opts.stderr ?? "null",
+      }).spawn();
+    };
+    let host = spawn(["run", "--headless", root]);
+    const workers = new Map<string, Deno.ChildProcess>();
+    for (const id of ["w1", "w2", "w3"]) workers.set(id, worker(id));
+    const client = await eventually(
+      () => WorldClient.connect(world).catch(() => null),
+      "the host",
+      60_000,
+    );
+    const clients = [client];
+    for (let i = 1; i < 4; i++) clients.push((await WorldClient.connect(world))!);
+    const listed = async () => (await client.request("$/workers", {})) as WorkerInfo[];
+    const journal = async (event: string) =>
+      (await sausage("log", root, "-n", "100000")).stdout.split("\n").filter((l) =>
+        l.includes(event)
+      );
+    const extra: Deno.ChildProcess[] = [];
+    try {
+      await t.step("three workers join, each with its own nkey", async () => {
+        await eventually(async () => (await listed()).length === 3, "three workers", 60_000);
+      });
+
+      await t.step("a second worker with w1's id is refused; the counter stays exact", async () => {
+        const twin = worker("w1", { stderr: "piped" });
+        extra.push(twin);
+        await eventually(
+          async () => (await journal("worker-refused")).length > 0,
+          "the host refusing the twin",
+          60_000,
+        );
+        const rs = await calls(clients, 60, "probe.incr", () => ({ path: "/c", file: "/state/c" }));
+        for (const r of rs) assert(!r.error, JSON.stringify(r.error));
+        assert.deepEqual(
+          rs.map((r) => r.result as number).sort((a, b) => a - b),
+          Array.from({ length: 60 }, (_, i) => i + 1),
+        );
+        assert.equal(Number(await Deno.readTextFile(`${root}/state/c`)), 60);
+        assert.deepEqual((await listed()).map((w) => w.worker).sort(), ["w1", "w2", "w3"]);
+        twin.kill("SIGTERM");
+        const said = new TextDecoder().decode((await twin.output()).stderr);
+        assert.match(said, /w1: refused by the host: another worker with the id w1 is live/);
+        assert.equal((await journal("worker-refused")).length, 1);
+      });
+
+      await t.step(
+        "a worker's valid credentials: it cannot read, speak or beat as another",
+        async () => {
+          const refusals: PermissionRefusal[] = [];
+          const s = new Subjects(world2);
+          const mallory = await NatsClient.connect({
+            url: nats.url,
+            nkeySeed: (await Deno.readTextFile(`${secrets}/mallory.nk`)).trim(),
+            inboxPrefix: s.inbox("mallory"),
+            onPermission: (r) => refusals.push(r),
+          });
+          try {
+            const stolen: string[] = [];
+            for (const id of ["w1", "w2", "w3"]) {
+              mallory.subscribe(s.worker(id), (m) => stolen.push(m.subject));
+            }
+            mallory.subscribe(`sausage.${world2}.>`, (m) => stolen.push(m.subject));
+            await mallory.flush();
+            // Speaking for w1: a bad frame, heartbeats; beats of its own that name w2.
+            const lead = { op: "worker", id: "w1", instance: "x" };
+            mallory.publish(s.toHost("w1"), encodeFrames([lead, { op: "exit", pid: "1" }]));
+            for (let i = 0; i < 200; i++) {
+              mallory.publish(
+                s.heartbeat("w1"),
+                JSON.stringify({ worker: "w1", instance: `f${i}` }),
+              );
+              mallory.publish(
+                s.heartbeat("mallory"),
+                JSON.stringify({ worker: "w2", instance: `g${i}`, seq: 1, load: 0, slots: 64 }),
+              );
+            }
+            const rs = await calls(clients, 30, "probe.echo", (i) => ({ i }));
+            for (const r of rs) assert(!r.error, JSON.stringify(r.error));
+            await eventually(() => refusals.length >= 6, "the server's refusals", 10_000);
+            assert.deepEqual(stolen, [], "it heard other workers' runs");
+            const kinds = new Set(refusals.map((r) => `${r.operation} ${r.subject}`));
+            for (const id of ["w1", "w2", "w3"]) assert(kinds.has(`subscription ${s.worker(id)}`));
+            assert(kinds.has(`publish ${s.toHost("w1")}`));
+            assert(kinds.has(`publish ${s.heartbeat("w1")}`));
+            assert.deepEqual((await listed()).map((w) => w.worker).sort(), ["w1", "w2", "w3"]);
+            assert.deepEqual(await journal("worker-lost"), []);
+          } finally {
+            mallory.close();
+          }
+        },
+      );
+
+      await t.step("a retried call with the same key runs once", async () => {
+        const before = Number(await Deno.readTextFile(`${root}/state/c`));
+        const args = ["probe.incr", '{"path": "/c", "file": "/state/c"}', "--key", "retry-1"];
+        const first = await sausage("call", root, ...args);
+        const second = await sausage("call", root, ...args);
+        assert.equal(first.code, 0, first.stderr);
+        assert.deepEqual(JSON.parse(second.stdout), JSON.parse(first.stdout));
+        assert.equal(JSON.parse(first.stdout), before + 1);
+        assert.equal(Number(await Deno.readTextFile(`${root}/state/c`)), before + 1);
+      });
+
+      await t.step("20 workers started cold, 300 ms apart, all join", async () => {
+        const said = new Map<string, string>();
+        const started: Deno.ChildProcess[] = [];
+        try {
+          for (const id of cold) {
+            const cache = await Deno.makeTempDir({ prefix: `sausage-cold-${id}-` });
+            const p = worker(id, { cache, stderr: "piped" });
+            started.push(p);
+            said.set(id, "");
+            p.stderr!.pipeThrough(new TextDecoderStream()).pipeTo(
+              new WritableStream({ write: (text) => void said.set(id, said.get(id) + text) }),
+            ).catch(() => {});
+            await new Promise((r) => setTimeout(r, 300));
+          }
+          const joined = async () => (await listed()).length;
+          try {
+            await eventually(async () => (await joined()) === 23, "23 workers", 300_000);
+          } catch (e) {
+            const missing = cold.filter((id) => !/serving world/.test(said.get(id)!));
+            for (const id of missing) console.error(`${id}: ${said.get(id)}`);
+            throw new Error(`${e}: ${await joined()} joined; missing ${missing.join(" ")}`);
+          }
+          // Whether cold workers had to try again (a slow first sandbox), for the record.
+          const retried = cold.filter((id) => /trying again/.test(said.get(id)!));
+          console.error(`cold workers that tried their sandboxes again: ${retried.length}`);
+          const rs = await calls(clients, 40, "probe.echo", (i) => ({ i }));
+          for (const r of rs) assert(!r.error, JSON.stringify(r.error));
+        } finally {
+          for (const p of started) {
+            try {
+              p.kill("SIGTERM");
+            } catch { /* gone */ }
+            await p.status;
+          }
+        }
+      });
+
+      await t.step(
+        "the host killed with SIGKILL: nothing runs on a worker after loss_ms",
+        async () => {
+          await eventually(async () => (await listed()).length === 3, "the three again", 30_000);
+          const spinning = [0, 1].map((i) => clients[i].send("probe.spin", {}).catch(() => null));
+          await eventually(
+            async () => (await listed()).reduce((n, w) => n + w.load, 0) >= 2,
+            "two spinning remote processes",
+            30_000,
+          );
+          const pids = [...workers.values()].map((w) => w.pid);
+          const cpu = () => pids.reduce((s, p) => s + treeCpu(p), 0);
+          let at = cpu();
+          await new Promise((r) => setTimeout(r, 2000));
+          const spun = cpu() - at;
+          assert(spun > 0.25, `the spinning processes used ${spun.toFixed(2)} s of CPU in 2 s`);
+          host.kill("SIGKILL");
+          await host.status;
+          for (const c of clients) c.close();
+          void spinning;
+          await new Promise((r) => setTimeout(r, 2500 + 1000)); // loss_ms, and a margin
+          at = cpu();
+          await new Promise((r) => setTimeout(r, 2000));
+          const used = cpu() - at;
+          assert(
+            used < 0.15 && used < spun / 2,
+            `the workers used ${used.toFixed(2)} s of CPU in 2 s after loss_ms (${
+              spun.toFixed(2)
+            } s spinning before)`,
+          );
+          host = spawn(["run", "--headless", root]); // for the finally block
+        },
+      );
+    } finally {
+      for (const c of clients) c.close();
+      for (const w of [...workers.values(), ...extra]) {
         try {
           w.kill("SIGTERM");
         } catch { /* gone */ }

@@ -12,9 +12,10 @@
  * @module
  */
 
-import { NatsClient } from "../core/remote/nats_client.ts";
+import { NatsClient, type NatsMsg } from "../core/remote/nats_client.ts";
 import {
   checkToWorker,
+  DEFAULT_LOSS_MS,
   encode,
   type Heartbeat,
   type HostLead,
@@ -24,14 +25,30 @@ import {
 } from "../core/remote/wire.ts";
 import { NatsLink } from "../core/remote/nats_link.ts";
 import { SandboxPool } from "../core/sandboxes/sandbox_pool.ts";
+import { NEVER_STARTED } from "../core/processes/process.ts";
 import type { Sandbox } from "../core/sandboxes/sandbox.ts";
-import type { FromSandbox, RunMessage, ToSandbox } from "../sandbox/protocol.ts";
+import type {
+  FromSandbox,
+  FsReply,
+  FsRequest,
+  RunMessage,
+  ToSandbox,
+} from "../sandbox/protocol.ts";
+import type { WholeFile } from "../core/files/fs_server.ts";
+import type { WireStat } from "../vfs/wire.ts";
+import { fromBase64, toBase64 } from "../rpc/base64.ts";
 import { SERVED_WORLD } from "../sandbox/preopens.ts";
 import { ComponentCopies } from "./component_fetch.ts";
 import { DEFAULT_MEMORY_POOL_MIB } from "../sandbox/memory_pool.ts";
 
 /** How often a worker says it is there (ms). */
 export const HEARTBEAT_MS = 1000;
+
+/** How often a worker checks that its host still speaks (ms). */
+const WATCH_MS = 100;
+
+/** The longest pause between two tries to start a worker's sandboxes (ms). */
+const WARM_MAX_PAUSE_MS = 30_000;
 
 /** This machine's name, without `--allow-sys` (the launcher allows only `uid`). */
 function machineName(): string {
@@ -47,11 +64,16 @@ export interface WorkerOptions {
   url: string;
   user?: string;
   password?: string;
+  /** An nkey seed (`SU…`; `sausage workers add`), instead of a user and password. */
+  nkeySeed?: string;
   /** CA certificates (PEM) to trust for a `tls://` URL. */
   caCerts?: string[];
   /** The world's name on NATS. */
   world: string;
-  /** This worker's id (default: machine, OS pid and a random part). */
+  /**
+   * This worker's id, its subjects' last token (default: machine, OS pid and
+   * a random part; with per-worker credentials, the id they were made for).
+   */
   id?: string;
   /** How many sandboxes it runs (default: one per core). */
   sandboxes?: number;
@@ -75,7 +97,9 @@ export interface WorkerOptions {
 /** The lead frame of the host's message (`wire.ts`), checked. */
 function hostLead(v: unknown): HostLead {
   const m = v as Partial<HostLead> | null;
-  if (m?.op !== "host" || typeof m.run !== "string") throw new Error("no host's lead");
+  if (m?.op !== "host" || typeof m.run !== "string" || typeof m.to !== "string") {
+    throw new Error("no host's lead");
+  }
   return m as HostLead;
 }
 
@@ -99,6 +123,21 @@ export class Worker {
   private slots: number;
   /** The run of the host whose processes these are (`HostLead.run`). */
   private hostRun: string | null = null;
+  /** This run of the worker (`Heartbeat.instance`). */
+  readonly instance = crypto.randomUUID();
+  /** Its heartbeats' count. */
+  private seq = 0;
+  /** When the host last spoke to this run (ms). */
+  private lastHost = Date.now();
+  /** The host's loss time (its lead's `loss_ms`). */
+  private hostLossMs = DEFAULT_LOSS_MS;
+  /** Whether the host turned it away (another live worker has its id). */
+  private refused = false;
+  private watch: ReturnType<typeof setInterval> | undefined;
+  /** Small files of the world its processes opened for reading, whole, by `<pid> <handle>`. */
+  private wholeFiles = new Map<string, { bytes: Uint8Array; stat: WireStat }>();
+  /** When `watchHost` last ran (ms). */
+  private lastWatch = Date.now();
 
   constructor(private opts: WorkerOptions) {
     this.subjects = new Subjects(opts.world);
@@ -117,51 +156,146 @@ export class Worker {
     }, this.slots);
   }
 
-  /** Connects (rejects when the first attempt fails: a wrong password, no server) and serves. */
+  /**
+   * Connects and serves. Rejects when the server refuses the credentials;
+   * while it cannot be reached (or is slow to answer: a loaded machine) it
+   * keeps trying, and says so every 10 s.
+   */
   async start(): Promise<void> {
     const report = this.opts.report ?? (() => {});
-    this.client = await NatsClient.connect({
+    this.client = NatsClient.open({
       url: this.opts.url,
       user: this.opts.user,
       password: this.opts.password,
+      nkeySeed: this.opts.nkeySeed,
       caCerts: this.opts.caCerts,
       name: `sausage worker ${this.id}`,
-      inboxPrefix: this.subjects.inbox,
+      inboxPrefix: this.subjects.inbox(this.id),
       onStatus: (down) => {
         if (down === null) return report(`worker ${this.id}: NATS is back; rejoining`);
         report(`worker ${this.id}: NATS is unreachable (${down}); its processes end`);
         this.forget();
       },
+      onPermission: (r) => {
+        report(
+          `worker ${this.id}: NATS refused its ${r.operation} on ${r.subject} (${r.message}); ` +
+            "are its credentials this id's? its processes end",
+        );
+        this.forget();
+      },
     });
-    this.copies = new ComponentCopies(this.client, this.subjects.blob, this.opts.cache);
+    const waiting = setInterval(
+      () =>
+        report(`worker ${this.id}: NATS at ${this.opts.url}: ${this.client.down}; still trying`),
+      10_000,
+    );
+    try {
+      await this.client.whenUp();
+    } catch (e) {
+      this.client.close();
+      throw e;
+    } finally {
+      clearInterval(waiting);
+    }
+    this.copies = new ComponentCopies(this.client, this.subjects.blob(this.id), this.opts.cache);
     this.openLink();
-    await this.pool.warm();
-    this.client.subscribe(this.subjects.worker(this.id), (m) => {
-      let lead: HostLead;
-      let frames: Uint8Array;
-      try {
-        ({ lead, rest: frames } = readLead(m.data, hostLead));
-      } catch {
-        return;
-      }
-      if (lead.run !== this.hostRun) {
-        // A new run of the host (it restarted): the last one's processes are nobody's.
-        if (this.hostRun !== null) this.forget();
-        this.hostRun = lead.run;
-      }
-      this.link.receive(frames);
-    });
+    await this.warm(report);
+    this.client.subscribe(this.subjects.worker(this.id), (m) => this.fromHost(m));
     this.heartbeat();
     this.beat = setInterval(() => this.heartbeat(), HEARTBEAT_MS);
+    this.lastWatch = Date.now();
+    this.watch = setInterval(() => this.watchHost(), WATCH_MS);
     report(`worker ${this.id}: serving world ${this.opts.world} with ${this.slots} sandboxes`);
+  }
+
+  /**
+   * Starts its sandboxes, trying again with backoff while the first is too
+   * slow to start (a machine busy starting many at once): 1, 2, 4, 8, 16,
+   * then 30 s apart, each pause ±50 % so that workers started together do
+   * not try again together; it says each failure, and never gives up (a
+   * service manager would only start it again).
+   */
+  private async warm(report: (line: string) => void): Promise<void> {
+    for (let attempt = 1;; attempt++) {
+      try {
+        return await this.pool.warm();
+      } catch (e) {
+        if (this.closed) throw e;
+        const base = Math.min(WARM_MAX_PAUSE_MS, 1000 * 2 ** (attempt - 1));
+        const pause = Math.round(base * (0.5 + Math.random()));
+        report(
+          `worker ${this.id}: ${e instanceof Error ? e.message : e}; ` +
+            `trying again in ${(pause / 1000).toFixed(1)} s (attempt ${attempt})`,
+        );
+        await new Promise((r) => setTimeout(r, pause));
+      }
+    }
+  }
+
+  /**
+   * A message on its subject: only those for this run of the worker (the
+   * lead's `to`); a new run of the host ends what the last one left here;
+   * a refusal (another live worker has this id) is said once.
+   */
+  private fromHost(m: NatsMsg): void {
+    let lead: HostLead;
+    let frames: Uint8Array;
+    try {
+      ({ lead, rest: frames } = readLead(m.data, hostLead));
+    } catch {
+      return;
+    }
+    if (lead.to !== this.instance) return; // another run of this id's (refused, or to be)
+    if (lead.refused !== undefined) {
+      if (!this.refused) {
+        this.opts.report?.(`worker ${this.id}: refused by the host: ${lead.refused}`);
+      }
+      this.refused = true;
+      return;
+    }
+    if (this.refused) {
+      this.refused = false;
+      this.opts.report?.(`worker ${this.id}: taken by the host now`);
+    }
+    this.lastHost = Date.now();
+    if (typeof lead.loss_ms === "number" && lead.loss_ms >= 500) this.hostLossMs = lead.loss_ms;
+    if (lead.run !== this.hostRun) {
+      // A new run of the host (it restarted): the last one's processes are nobody's.
+      if (this.hostRun !== null) this.forget();
+      this.hostRun = lead.run;
+    }
+    if (lead.ping) this.heartbeat();
+    this.link.receive(frames);
+  }
+
+  /**
+   * Ends every process when the host has said nothing for its loss time
+   * (it answers every heartbeat): a host killed, or cut off, leaves nothing
+   * running here; it has ended them on its side by then. Time this worker
+   * itself was held up (this check came over 250 ms late: a loaded machine)
+   * does not count as the host's silence.
+   */
+  private watchHost(): void {
+    const now = Date.now();
+    const late = now - this.lastWatch - WATCH_MS;
+    this.lastWatch = now;
+    if (late > 250) this.lastHost += late;
+    if (this.running.size === 0 || this.hostRun === null) return;
+    const silent = now - this.lastHost;
+    if (silent <= this.hostLossMs) return;
+    this.opts.report?.(
+      `worker ${this.id}: no word from the host for ${(silent / 1000).toFixed(1)} s; ` +
+        `its ${this.running.size} processes end`,
+    );
+    this.forget();
   }
 
   /** A link to the host; one the host broke (a bad frame) is replaced, its processes ended. */
   private openLink(): void {
     const link = new NatsLink<FromSandbox, ToWorker>({
       client: this.client,
-      subject: this.subjects.toHost,
-      lead: { op: "worker", id: this.id },
+      subject: this.subjects.toHost(this.id),
+      lead: { op: "worker", id: this.id, instance: this.instance },
       check: checkToWorker,
     });
     link.listen((msg) => this.handle(msg));
@@ -176,18 +310,31 @@ export class Worker {
   private heartbeat(): void {
     const beat: Heartbeat = {
       worker: this.id,
+      instance: this.instance,
+      seq: ++this.seq,
       machine: machineName(),
       load: this.running.size,
       slots: this.slots,
     };
     try {
-      this.client.publish(this.subjects.heartbeat, encode(beat));
+      this.client.publish(this.subjects.heartbeat(this.id), encode(beat));
     } catch { /* NATS is down: the next one, after it returns */ }
   }
 
   private handle(msg: ToWorker): void {
     if (msg.op === "forget") return this.forget();
     if (msg.op === "run") return void this.run(msg);
+    if (msg.op === "fs-reply" && "whole" in msg) {
+      // A small file opened for reading, whole: its handle's reads are answered here.
+      const { whole, ...reply } = msg as typeof msg & { whole: WholeFile };
+      if (typeof reply.result === "number" && typeof whole?.data === "string") {
+        this.wholeFiles.set(`${reply.pid} ${reply.result}`, {
+          bytes: fromBase64(whole.data),
+          stat: whole.stat,
+        });
+      }
+      msg = reply;
+    }
     const r = this.running.get(msg.pid);
     if (!r) return;
     if (r.sandbox) r.sandbox.send(msg);
@@ -205,7 +352,7 @@ export class Worker {
       sandbox = await this.pool.place();
     } catch (e) {
       this.running.delete(msg.pid);
-      const error = `the worker ${this.id} could not start it: ${
+      const error = `the worker ${this.id} could not start it (${NEVER_STARTED}): ${
         e instanceof Error ? e.message : e
       }`;
       return this.link.send({ op: "exit", pid: msg.pid, status: 1, error });
@@ -213,22 +360,73 @@ export class Worker {
     if (this.running.get(msg.pid) !== r) return; // forgotten meanwhile
     r.sandbox = sandbox;
     sandbox.start({ ...msg, dir, world: SERVED_WORLD }, (m) => {
-      if (m.op === "exit") this.running.delete(m.pid);
+      if (m.op === "exit") {
+        this.running.delete(m.pid);
+        for (const k of this.wholeFiles.keys()) {
+          if (k.startsWith(`${m.pid} `)) this.wholeFiles.delete(k);
+        }
+      }
+      if (m.op === "fs" && m.mount === "world") {
+        const reply = this.answerWhole(m);
+        if (reply) return sandbox.send(reply);
+      }
       this.link.send(m);
     });
     for (const queued of r.queue) sandbox.send(queued);
     r.queue = [];
   }
 
+  /**
+   * The answer to a request on a handle whose file came whole (its reads,
+   * size, stat and close), or null when it is for the host.
+   */
+  private answerWhole(m: FsRequest): FsReply | null {
+    const call = m.call as { method: string; args: unknown[] };
+    if (!call?.method?.startsWith("h.") || !Array.isArray(call.args)) return null;
+    const key = `${m.pid} ${call.args[0]}`;
+    const file = this.wholeFiles.get(key);
+    if (!file) return null;
+    const reply = { op: "fs-reply" as const, pid: m.pid, id: m.id };
+    const [, a, b] = call.args;
+    switch (call.method) {
+      case "h.read": {
+        const ok = (n: unknown) => Number.isSafeInteger(n) && (n as number) >= 0;
+        if (!ok(a) || !ok(b)) {
+          return { ...reply, error: { code: "invalid", message: "a read's length and offset" } };
+        }
+        const from = Math.min(b as number, file.bytes.length);
+        return { ...reply, result: toBase64(file.bytes.subarray(from, from + (a as number))) };
+      }
+      case "h.size":
+        return { ...reply, result: file.bytes.length };
+      case "h.stat":
+        return { ...reply, result: file.stat };
+      case "h.close":
+        this.wholeFiles.delete(key);
+        return { ...reply, result: null };
+      default:
+        return {
+          ...reply,
+          error: { code: "bad-descriptor", message: "the file was opened for reading only" },
+        };
+    }
+  }
+
   /** Ends every process here (the host no longer counts them). */
   private forget(): void {
     for (const [pid, r] of this.running) r.sandbox?.send({ op: "kill", pid });
     this.running.clear();
+    this.wholeFiles.clear();
   }
+
+  /** Set by `close`. */
+  private closed = false;
 
   /** Stops: every process ends, the sandboxes go, the connection closes. */
   close(): void {
+    this.closed = true;
     clearInterval(this.beat);
+    clearInterval(this.watch);
     this.forget();
     this.pool.close();
     this.client?.close();

@@ -8,8 +8,9 @@
  */
 
 import { isLevel, LEVELS } from "../journal/log_event.ts";
-import { HostError, RpcError } from "../../rpc/errors.ts";
-import { isObject, type JsonObject } from "../../rpc/message.ts";
+import { HostError, RpcError, toErrorObject } from "../../rpc/errors.ts";
+import { type Id, isObject, type JsonObject } from "../../rpc/message.ts";
+import { journalKeys, keyProblem, RequestKeys } from "./request_keys.ts";
 import { optionalParam, stringParam } from "../../rpc/params.ts";
 import { type Journal, LOG_LIMIT, type LogFilter } from "../journal/journal.ts";
 import type { ProcessTable } from "../processes/process_table.ts";
@@ -43,7 +44,45 @@ export function coreMethods(deps: CoreApiDeps): Map<string, CoreMethod> {
 
   const methods = new Map<string, CoreMethod>();
 
+  const keys = new RequestKeys(journalKeys(deps.journal));
+
   methods.set("call", (caller: Caller, params, id) => {
+    const key = params.key;
+    if (key === undefined || key === null) return call(caller, params, id);
+    if (id === undefined || params.detach === true) {
+      throw new HostError(
+        "invalid-params",
+        `"key" is for calls whose answer the caller waits for (not a notification, not detach)`,
+      );
+    }
+    const problem = keyProblem(key);
+    if (problem) throw new HostError("invalid-params", problem);
+    const start = keys.begin(key as string, stringParam(params, "method"));
+    if (start.state === "answered") {
+      const a = start.answer;
+      if ("error" in a) throw new RpcError(a.error.code, a.error.message, a.error.data);
+      return a.result;
+    }
+    let started = false;
+    return call(caller, params, id, () => (started = true)).then(
+      (result) => {
+        start.done({ result });
+        return result;
+      },
+      (e) => {
+        start.done(started ? { error: toErrorObject(e) } : null);
+        throw e;
+      },
+    );
+  });
+
+  /** `core.call` without a key; `started` is told once its process exists. */
+  const call = (
+    caller: Caller,
+    params: JsonObject,
+    id: Id | undefined,
+    started: () => void = () => {},
+  ): Promise<unknown> => {
     const method = stringParam(params, "method");
     const inner = params.params ?? {};
     if (!isObject(inner)) throw new HostError("invalid-params", `"params" must be an object`);
@@ -94,9 +133,20 @@ export function coreMethods(deps: CoreApiDeps): Map<string, CoreMethod> {
           detached: detach,
           timeoutMs,
         })
-        .catch(reject);
+        .then((p) => {
+          started();
+          // Ended without an answer to deliver (its caller gone): settled all the same.
+          p.ended.then((exit) =>
+            reject(
+              new HostError("no-answer", `${p.pid} ended without an answer`, {
+                ...exit,
+                outcome: "unknown",
+              }),
+            )
+          );
+        }, reject);
     });
-  });
+  };
 
   methods.set("stop", async (_caller, params) => {
     await deps.supervisor.stop(process(params));

@@ -21,6 +21,7 @@ import {
   type FsParams,
   type FsResult,
   statToWire,
+  type WireStat,
 } from "../../vfs/wire.ts";
 import type { FsReply, RemoteMountName } from "../../sandbox/protocol.ts";
 
@@ -49,6 +50,14 @@ export interface UncheckedFsRequest {
   call: unknown;
 }
 
+/** A small file sent whole with the reply to its open (`FsServer.handle`'s `wholeMax`). */
+export interface WholeFile {
+  /** Its bytes, base64. */
+  data: string;
+  /** Its stat, as `h.stat` answers. */
+  stat: WireStat;
+}
+
 /** The core-served mounts of one process, and its open handles. */
 export class FsServer {
   private handles = new Map<number, FileHandle>();
@@ -70,11 +79,28 @@ export class FsServer {
     for (const [name, mount] of Object.entries(mounts)) if (mount) this.mounts.set(name, mount);
   }
 
-  /** Checks and performs one request, and builds the reply. */
-  async handle(req: UncheckedFsRequest): Promise<FsReply> {
+  /**
+   * Checks and performs one request, and builds the reply. With `wholeMax`
+   * (a remote worker's process), a file opened for reading only whose size
+   * is at most `wholeMax` bytes comes whole with the reply (`whole`: its
+   * bytes and stat) and its handle is closed here at once: the worker
+   * answers that handle's reads, stats and close itself, one message for a
+   * small file instead of five (the contents as they were at the open, as
+   * NFS's close-to-open consistency gives).
+   */
+  async handle(req: UncheckedFsRequest, wholeMax = 0): Promise<FsReply & { whole?: WholeFile }> {
     const reply: Pick<FsReply, "op" | "pid" | "id"> = { op: "fs-reply", pid: req.pid, id: req.id };
     try {
-      return { ...reply, result: await this.perform(req.mount, checkFsCall(req.call)) };
+      const call = checkFsCall(req.call);
+      const result = await this.perform(req.mount, call);
+      if (wholeMax > 0 && call.method === "open" && typeof result === "number") {
+        const [, o] = call.args;
+        if (o.read && !o.write && !o.truncate && !o.directory) {
+          const whole = await this.whole(result, wholeMax);
+          if (whole) return { ...reply, result, whole };
+        }
+      }
+      return { ...reply, result };
     } catch (e) {
       const err = fsErrorOf(e);
       if (err) return { ...reply, error: { code: err.code, message: err.message } };
@@ -133,6 +159,28 @@ export class FsServer {
       default:
         return await direct(mount, call);
     }
+  }
+
+  /** The whole of open file `n` when it has at most `max` bytes (its handle closed then). */
+  private async whole(n: number, max: number): Promise<WholeFile | null> {
+    const h = this.file(n);
+    const stat = await h.stat();
+    if (stat.type !== "regular-file" || stat.size > max) return null;
+    const parts: Uint8Array[] = [];
+    let got = 0;
+    for (;;) {
+      const chunk = await h.read(max + 1 - got, got);
+      if (!chunk.length) break;
+      parts.push(chunk);
+      got += chunk.length;
+      if (got > max) return null; // it grew meanwhile: served as any other file
+    }
+    const bytes = new Uint8Array(got);
+    let at = 0;
+    for (const p of parts) (bytes.set(p, at), at += p.length);
+    h.close();
+    this.handles.delete(n);
+    return { data: toBase64(bytes), stat: statToWire({ ...stat, size: got }) };
   }
 
   /** Closes every handle (the process ended). */

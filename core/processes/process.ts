@@ -109,6 +109,13 @@ export interface ProcessOptions extends ProcessCall {
   onOutput?: OutputHandler;
 }
 
+/**
+ * The words in an exit's trap that say its guest never started (a worker
+ * that could not start it, a run message that never left): -32002's `data`
+ * says `outcome: "not-started"` then, else `"unknown"` (it may have run).
+ */
+export const NEVER_STARTED = "it never started";
+
 /** How many journal lines a process keeps in memory (for -32002 and `/proc/<pid>/log`). */
 const KEEP_LINES = 1000;
 
@@ -319,7 +326,12 @@ export class Process implements Caller {
         message: panic
           ? `${panic.message} (${this.pid} panicked at ${panic.at}, and ended without an answer)`
           : `${this.pid} ended without an answer: it ${how}`,
-        data: { ...exit, lines: this.lines.slice(-LAST_LINES) },
+        // Whether it may have run (PROTOCOL 4.8): a retry is safe only when it never started.
+        data: {
+          ...exit,
+          lines: this.lines.slice(-LAST_LINES),
+          outcome: exit.trap?.includes(NEVER_STARTED) ? "not-started" : "unknown",
+        },
       },
     });
   }

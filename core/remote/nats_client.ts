@@ -1,40 +1,63 @@
 /**
- * A small NATS client over TCP (`Deno.connect`): the text protocol's
- * INFO/CONNECT/PUB/SUB/UNSUB/MSG/PING/PONG, user and password, request and
- * reply through one inbox subscription, and reconnection: while the server
- * is away, publishing throws at once (a remote placement fails fast), and
- * every subscription is made again when it returns. No headers, no
- * JetStream: the host and its workers need nothing more (DECISIONS.md,
- * "NATS between machines").
+ * The host's and workers' NATS connection: the NATS project's own client
+ * (`@nats-io/transport-node`, under Deno through `npm:`) behind the small
+ * surface the rest of the code uses (DECISIONS.md, "NATS between
+ * machines"). The official client brings server lists (a cluster's seeds,
+ * and the servers it announces), reconnection with jitter, client pings (a
+ * half-open link is noticed), headers and so "no responders" (a request to
+ * a subject nobody hears fails at once), user/password or nkey
+ * credentials, and drain. This wrapper adds what Sausage needs on top:
+ * while the connection is down, publishing throws at once (a remote
+ * placement fails fast instead of waiting in the client's reconnect
+ * buffer), told by the client's status events; every subscription is made
+ * again on a new connection; a permission error after connect (the server
+ * refused a publish or a subscription) is reported to `onPermission`,
+ * and a subscription it refused gets nothing.
  *
  * @module
  */
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-const CRLF = encoder.encode("\r\n");
+import {
+  AuthorizationError,
+  connect,
+  type NatsConnection,
+  nkeyAuthenticator,
+  PermissionViolationError,
+  type Subscription,
+  usernamePasswordAuthenticator,
+} from "@nats-io/transport-node";
 
 /** How to reach a NATS server. */
 export interface NatsOptions {
-  /** `nats://host:port` (the default port is 4222). */
+  /**
+   * `nats://host:port` (the default port is 4222), or several separated by
+   * commas (a cluster's seeds); `tls://` turns on TLS.
+   */
   url: string;
-  /** The user of the world's credentials. */
+  /** The user of the credentials (with `password`). */
   user?: string;
   /** Its password. */
   password?: string;
+  /** An nkey seed (`SU…`), instead of a user and password (`sausage workers add`). */
+  nkeySeed?: string;
   /** The connection's name, as the server's monitoring shows it. */
   name?: string;
-  /**
-   * The prefix of reply subjects (a world's own: its credentials allow no
-   * other); `<prefix>.<random>.<n>`.
-   */
+  /** The prefix of reply subjects (the connection's own: its credentials allow no other). */
   inboxPrefix: string;
   /** For a `tls://` URL: the CA certificates (PEM) to trust beside the system's. */
   caCerts?: string[];
-  /** The most bytes waiting to be written before `publish` throws (default 64 MiB). */
-  maxPending?: number;
   /** Told when the connection goes down (with why) or comes back (null). */
   onStatus?: (down: string | null) => void;
+  /** Told when the server refused a publish or subscription after connect. */
+  onPermission?: (refused: PermissionRefusal) => void;
+}
+
+/** A publish or subscription the server refused (a permission violation after connect). */
+export interface PermissionRefusal {
+  operation: "publish" | "subscription";
+  subject: string;
+  /** The server's words. */
+  message: string;
 }
 
 /** A message received on a subscription. */
@@ -49,38 +72,56 @@ interface Sub {
   subject: string;
   queue?: string;
   handler: (msg: NatsMsg) => void;
+  /** Its subscription on the current connection. */
+  live?: Subscription;
 }
 
 /** Thrown when a publish or request cannot reach the server now. */
 export class NatsDown extends Error {}
 
-/** Splits `nats://host:port` (or `tls://`) into what `Deno.connect` takes. */
-function address(url: string): { hostname: string; port: number; tls: boolean } {
-  const u = new URL(url.includes("://") ? url : `nats://${url}`);
-  return {
-    hostname: u.hostname || "127.0.0.1",
-    port: Number(u.port || 4222),
-    tls: u.protocol === "tls:",
-  };
+/** Whether `e` says the server refused the credentials. */
+function isRefusal(e: unknown): boolean {
+  return e instanceof AuthorizationError ||
+    /authoriz|authentic/i.test(e instanceof Error ? e.message : String(e));
 }
 
-/** One connection to a NATS server, kept up until `close()`. */
+/** A message's words, with its cause's when it has one. */
+function why(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  const cause = e.cause instanceof Error ? `: ${e.cause.message}` : "";
+  return `${e.message}${cause}`;
+}
+
+/**
+ * The official client's Node transport removes a socket's listeners between
+ * its connect and its handshake (`node_transport.js`: `dial`, `peekInfo`):
+ * a reset in that window (a loaded machine, a server that gave up waiting)
+ * is emitted with no `error` listener, an uncaught exception that would end
+ * the host or the worker. Such an error (a read or write of a socket reset
+ * or timed out) is not fatal: the client's connect times out and is tried
+ * again. Installed once, when this module loads.
+ */
+function keepSocketResets(): void {
+  const codes = new Set(["ECONNRESET", "EPIPE", "ETIMEDOUT"]);
+  globalThis.addEventListener("error", (e) => {
+    const err = e.error as { code?: unknown; syscall?: unknown } | null;
+    if (
+      err && codes.has(err.code as string) && (err.syscall === "read" || err.syscall === "write")
+    ) {
+      e.preventDefault();
+    }
+  });
+}
+keepSocketResets();
+
+/** One connection to NATS, kept up (through the official client's reconnects) until `close()`. */
 export class NatsClient {
-  private conn: Deno.Conn | null = null;
+  private nc: NatsConnection | null = null;
   private subs = new Map<number, Sub>();
   private nextSid = 0;
-  private pending: Uint8Array[] = [];
-  private pendingBytes = 0;
-  private writing = false;
   private closed = false;
-  private inbox: string;
-  private replies = new Map<string, (msg: NatsMsg) => void>();
-  /** What waits for the server's PONG to a `flush`'s PING, in the order they were sent. */
-  private pongs: (() => void)[] = [];
-  private nextReply = 0;
   private ready: Promise<void>;
   private up!: () => void;
-  /** Rejects the first connection when the server refuses the credentials. */
   private refused!: (e: Error) => void;
   /** Rejects when the server refuses the credentials before the first connection. */
   readonly refusal: Promise<never>;
@@ -90,24 +131,15 @@ export class NatsClient {
   maxPayload = 1 << 20;
 
   private constructor(private opts: NatsOptions) {
-    this.inbox = `${opts.inboxPrefix}.${crypto.randomUUID().replaceAll("-", "")}`;
     this.ready = new Promise((r) => (this.up = r));
     this.refusal = new Promise((_, reject) => (this.refused = reject));
     this.refusal.catch(() => {});
-    this.subs.set(++this.nextSid, {
-      subject: `${this.inbox}.*`,
-      handler: (msg) => {
-        const waiter = this.replies.get(msg.subject);
-        this.replies.delete(msg.subject);
-        waiter?.(msg);
-      },
-    });
   }
 
   /**
    * Connects, resolving once the server has accepted the credentials; keeps
-   * trying in the background after that. Rejects when the first attempt
-   * fails within `waitMs` (a wrong password, no server).
+   * the connection up in the background after that. Rejects when the first
+   * attempts fail within `waitMs` (a wrong password, no server).
    */
   static async connect(opts: NatsOptions, waitMs = 5000): Promise<NatsClient> {
     const c = NatsClient.open(opts);
@@ -129,6 +161,14 @@ export class NatsClient {
     return c;
   }
 
+  /**
+   * Resolves once the server has accepted the credentials (at once when it
+   * has); rejects when it refuses them. Waits as long as that takes.
+   */
+  whenUp(): Promise<void> {
+    return Promise.race([this.ready, this.refusal]);
+  }
+
   /** Starts connecting and returns at once: publishing throws until the server has accepted. */
   static open(opts: NatsOptions): NatsClient {
     const c = new NatsClient(opts);
@@ -136,185 +176,148 @@ export class NatsClient {
     return c;
   }
 
-  private async loop(): Promise<void> {
-    let delay = 100;
-    while (!this.closed) {
-      try {
-        const [conn, head] = await this.dial();
-        await this.session(conn, head);
-        delay = 100;
-      } catch (e) {
-        const why = e instanceof Error ? e.message : String(e);
-        if (/authoriz|authentic/i.test(why)) {
-          this.refused(new Error(`NATS at ${this.opts.url}: ${why}`));
-        }
-        this.setDown(why);
-      }
-      if (this.closed) break;
-      await new Promise((r) => setTimeout(r, delay));
-      delay = Math.min(delay * 2, 1000);
-    }
+  /** The official client's options from ours. */
+  private options() {
+    const urls = this.opts.url.split(",").map((u) => u.trim()).filter(Boolean);
+    const tls = urls.some((u) => u.startsWith("tls://"));
+    const o = this.opts;
+    return {
+      servers: urls.map((u) => u.replace(/^(nats|tls):\/\//, "")),
+      name: o.name,
+      inboxPrefix: o.inboxPrefix,
+      authenticator: o.nkeySeed
+        ? nkeyAuthenticator(new TextEncoder().encode(o.nkeySeed))
+        : o.user !== undefined
+        ? usernamePasswordAuthenticator(o.user, o.password)
+        : undefined,
+      tls: tls ? (o.caCerts?.length ? { ca: o.caCerts.join("\n") } : {}) : undefined,
+      // Reconnects forever, 250 ms apart with up to 250 ms of jitter (a fleet
+      // of workers does not come back in step).
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+      reconnectJitter: 250,
+      reconnectJitterTLS: 500,
+      // A half-open link is noticed within about 10 s.
+      pingInterval: 3000,
+      maxPingOut: 3,
+      timeout: 5000,
+      noEcho: false,
+    };
   }
 
   /**
-   * A connection to the server, and what was read of it already. For a
-   * `tls://` URL, the server's INFO line arrives in the clear and the
-   * connection turns to TLS before anything is sent (NATS's own upgrade).
+   * Connects again and again until `close()`: the official client keeps a
+   * connection up through its own reconnects; when it gives up (credentials
+   * refused twice), a new one is made after a pause with jitter.
    */
-  private async dial(): Promise<[Deno.Conn, Uint8Array]> {
-    const { hostname, port, tls } = address(this.opts.url);
-    const conn = await Deno.connect({ hostname, port });
-    conn.setNoDelay(true);
-    if (!tls) return [conn, new Uint8Array(0)];
-    let head: Uint8Array = new Uint8Array(0);
-    while (indexOfCrlf(head, 0) < 0) {
-      const chunk = new Uint8Array(4096);
-      const n = await conn.read(chunk);
-      if (n === null) throw new Error("the server closed the connection");
-      head = concat([head, chunk.subarray(0, n)]);
-      if (head.length > 64 * 1024) throw new Error("the server's INFO line is too long");
+  private async loop(): Promise<void> {
+    let delay = 100;
+    while (!this.closed) {
+      let nc: NatsConnection;
+      try {
+        nc = await connect(this.options());
+      } catch (e) {
+        const text = why(e);
+        if (isRefusal(e)) this.refused(new Error(`NATS at ${this.opts.url}: ${text}`));
+        this.setDown(text);
+        await new Promise((r) => setTimeout(r, delay + Math.random() * delay));
+        delay = Math.min(delay * 2, 2000);
+        continue;
+      }
+      delay = 100;
+      if (this.closed) {
+        await nc.close().catch(() => {});
+        break;
+      }
+      this.attach(nc);
+      const err = await nc.closed();
+      if (this.nc === nc) this.nc = null;
+      for (const s of this.subs.values()) s.live = undefined;
+      if (this.closed) break;
+      this.setDown(err ? why(err) : "the connection closed");
     }
-    return [await Deno.startTls(conn, { hostname, caCerts: this.opts.caCerts }), head];
+  }
+
+  /** Takes a new connection: its subscriptions, its status events, and up. */
+  private attach(nc: NatsConnection): void {
+    this.nc = nc;
+    this.maxPayload = nc.info?.max_payload ?? this.maxPayload;
+    for (const s of this.subs.values()) this.subscribeOn(nc, s);
+    (async () => {
+      for await (const s of nc.status()) {
+        if (s.type === "disconnect" || s.type === "staleConnection") {
+          this.setDown(s.type === "disconnect" ? `disconnected from ${s.server}` : "no PONG");
+        } else if (s.type === "reconnect") {
+          this.maxPayload = nc.info?.max_payload ?? this.maxPayload;
+          this.setUp();
+        } else if (s.type === "error" && s.error instanceof PermissionViolationError) {
+          const e = s.error;
+          this.opts.onPermission?.({
+            operation: e.operation,
+            subject: e.subject,
+            message: e.message,
+          });
+        }
+      }
+    })().catch(() => {});
+    this.setUp();
+  }
+
+  private setUp(): void {
+    const was = this.down;
+    this.down = null;
+    this.up();
+    if (was !== null && was !== "connecting") this.opts.onStatus?.(null);
   }
 
   private setDown(why: string): void {
     const was = this.down;
     this.down = why;
-    this.conn = null;
-    this.pending = [];
-    this.pendingBytes = 0;
     if (was === null) this.opts.onStatus?.(why);
   }
 
-  /** One connection's life: handshake, subscriptions, then reading until it closes. */
-  private async session(conn: Deno.Conn, head: Uint8Array): Promise<void> {
-    let buf: Uint8Array = head;
-    let authed = false;
-    const reader = conn.readable.getReader();
+  private subscribeOn(nc: NatsConnection, s: Sub): void {
     try {
-      for (let first = true;; first = false) {
-        if (!first || !buf.length) {
-          const { value, done } = await reader.read();
-          if (done) throw new Error("the server closed the connection");
-          buf = buf.length ? concat([buf, value]) : value;
-        }
-        let at = 0;
-        for (;;) {
-          const eol = indexOfCrlf(buf, at);
-          if (eol < 0) break;
-          const line = decoder.decode(buf.subarray(at, eol));
-          if (line.startsWith("MSG ")) {
-            const parts = line.split(" ");
-            const size = Number(parts[parts.length - 1]);
-            if (buf.length < eol + 2 + size + 2) break; // wait for the payload
-            const data = buf.slice(eol + 2, eol + 2 + size);
-            at = eol + 2 + size + 2;
-            const sub = this.subs.get(Number(parts[2]));
-            const reply = parts.length === 5 ? parts[3] : undefined;
-            try {
-              sub?.handler({ subject: parts[1], reply, data });
-            } catch { /* a handler's fault is its own */ }
-            continue;
-          }
-          at = eol + 2;
-          if (line.startsWith("INFO ")) {
-            const info = JSON.parse(line.slice(5));
-            if (typeof info.max_payload === "number") this.maxPayload = info.max_payload;
-            if (!authed) this.handshake(conn);
-          } else if (line === "PING") this.raw(conn, "PONG\r\n");
-          else if (line === "PONG" && !authed) {
-            authed = true;
-            this.conn = conn;
-            const was = this.down;
-            this.down = null;
-            this.writePending();
-            this.up();
-            if (was !== null && was !== "connecting") this.opts.onStatus?.(null);
-          } else if (line === "PONG") this.pongs.shift()?.();
-          else if (line.startsWith("-ERR")) {
-            if (!authed || /authoriz|authentic/i.test(line)) throw new Error(line.slice(5));
-          }
-        }
-        buf = at ? buf.slice(at) : buf;
-      }
-    } finally {
-      try {
-        conn.close();
-      } catch { /* closed */ }
-      if (this.conn === conn || !authed) this.conn = null;
-      this.pongs = []; // their PINGs went with the connection: their timers reject them
-    }
+      s.live = nc.subscribe(s.subject, {
+        queue: s.queue,
+        callback: (err, m) => {
+          if (err) return; // refused: told through `onPermission`
+          try {
+            s.handler({ subject: m.subject, reply: m.reply || undefined, data: m.data });
+          } catch { /* a handler's fault is its own */ }
+        },
+      });
+    } catch { /* closed meanwhile: the next connection subscribes */ }
   }
 
-  private handshake(conn: Deno.Conn): void {
-    const connect = {
-      verbose: false,
-      pedantic: false,
-      lang: "sausage",
-      version: "1",
-      protocol: 1,
-      name: this.opts.name,
-      user: this.opts.user,
-      pass: this.opts.password,
-    };
-    let text = `CONNECT ${JSON.stringify(connect)}\r\n`;
-    for (const [sid, s] of this.subs) {
-      text += `SUB ${s.subject}${s.queue ? ` ${s.queue}` : ""} ${sid}\r\n`;
-    }
-    this.raw(conn, text + "PING\r\n");
-  }
-
-  private raw(conn: Deno.Conn, text: string): void {
-    this.pending.unshift(encoder.encode(text));
-    this.writeOut(conn);
-  }
-
-  private writePending(): void {
-    if (this.conn) this.writeOut(this.conn);
-  }
-
-  private async writeOut(conn: Deno.Conn): Promise<void> {
-    if (this.writing) return;
-    this.writing = true;
-    try {
-      while (this.pending.length) {
-        const chunk = concat(this.pending);
-        this.pending = [];
-        this.pendingBytes = 0;
-        let n = 0;
-        while (n < chunk.length) n += await conn.write(chunk.subarray(n));
-      }
-    } catch {
-      /* the read side notices */
-    } finally {
-      this.writing = false;
-    }
-  }
-
-  /** Publishes `data` on `subject`; throws `NatsDown` while disconnected or too far behind. */
-  publish(subject: string, data: Uint8Array | string, reply?: string): void {
-    if (this.closed || this.conn === null) {
+  private live(): NatsConnection {
+    if (this.closed || this.nc === null || this.down !== null) {
       throw new NatsDown(`NATS is unreachable (${this.down ?? "closed"})`);
     }
-    const bytes = typeof data === "string" ? encoder.encode(data) : data;
-    const max = this.opts.maxPending ?? 64 * 2 ** 20;
-    if (this.pendingBytes + bytes.length > max) {
-      throw new NatsDown(`NATS is too slow: ${this.pendingBytes} bytes wait to be written`);
+    return this.nc;
+  }
+
+  /** Publishes `data` on `subject`; throws `NatsDown` while disconnected. */
+  publish(subject: string, data: Uint8Array | string, reply?: string): void {
+    const nc = this.live();
+    try {
+      nc.publish(subject, data, reply ? { reply } : undefined);
+    } catch (e) {
+      throw new NatsDown(`NATS would not take a message on ${subject}: ${why(e)}`);
     }
-    const head = encoder.encode(`PUB ${subject}${reply ? ` ${reply}` : ""} ${bytes.length}\r\n`);
-    this.pending.push(head, bytes, CRLF);
-    this.pendingBytes += head.length + bytes.length + 2;
-    if (this.pending.length === 3) queueMicrotask(() => this.writePending());
   }
 
   /** Subscribes (in `queue`'s group if given); returns a function that unsubscribes. */
   subscribe(subject: string, handler: (msg: NatsMsg) => void, queue?: string): () => void {
     const sid = ++this.nextSid;
-    this.subs.set(sid, { subject, queue, handler });
-    if (this.conn) this.raw(this.conn, `SUB ${subject}${queue ? ` ${queue}` : ""} ${sid}\r\n`);
+    const s: Sub = { subject, queue, handler };
+    this.subs.set(sid, s);
+    if (this.nc) this.subscribeOn(this.nc, s);
     return () => {
       if (!this.subs.delete(sid)) return;
-      if (this.conn) this.raw(this.conn, `UNSUB ${sid}\r\n`);
+      try {
+        s.live?.unsubscribe();
+      } catch { /* closed */ }
     };
   }
 
@@ -322,78 +325,59 @@ export class NatsClient {
    * Resolves once the server has read everything this client wrote before
    * (a PING answered by its PONG): a subscription made before it is live, so
    * a message another client publishes afterwards reaches it. Rejects at once
-   * when down, or after `timeoutMs` (a connection lost meanwhile).
+   * when down, or after `timeoutMs`.
    */
-  flush(timeoutMs = 10_000): Promise<void> {
-    if (this.closed || this.conn === null) {
-      return Promise.reject(new NatsDown(`NATS is unreachable (${this.down ?? "closed"})`));
+  async flush(timeoutMs = 10_000): Promise<void> {
+    const nc = this.live();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      await Promise.race([
+        nc.flush(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`no PONG from NATS within ${timeoutMs} ms`)),
+            timeoutMs,
+          );
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
     }
-    return new Promise((resolve, reject) => {
-      const done = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        const at = this.pongs.indexOf(done);
-        if (at >= 0) this.pongs.splice(at, 1);
-        reject(new Error(`no PONG from NATS within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.pongs.push(done);
-      // After what waits to be written (a SUB goes to the front of it).
-      this.pending.push(encoder.encode("PING\r\n"));
-      queueMicrotask(() => this.writePending());
-    });
   }
 
-  /** Sends a request and waits for one reply; rejects after `timeoutMs` or at once when down. */
-  request(subject: string, data: Uint8Array | string, timeoutMs: number): Promise<NatsMsg> {
-    const reply = `${this.inbox}.${++this.nextReply}`;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.replies.delete(reply);
-        reject(new Error(`no reply on ${subject} within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.replies.set(reply, (msg) => {
-        clearTimeout(timer);
-        resolve(msg);
-      });
-      try {
-        this.publish(subject, data, reply);
-      } catch (e) {
-        clearTimeout(timer);
-        this.replies.delete(reply);
-        reject(e);
-      }
-    });
+  /**
+   * Sends a request and waits for one reply; rejects after `timeoutMs`, at
+   * once when down, and at once when nobody listens on `subject` (the
+   * server's "no responders").
+   */
+  async request(subject: string, data: Uint8Array | string, timeoutMs: number): Promise<NatsMsg> {
+    const nc = this.live();
+    try {
+      const m = await nc.request(subject, data, { timeout: timeoutMs });
+      return { subject: m.subject, reply: m.reply || undefined, data: m.data };
+    } catch (e) {
+      const text = why(e);
+      if (/timeout/i.test(text)) throw new Error(`no reply on ${subject} within ${timeoutMs} ms`);
+      throw new Error(`a request on ${subject} failed: ${text}`);
+    }
+  }
+
+  /**
+   * Ends the connection gently: subscriptions stop taking messages, those
+   * already in hand are handled and what was published is sent first.
+   */
+  async drain(): Promise<void> {
+    const nc = this.nc;
+    this.closed = true;
+    this.down = "closed";
+    await nc?.drain().catch(() => {});
   }
 
   /** Closes the connection for good. */
   close(): void {
     this.closed = true;
-    try {
-      this.conn?.close();
-    } catch { /* closed */ }
-    this.conn = null;
     this.down = "closed";
+    this.nc?.close().catch(() => {});
+    this.nc = null;
   }
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  n = 0;
-  for (const p of parts) {
-    out.set(p, n);
-    n += p.length;
-  }
-  return out;
-}
-
-function indexOfCrlf(buf: Uint8Array, from: number): number {
-  for (let i = from; i + 1 < buf.length; i++) {
-    if (buf[i] === 13 && buf[i + 1] === 10) return i;
-  }
-  return -1;
 }

@@ -21,6 +21,16 @@ import type { NatsClient } from "./nats_client.ts";
 import { NatsLink } from "./nats_link.ts";
 import { checkFromSandbox } from "../../sandbox/protocol_check.ts";
 import { SERVED_WORLD } from "../../sandbox/preopens.ts";
+import { NEVER_STARTED } from "../processes/process.ts";
+
+/**
+ * The largest world file a remote process's read-only open brings whole
+ * (bytes): the worker answers its reads itself (`FsServer.handle`).
+ */
+export const WHOLE_FILE_MAX = 64 * 1024;
+
+/** The most files one remote process is sent whole in its life (the worker keeps each until its close). */
+export const WHOLE_FILES_MAX = 256;
 
 /** What a remote worker needs from its world on the host. */
 export interface WorkerContext {
@@ -29,6 +39,8 @@ export interface WorkerContext {
   subject: string;
   /** This host run's id (`HostLead.run`). */
   run: string;
+  /** The host's loss time (ms), told to the worker: it ends its processes after as long a silence. */
+  lossMs: number;
   /** The world folder as a mount (with the world's disk bound): `/` of remote processes. */
   world: Mount;
   /** Allows the worker to fetch the cache entry at `dir` by its hash; returns the hash. */
@@ -42,12 +54,16 @@ export interface WorkerContext {
 /** One worker, from its first heartbeat until it is lost. */
 export class RemoteWorker {
   private processes = new LinkedProcesses((why) => `the worker ${this.worker} was lost: ${why}`);
+  /** How many files each process was sent whole. */
+  private wholes = new Map<string, number>();
   /** Each process's files (`/` of the world), served here. */
   private files = new Map<string, FsServer>();
   /** The sandbox protocol both ways; its `receive` is fed by the set's subscription. */
   readonly link: NatsLink<ToWorker, FromSandbox>;
   /** The frame that opens each message to it. */
   private lead: HostLead;
+  /** The run of the worker that joined (`Heartbeat.instance`): only its messages are taken. */
+  readonly instance: string;
   /** When its last heartbeat arrived (ms). */
   lastSeen = Date.now();
   /** When it joined (ISO time). */
@@ -62,7 +78,8 @@ export class RemoteWorker {
   private picks: number[] = [];
 
   constructor(public beat: Heartbeat, private ctx: WorkerContext) {
-    this.lead = { op: "host", run: ctx.run };
+    this.instance = beat.instance;
+    this.lead = { op: "host", run: ctx.run, to: beat.instance, loss_ms: ctx.lossMs };
     this.link = new NatsLink({
       client: ctx.client,
       subject: ctx.subject,
@@ -74,10 +91,6 @@ export class RemoteWorker {
     this.link.closed.then((why) => {
       if (!this.hasEnded) ctx.untrusted(why);
     });
-    // Tells it this host's run at once (a lead alone): what an earlier run left there ends now.
-    try {
-      publishFrames(ctx.client, ctx.subject, this.lead, []);
-    } catch { /* NATS is down: it will hear with the first run */ }
   }
 
   /** The worker's name, as `sausage ps` and the journal show it. */
@@ -123,22 +136,44 @@ export class RemoteWorker {
     return (this.processes.size + this.pending()) / Math.max(1, this.beat.slots);
   }
 
-  /** Takes a new heartbeat. */
+  /** Whether it was asked for a heartbeat since its last one. */
+  private pinged = false;
+
+  /** Asks for a heartbeat now (once per silence): a slow one is not taken for a lost one. */
+  ping(): void {
+    if (this.pinged || this.hasEnded) return;
+    this.pinged = true;
+    try {
+      publishFrames(this.ctx.client, this.ctx.subject, { ...this.lead, ping: true }, []);
+    } catch { /* NATS is down: the worker is lost anyway */ }
+  }
+
+  /**
+   * Takes a new heartbeat, and answers it: the answer tells a new worker
+   * this host's run (what an earlier run left there ends then) and is the
+   * worker's sign that its host is there.
+   */
   heard(beat: Heartbeat): void {
     this.beat = beat;
     this.lastSeen = Date.now();
+    this.pinged = false;
+    if (this.hasEnded) return;
+    try {
+      publishFrames(this.ctx.client, this.ctx.subject, { ...this.lead, ack: beat.seq }, []);
+    } catch { /* NATS is down: the worker is lost anyway */ }
   }
 
   /** Starts a process there (`GuestSandbox.start`). */
   start(msg: RunMessage, handler: ProcessHandler): void {
     if ((msg.preopens?.length || msg.onlyPreopens) && !this.hasEnded) {
-      const error = "a command with extra folders runs on the host only";
+      const error = `a command with extra folders runs on the host only (${NEVER_STARTED})`;
       return handler({ op: "exit", pid: msg.pid, status: 1, error });
     }
     const added = this.processes.add(msg.pid, (m) => {
       if (m.op === "exit") {
         this.files.get(msg.pid)?.close();
         this.files.delete(msg.pid);
+        this.wholes.delete(msg.pid);
       }
       handler(m);
     });
@@ -172,7 +207,11 @@ export class RemoteWorker {
     if (msg.op === "ready" || msg.op === "pong") return; // its sandboxes' own: not for the host
     const files = msg.op === "fs" && msg.mount === "world" && this.files.get(msg.pid);
     if (files) {
-      files.handle(msg).then((reply) => {
+      // Whole files until the process has had WHOLE_FILES_MAX of them (the worker keeps each
+      // until its close: this bounds what a process that never closes holds there).
+      const wholes = this.wholes.get(msg.pid) ?? 0;
+      files.handle(msg, wholes < WHOLE_FILES_MAX ? WHOLE_FILE_MAX : 0).then((reply) => {
+        if (reply.whole) this.wholes.set(msg.pid, (this.wholes.get(msg.pid) ?? 0) + 1);
         if (this.processes.has(msg.pid)) this.send(reply);
       });
     } else this.processes.deliver(msg);
@@ -183,7 +222,11 @@ export class RemoteWorker {
     const why = e instanceof Error ? e.message : String(e);
     for (const msg of batch) {
       if (msg.op === "forget") continue;
-      this.processes.end(msg.pid, `a message to the worker ${this.worker} was lost: ${why}`);
+      const never = msg.op === "run" ? ` (${NEVER_STARTED})` : "";
+      this.processes.end(
+        msg.pid,
+        `a message to the worker ${this.worker} was lost${never}: ${why}`,
+      );
     }
   }
 

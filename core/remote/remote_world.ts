@@ -106,8 +106,12 @@ export class RemoteWorld {
       password: config.password,
       caCerts: config.caCerts,
       name: `sausage host ${config.world}`,
-      inboxPrefix: this.subjects.inbox,
+      inboxPrefix: this.subjects.hostInbox,
       onStatus: (down) => this.workers.natsStatus(down),
+      onPermission: (r) => {
+        report(`sausage: NATS refused the host's ${r.operation} on ${r.subject}: ${r.message}`);
+        this.workers.refusedByNats(r);
+      },
     });
     this.client.refusal.catch((e) => {
       report(`sausage: ${e.message} (config/nats.json); remote placements fail until it is fixed`);

@@ -15,6 +15,14 @@ import { parseExact } from "../../rpc/exact_json.ts";
 import { encodeFrames, FrameError } from "../../sandbox/frames.ts";
 import { checkToSandbox } from "../../sandbox/protocol_check.ts";
 
+/**
+ * How long a worker may stay silent before the host loses it, and the host
+ * before a worker ends its processes (ms; `loss_ms`): two and a half
+ * heartbeats, so that with checks every 100 ms the calls of a dead worker
+ * are answered within 3 s of its death.
+ */
+export const DEFAULT_LOSS_MS = 2500;
+
 /** A world name as subjects carry it: 1 to 64 of a-z, A-Z, 0-9, `-` and `_`. */
 const WORLD_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -25,42 +33,100 @@ export function worldNameProblem(name: string): string | null {
     : `a world's NATS name is 1 to 64 of A-Z, a-z, 0-9, - and _: ${JSON.stringify(name)} is not`;
 }
 
-/** The subjects of one world. */
+/** A worker's id as subjects carry it: 1 to 64 of a-z, A-Z, 0-9, `-` and `_`. */
+const WORKER_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Why `id` cannot name a worker, or null when it can. */
+export function workerIdProblem(id: string): string | null {
+  return WORKER_ID.test(id)
+    ? null
+    : `a worker's id is 1 to 64 of A-Z, a-z, 0-9, - and _: ${JSON.stringify(id)} is not`;
+}
+
+/** What a NATS user may publish and subscribe to (a server config's `permissions`). */
+export interface Permissions {
+  publish: string[];
+  subscribe: string[];
+}
+
+/**
+ * The subjects of one world. Each worker has its own: it speaks on
+ * `hb.<id>`, `host.<id>` and `blob.<id>` and hears on `w.<id>` and its
+ * inbox, and its credentials allow nothing else ({@link workerPermissions}),
+ * so the host knows who speaks by the subject alone.
+ */
 export class Subjects {
   constructor(readonly world: string) {
     const problem = worldNameProblem(world);
     if (problem) throw new Error(problem);
   }
-  /** Every subject of the world (what its credentials allow). */
+  /** Every subject of the world (what the host's credentials allow). */
   get all(): string {
     return `sausage.${this.world}.>`;
   }
-  /** Workers' heartbeats, to the host. */
-  get heartbeat(): string {
-    return `sausage.${this.world}.hb`;
+  /** A worker's heartbeats, to the host. */
+  heartbeat(id: string): string {
+    return `sausage.${this.world}.hb.${id}`;
   }
-  /** Workers' messages about processes, to the host. */
-  get toHost(): string {
-    return `sausage.${this.world}.host`;
+  /** Every worker's heartbeats (the host's subscription). */
+  get heartbeats(): string {
+    return `sausage.${this.world}.hb.*`;
   }
-  /** Component fetches (request and reply). */
-  get blob(): string {
-    return `sausage.${this.world}.blob`;
+  /** A worker's messages about processes, to the host. */
+  toHost(id: string): string {
+    return `sausage.${this.world}.host.${id}`;
   }
-  /** Reply subjects' prefix. */
-  get inbox(): string {
-    return `sausage.${this.world}.inbox`;
+  /** Every worker's messages (the host's subscription). */
+  get fromWorkers(): string {
+    return `sausage.${this.world}.host.*`;
+  }
+  /** A worker's component fetches (requests; the replies go to its inbox). */
+  blob(id: string): string {
+    return `sausage.${this.world}.blob.${id}`;
+  }
+  /** Every worker's fetches (the host's subscription). */
+  get blobs(): string {
+    return `sausage.${this.world}.blob.*`;
+  }
+  /** A worker's reply subjects' prefix. */
+  inbox(id: string): string {
+    return `sausage.${this.world}.inbox.${id}`;
+  }
+  /** The host's reply subjects' prefix. */
+  get hostInbox(): string {
+    return `sausage.${this.world}.hostinbox`;
   }
   /** The host's messages to one worker. */
   worker(id: string): string {
     return `sausage.${this.world}.w.${id}`;
   }
+  /** The worker whose subject `subject` is (its last token). */
+  idOf(subject: string): string {
+    return subject.slice(subject.lastIndexOf(".") + 1);
+  }
+  /** What worker `id`'s credentials must allow, and nothing more. */
+  workerPermissions(id: string): Permissions {
+    const problem = workerIdProblem(id);
+    if (problem) throw new Error(problem);
+    return {
+      publish: [this.heartbeat(id), this.toHost(id), this.blob(id)],
+      subscribe: [this.worker(id), `${this.inbox(id)}.>`],
+    };
+  }
+  /** What the host's credentials allow: the world's subjects. */
+  hostPermissions(): Permissions {
+    return { publish: [this.all], subscribe: [this.all] };
+  }
 }
 
 /** A worker's heartbeat (about every second). */
 export interface Heartbeat {
-  /** The worker's id: unique per worker process. */
+  /** The worker's id (its subject's last token). */
   worker: string;
+  /** This run of the worker (random, per start): two live with one id are refused but one. */
+  instance: string;
+  /** Counts up by one a beat: a gap shows beats lost on the way. */
+  seq: number;
   /** The machine it runs on. */
   machine: string;
   /** How many processes it runs now. */
@@ -77,17 +143,33 @@ export interface Heartbeat {
  */
 export type ToWorker = Exclude<ToSandbox, { op: "ping" }> | { op: "forget" };
 
-/** The frame that opens each NATS message to a worker: which run of the host speaks. */
+/**
+ * The frame that opens each NATS message to a worker: which run of the host
+ * speaks, to which run of the worker; alone, it answers a heartbeat (`ack`),
+ * asks for one (`ping`) or turns the worker away (`refused`).
+ */
 export interface HostLead {
   op: "host";
   /** The host's run (random, per start): a new one means the last host's processes are gone. */
   run: string;
+  /** The worker's `instance` it is for: another run of the worker with that id ignores it. */
+  to: string;
+  /** The host's loss time (ms): a worker that hears nothing for this long ends its processes. */
+  loss_ms?: number;
+  /** The heartbeat (`seq`) it answers. */
+  ack?: number;
+  /** Asks for a heartbeat now (the worker was silent). */
+  ping?: boolean;
+  /** Why this worker is turned away (another live worker has its id). */
+  refused?: string;
 }
 
 /** The frame that opens each NATS message to the host: which worker speaks. */
 export interface WorkerLead {
   op: "worker";
   id: string;
+  /** Its run (`Heartbeat.instance`). */
+  instance: string;
 }
 
 /** A message from the host, checked (a worker's side). */

@@ -7,8 +7,17 @@
  * @module
  */
 
-import type { NatsClient, NatsMsg } from "./nats_client.ts";
-import { decode, type Heartbeat, readLead, type Subjects, type WorkerLead } from "./wire.ts";
+import type { NatsClient, NatsMsg, PermissionRefusal } from "./nats_client.ts";
+import {
+  decode,
+  type Heartbeat,
+  publishFrames,
+  readLead,
+  type Subjects,
+  workerIdProblem,
+  type WorkerLead,
+} from "./wire.ts";
+import { DEFAULT_LOSS_MS } from "./wire.ts";
 import { RemoteWorker } from "./remote_worker.ts";
 import type { Mount } from "../../vfs/mount.ts";
 import { ComponentShelf } from "./component_shelf.ts";
@@ -28,19 +37,19 @@ export interface WorkerInfo {
   seen_ms: number;
 }
 
-/**
- * How long a worker may stay silent before it is lost (ms): two and a half
- * heartbeats, so that with checks every 100 ms the calls of a dead worker
- * are answered within 3 s of its death.
- */
-export const DEFAULT_LOSS_MS = 2500;
+export { DEFAULT_LOSS_MS };
 
 /** The lead frame of a worker's message (`wire.ts`), checked. */
 function workerLead(v: unknown): WorkerLead {
   const m = v as Partial<WorkerLead> | null;
-  if (m?.op !== "worker" || typeof m.id !== "string") throw new Error("no worker's lead");
+  if (m?.op !== "worker" || typeof m.id !== "string" || typeof m.instance !== "string") {
+    throw new Error("no worker's lead");
+  }
   return m as WorkerLead;
 }
+
+/** The most refused worker runs remembered (each is journaled once). */
+const MAX_REFUSED = 1024;
 
 /** The live workers of one world. */
 export class WorkerSet {
@@ -53,6 +62,14 @@ export class WorkerSet {
   private full = false;
   /** When the host began to listen: workers make themselves heard within a heartbeat of it. */
   private began = Date.now();
+  /** How often silent workers are looked for (ms). */
+  private get checkMs(): number {
+    return Math.min(100, this.lossMs / 8);
+  }
+  /** When they were last looked for. */
+  private lastCheck = Date.now();
+  /** Refused runs of workers (journaled once each). */
+  private refused = new Set<string>();
   /** Told of the next worker to join. */
   private joins: (() => void)[] = [];
   /** This host run's id: workers drop what an earlier run of the host left them. */
@@ -79,50 +96,87 @@ export class WorkerSet {
   start(): void {
     this.began = Date.now();
     this.unsubscribe.push(
-      this.client.subscribe(this.subjects.heartbeat, (m) => this.heartbeat(m)),
-      this.client.subscribe(this.subjects.toHost, (m) => this.fromWorker(m)),
-      this.client.subscribe(this.subjects.blob, (m) => this.shelf.serve(this.client, m)),
+      this.client.subscribe(this.subjects.heartbeats, (m) => this.heartbeat(m)),
+      this.client.subscribe(this.subjects.fromWorkers, (m) => this.fromWorker(m)),
+      this.client.subscribe(this.subjects.blobs, (m) => this.shelf.serve(this.client, m)),
     );
-    const timer = setInterval(() => this.check(), Math.min(100, this.lossMs / 8));
+    this.lastCheck = Date.now();
+    const timer = setInterval(() => this.check(), this.checkMs);
     Deno.unrefTimer(timer);
     this.timer = timer;
   }
 
+  /**
+   * A heartbeat: from the worker its subject names (the server lets each
+   * worker publish on its own only), of the run of it that joined first; a
+   * second live run with that id is refused, and told so.
+   */
   private heartbeat(m: NatsMsg): void {
+    const id = this.subjects.idOf(m.subject);
     let beat: Heartbeat;
     try {
       beat = decode<Heartbeat>(m.data);
-      if (typeof beat.worker !== "string" || !/^[A-Za-z0-9_-]{1,100}$/.test(beat.worker)) return;
+      if (beat.worker !== id || workerIdProblem(id) !== null) return;
+      if (typeof beat.instance !== "string" || !/^[A-Za-z0-9-]{1,64}$/.test(beat.instance)) return;
+      if (!Number.isSafeInteger(beat.seq)) return;
     } catch {
       return;
     }
-    const known = this.workers.get(beat.worker);
-    if (known) return known.heard(beat);
+    const known = this.workers.get(id);
+    if (known && known.instance === beat.instance) return known.heard(beat);
+    if (known) return this.refuse(known, beat);
     if (this.workers.size >= this.maxWorkers) {
       if (!this.full) {
         this.full = true; // said once until one leaves
-        this.events("limit", { limit: "max_workers", value: this.maxWorkers, worker: beat.worker });
+        this.events("limit", { limit: "max_workers", value: this.maxWorkers, worker: id });
       }
       return;
     }
     const w = new RemoteWorker(beat, {
       client: this.client,
-      subject: this.subjects.worker(beat.worker),
+      subject: this.subjects.worker(id),
       run: this.run,
+      lossMs: this.lossMs,
       world: this.world,
       share: (dir) => this.shelf.share(dir),
       fault: (pid, message) => this.events("host-fault", { pid, error: message }),
       untrusted: (why) => this.lose(w, `it sent what the host does not accept: ${why}`),
     });
-    this.workers.set(beat.worker, w);
+    this.workers.set(id, w);
     for (const joined of this.joins.splice(0)) joined();
     this.events("worker-joined", {
-      worker: beat.worker,
+      worker: id,
       machine: beat.machine,
       slots: beat.slots,
+      instance: beat.instance,
+    });
+    w.heard(beat);
+  }
+
+  /** Turns away a second run of a live worker's id: it is told, and it is journaled once. */
+  private refuse(live: RemoteWorker, beat: Heartbeat): void {
+    const reason = `another worker with the id ${live.worker} is live (on ${live.beat.machine}, ` +
+      `joined ${live.joined}): give each worker its own id and credentials`;
+    try {
+      publishFrames(this.client, this.subjects.worker(live.worker), {
+        op: "host",
+        run: this.run,
+        to: beat.instance,
+        refused: reason,
+      }, []);
+    } catch { /* NATS is down: it hears at its next beat */ }
+    if (this.refused.has(beat.instance)) return;
+    if (this.refused.size >= MAX_REFUSED) this.refused.clear();
+    this.refused.add(beat.instance);
+    this.events("worker-refused", {
+      worker: live.worker,
+      machine: beat.machine,
+      instance: beat.instance,
+      reason,
     });
   }
 
+  /** A message about processes: only from the run of the worker its subject names. */
   private fromWorker(m: NatsMsg): void {
     let lead: WorkerLead;
     let frames: Uint8Array;
@@ -131,17 +185,27 @@ export class WorkerSet {
     } catch {
       return; // no worker to blame
     }
-    const w = this.workers.get(lead.id);
-    if (!w) return;
+    const w = this.workers.get(this.subjects.idOf(m.subject));
+    if (!w || lead.id !== w.worker || lead.instance !== w.instance) return;
     w.lastSeen = Date.now(); // a busy worker's messages count as signs of life
     w.link.receive(frames);
   }
 
+  /**
+   * Loses the workers silent for `lossMs`, after asking each for a heartbeat
+   * (at 60 % of it). Time the host itself was held up (a loaded machine:
+   * this check came late) does not count as their silence: their messages
+   * waited for the host, not the other way round.
+   */
   private check(): void {
     const now = Date.now();
+    const late = now - this.lastCheck - this.checkMs;
+    this.lastCheck = now;
+    if (late > 250) { for (const w of this.workers.values()) w.lastSeen += late; }
     for (const w of this.workers.values()) {
       const silent = now - w.lastSeen;
       if (silent > this.lossMs) this.lose(w, `no heartbeat for ${(silent / 1000).toFixed(1)} s`);
+      else if (silent > this.lossMs * 0.6) w.ping();
     }
   }
 
@@ -150,6 +214,20 @@ export class WorkerSet {
     this.full = false;
     const processes = w.lose(why);
     this.events("worker-lost", { worker: w.worker, reason: why, processes });
+  }
+
+  /**
+   * The server refused one of the host's publishes or subscriptions (its
+   * credentials do not allow it): journaled; a worker whose subject was
+   * refused is lost (nothing reaches it), its processes end with why.
+   */
+  refusedByNats(r: PermissionRefusal): void {
+    this.events("nats-refused", { operation: r.operation, subject: r.subject, reason: r.message });
+    for (const w of [...this.workers.values()]) {
+      if (r.subject === this.subjects.worker(w.worker)) {
+        this.lose(w, `NATS refused the host's message to it: ${r.message}`);
+      }
+    }
   }
 
   /** NATS went down (every worker is lost now: nothing reaches them) or came back (null). */

@@ -1,12 +1,14 @@
 /**
  * A real `nats-server` for tests: on a free loopback port, with one host
- * user and one worker user per world, each allowed that world's subjects
- * only (the configuration README's "More than one machine" shows).
+ * user per world, allowed that world's subjects, and one user per worker,
+ * allowed that worker's own (the configuration README's "More than one
+ * machine" shows).
  *
  * @module
  */
 
 import { freePort } from "./net.ts";
+import { type Permissions, Subjects } from "../../core/remote/wire.ts";
 
 /** Where `nats-server` is, or null when it is not installed. */
 export function natsServerPath(): string | null {
@@ -18,31 +20,46 @@ export function natsServerPath(): string | null {
   return null;
 }
 
-/** The credentials of one world. */
-export interface WorldUsers {
-  host: { user: string; password: string };
-  worker: { user: string; password: string };
+/** A user and password. */
+export interface Credentials {
+  user: string;
+  password: string;
 }
 
-/** The per-world users of a server configuration. */
-export function worldUsers(world: string): WorldUsers {
+/** The credentials of one world: its host's, and each worker's own. */
+export interface WorldUsers {
+  host: Credentials;
+  workers: Record<string, Credentials>;
+}
+
+/** The per-world users of a server configuration: the host and workers `ids`. */
+export function worldUsers(world: string, ids: string[] = ["w1", "w2", "w3"]): WorldUsers {
   const secret = () => crypto.randomUUID().replaceAll("-", "");
   return {
     host: { user: `host-${world}`, password: secret() },
-    worker: { user: `worker-${world}`, password: secret() },
+    workers: Object.fromEntries(
+      ids.map((id) => [id, { user: `worker-${world}-${id}`, password: secret() }]),
+    ),
   };
 }
 
-/** The `authorization` users of a world: the host and its workers, its subjects only. */
+/**
+ * The `authorization` users of a world: the host (the world's subjects),
+ * each worker its own (`Subjects.workerPermissions`).
+ */
 function usersText(world: string, u: WorldUsers): string {
-  const s = `sausage.${world}`;
-  return `
-    { user: "${u.host.user}", password: "${u.host.password}",
-      permissions: { publish: ["${s}.>"], subscribe: ["${s}.>"] } }
-    { user: "${u.worker.user}", password: "${u.worker.password}",
-      permissions: {
-        publish: ["${s}.hb", "${s}.host", "${s}.blob"],
-        subscribe: ["${s}.w.>", "${s}.inbox.>"] } }`;
+  const s = new Subjects(world);
+  const perms = (p: Permissions) =>
+    `permissions: { publish: ${JSON.stringify(p.publish)}, subscribe: ${
+      JSON.stringify(p.subscribe)
+    } }`;
+  const lines = [
+    `{ user: "${u.host.user}", password: "${u.host.password}", ${perms(s.hostPermissions())} }`,
+    ...Object.entries(u.workers).map(([id, c]) =>
+      `{ user: "${c.user}", password: "${c.password}", ${perms(s.workerPermissions(id))} }`
+    ),
+  ];
+  return lines.join("\n");
 }
 
 /** A running nats-server. */
@@ -54,16 +71,22 @@ export class TestNats {
     this.url = `nats://127.0.0.1:${port}`;
   }
 
-  /** Starts a server with users for `worlds` (and `extra.tls`, a `tls { … }` block). */
+  /**
+   * Starts a server with users for `worlds` (and `extra.tls`, a `tls { … }`
+   * block; `extra.users`, more lines of users, e.g. `sausage workers add`'s).
+   */
   static async start(
     worlds: Record<string, WorldUsers>,
-    extra: { tls?: string } = {},
+    extra: { tls?: string; users?: string[] } = {},
   ): Promise<TestNats> {
     const bin = natsServerPath();
     if (!bin) throw new Error("nats-server is not installed");
     const dir = await Deno.makeTempDir({ prefix: "sausage-nats-" });
     const port = freePort();
-    const users = Object.entries(worlds).map(([w, u]) => usersText(w, u)).join("\n");
+    const users = [
+      ...Object.entries(worlds).map(([w, u]) => usersText(w, u)),
+      ...(extra.users ?? []),
+    ].join("\n");
     const conf = `${dir}/nats.conf`;
     await Deno.writeTextFile(
       conf,
