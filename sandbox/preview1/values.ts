@@ -73,6 +73,7 @@ function ns(ms: number | undefined, extra: number | undefined): bigint {
 
 /** Writes a `filestat` (64 bytes) at `ptr`. */
 export function writeFilestat(mem: GuestMemory, ptr: number, st: Stat, dev: number): void {
+  mem.check(ptr, 64, 8);
   const v = mem.view();
   v.setBigUint64(ptr, BigInt(dev), true);
   v.setBigUint64(ptr + 8, BigInt.asUintN(64, st.ino), true);
@@ -87,6 +88,7 @@ export function writeFilestat(mem: GuestMemory, ptr: number, st: Stat, dev: numb
 
 /** Writes a `filestat` of zeroes but its type (stdio). */
 export function writeEmptyFilestat(mem: GuestMemory, ptr: number, type: number): void {
+  mem.check(ptr, 64, 8);
   mem.bytes().fill(0, ptr, ptr + 64);
   mem.view().setUint8(ptr + 16, type);
 }
@@ -100,6 +102,7 @@ export function writeFdstat(
   base: bigint,
   inheriting: bigint,
 ): void {
+  mem.check(ptr, 24, 8);
   const v = mem.view();
   v.setUint8(ptr, type);
   v.setUint8(ptr + 1, 0);
