@@ -4,7 +4,19 @@
  * @module
  */
 
+/**
+ * The most bytes one `get-random-bytes` call returns: it cannot return fewer
+ * than asked, and it runs in one go, so a larger ask traps (preview 1's
+ * `random_get` fills any size, a chunk a turn).
+ */
+export const MAX_RANDOM_BYTES = 2 ** 20;
+
 function bytes(len: bigint): Uint8Array {
+  if (len > MAX_RANDOM_BYTES) {
+    throw new Error(
+      `get-random-bytes asked for ${len} bytes: at most ${MAX_RANDOM_BYTES} a call`,
+    );
+  }
   const out = new Uint8Array(Number(len));
   for (let i = 0; i < out.length; i += 65536) crypto.getRandomValues(out.subarray(i, i + 65536));
   return out;

@@ -60,7 +60,7 @@ export class InputStream {
   read(len: bigint): Uint8Array {
     let bytes: Uint8Array | null;
     try {
-      bytes = this.source.read(Number(len));
+      bytes = this.source.read(Math.min(Number(len), MAX_READ));
     } catch (e) {
       throw failed(e);
     }
@@ -107,8 +107,25 @@ export class InputStream {
   }
 }
 
-/** How many bytes a guest may write in one go. */
-const WRITE_BUDGET = 1n << 20n;
+/**
+ * How many bytes a guest may write in one go (`check-write`'s answer): a
+ * write past it traps, as wasmtime traps a `blocking-write-and-flush` past
+ * its 4096 bytes, so one call's work (a copy, a stdio line split) is bounded.
+ */
+export const WRITE_BUDGET = 64 * 1024;
+
+/** The most bytes one read takes (a shorter read is allowed). */
+export const MAX_READ = 2 ** 20;
+
+/** Traps (a host fault) for a write of `len` bytes past {@link WRITE_BUDGET}. */
+function withinBudget(len: number | bigint): number {
+  if (len > WRITE_BUDGET) {
+    throw new Error(
+      `a stream write of ${len} bytes passed the ${WRITE_BUDGET} that check-write allows`,
+    );
+  }
+  return Number(len);
+}
 
 /**
  * `wasi:io/streams.output-stream`. A `flush` started by the guest is in
@@ -137,11 +154,12 @@ export class OutputStream {
   /** How many bytes may be written now: none while a flush is in progress. */
   checkWrite(): bigint {
     this.check();
-    return this.flushing ? 0n : WRITE_BUDGET;
+    return this.flushing ? 0n : BigInt(WRITE_BUDGET);
   }
 
   /** Writes bytes (at most what `checkWrite` allowed). */
   write(contents: Uint8Array): void {
+    withinBudget(contents.length);
     this.check();
     try {
       this.sink.write(contents);
@@ -181,24 +199,24 @@ export class OutputStream {
 
   /** Writes `len` zero bytes. */
   writeZeroes(len: bigint): void {
-    this.write(new Uint8Array(Number(len)));
+    this.write(new Uint8Array(withinBudget(len)));
   }
 
   /** Writes `len` zero bytes and flushes. */
   async blockingWriteZeroesAndFlush(len: bigint): Promise<void> {
-    await this.blockingWriteAndFlush(new Uint8Array(Number(len)));
+    await this.blockingWriteAndFlush(new Uint8Array(withinBudget(len)));
   }
 
   /** Moves up to `len` bytes that are available now from `src` into this stream. */
   splice(src: InputStream, len: bigint): bigint {
-    const bytes = src.read(len);
+    const bytes = src.read(len < WRITE_BUDGET ? len : BigInt(WRITE_BUDGET));
     this.write(bytes);
     return BigInt(bytes.length);
   }
 
   /** Moves bytes from `src` once at least one is available. */
   async blockingSplice(src: InputStream, len: bigint): Promise<bigint> {
-    const bytes = await src.blockingRead(len);
+    const bytes = await src.blockingRead(len < WRITE_BUDGET ? len : BigInt(WRITE_BUDGET));
     await this.blockingWriteAndFlush(bytes);
     return BigInt(bytes.length);
   }

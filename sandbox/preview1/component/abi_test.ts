@@ -95,3 +95,21 @@ Deno.test("flat parameters: a variant's payload is read from its joined slots", 
   const t = { args: [1, 1, 5_000_000n], i: 0 };
   assert.deepEqual(timeout.params.map((p) => liftOf(p)(abi, t)), [self, 5_000_000n]);
 });
+
+Deno.test("a list or string past the end of memory traps when lifted; no host array is sized by its length", () => {
+  const abi = guest();
+  const write = fn("wasi:io/streams", "[method]output-stream.write");
+  const lift = liftOf(write.params[1]);
+  assert.throws(
+    () => lift(abi, { args: [131000, 0xFFFFFFF0], i: 0 }),
+    /out-of-bounds pointer: 4294967280 bytes at 131000/,
+  );
+  const list = loadOf({ k: "list", of: { k: "u64" } });
+  const v = abi.view();
+  v.setUint32(0, 64, true);
+  v.setUint32(4, 0x40000000, true); // 2^30 u64s: 8 GiB
+  assert.throws(() => list(abi, 0), /out-of-bounds pointer: 8589934592 bytes at 64/);
+  const str = liftOf({ k: "string" });
+  assert.throws(() => str(abi, { args: [131070, 4], i: 0 }), WebAssembly.RuntimeError);
+  assert.equal(str(abi, { args: [0, 0], i: 0 }), "");
+});
