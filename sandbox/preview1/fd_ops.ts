@@ -18,6 +18,7 @@ import {
   FILE_ONLY_RIGHTS,
   FILETYPE,
   filetypeOf,
+  LAYOUT,
   READ_RIGHTS,
   RIGHTS,
   timesOf,
@@ -65,7 +66,8 @@ function offsetOf(offset: bigint, err: number): number {
 }
 
 /** One record header of `fd_readdir` (reused: records are copied into the guest at once). */
-const header = new Uint8Array(24);
+const header = new Uint8Array(LAYOUT.dirent.size);
+const D = LAYOUT.dirent.fields;
 const headerView = new DataView(header.buffer);
 
 /** The file handle of a file entry open for reading (EBADF otherwise). */
@@ -285,8 +287,8 @@ export function fdOps(ctx: Preview1Context): Record<string, Preview1Fn> {
     fd_prestat_get(fd: number, out: number) {
       const e = fds.get(fd);
       if (e.kind === "stdio" || !e.preopen) throw new Errno(ERRNO.badf);
-      mem.u32(out, 0);
-      mem.u32(out + 4, e.preopen.length);
+      mem.u32(out + LAYOUT.prestat.fields.tag, 0); // preopentype dir, and padding
+      mem.u32(out + LAYOUT.prestat.fields.pr_name_len, e.preopen.length);
       return 0;
     },
 
@@ -318,12 +320,12 @@ export function fdOps(ctx: Preview1Context): Record<string, Preview1Fn> {
           sinceYield = 0;
         }
         const entry = list[i];
-        headerView.setBigUint64(0, BigInt(i + 1), true);
-        headerView.setBigUint64(8, entry.ino, true);
-        headerView.setUint32(16, entry.name.length, true);
-        headerView.setUint32(20, entry.type, true);
+        headerView.setBigUint64(D.d_next, BigInt(i + 1), true);
+        headerView.setBigUint64(D.d_ino, entry.ino, true);
+        headerView.setUint32(D.d_namlen, entry.name.length, true);
+        headerView.setUint32(D.d_type, entry.type, true); // and its padding
         const bytes = mem.bytes();
-        const h = Math.min(24, len - at);
+        const h = Math.min(header.length, len - at);
         bytes.set(header.subarray(0, h), buf + at);
         at += h;
         const nm = Math.min(entry.name.length, len - at);

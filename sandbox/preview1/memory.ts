@@ -17,6 +17,11 @@
  */
 
 import { ERRNO, Errno } from "./errno.ts";
+import { LAYOUT } from "./values.ts";
+
+/** An iovec's size, and where its length lies. */
+const IOV = LAYOUT.iovec.size;
+const IOV_LEN = LAYOUT.iovec.fields.buf_len;
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 const encoder = new TextEncoder();
@@ -135,14 +140,14 @@ export class GuestMemory {
    * how many entries a transfer uses and their total length, at most `max`.
    */
   iovecs(iovs: number, count: number, max: number): { n: number; total: number } {
-    this.check(iovs, count * 8, 4);
+    this.check(iovs, count * IOV, LAYOUT.iovec.align);
     const n = Math.min(count, MAX_IOVS);
     const v = this.view();
     const size = v.byteLength;
     let total = 0;
     for (let i = 0; i < n; i++) {
-      const ptr = v.getUint32(iovs + i * 8, true);
-      const len = v.getUint32(iovs + i * 8 + 4, true);
+      const ptr = v.getUint32(iovs + i * IOV, true);
+      const len = v.getUint32(iovs + i * IOV + IOV_LEN, true);
       if (ptr + len > size) {
         throw new GuestFault(
           `out-of-bounds pointer: iovec ${i} names ${len} bytes at ${ptr} (the memory has ${size})`,
@@ -169,8 +174,8 @@ export class GuestMemory {
     const out = new Uint8Array(total);
     let at = 0;
     for (let i = 0; i < n && at < total; i++) {
-      const ptr = v.getUint32(iovs + i * 8, true);
-      const len = Math.min(v.getUint32(iovs + i * 8 + 4, true), total - at);
+      const ptr = v.getUint32(iovs + i * IOV, true);
+      const len = Math.min(v.getUint32(iovs + i * IOV + IOV_LEN, true), total - at);
       out.set(mem.subarray(ptr, ptr + len), at);
       at += len;
     }
@@ -187,8 +192,8 @@ export class GuestMemory {
     const mem = this.bytes();
     let at = 0;
     for (let i = 0; i < n && at < data.length; i++) {
-      const ptr = v.getUint32(iovs + i * 8, true);
-      const len = Math.min(v.getUint32(iovs + i * 8 + 4, true), data.length - at);
+      const ptr = v.getUint32(iovs + i * IOV, true);
+      const len = Math.min(v.getUint32(iovs + i * IOV + IOV_LEN, true), data.length - at);
       mem.set(data.subarray(at, at + len), ptr);
       at += len;
     }

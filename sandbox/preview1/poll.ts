@@ -19,16 +19,22 @@
 import type { Preview1Context, Preview1Fn } from "./context.ts";
 import { ERRNO, Errno } from "./errno.ts";
 import { monotonicNs } from "./proc.ts";
+import { LAYOUT } from "./values.ts";
 
 /** The most subscriptions one `poll_oneoff` takes (ENOMEM past it). */
 export const MAX_SUBSCRIPTIONS = 4096;
 
-/** `subscription` and `event` sizes (both 8-aligned). */
-const SUB = 48;
-const EVENT = 32;
+const SUB = LAYOUT.subscription.size;
+const S = LAYOUT.subscription.fields;
+const EVENT = LAYOUT.event.size;
+const E = LAYOUT.event.fields;
 
 /** `eventtype` values. */
-const CLOCK = 0, FD_READ = 1, FD_WRITE = 2;
+export const EVENTTYPE = { clock: 0, fd_read: 1, fd_write: 2 } as const;
+const { clock: CLOCK, fd_read: FD_READ, fd_write: FD_WRITE } = EVENTTYPE;
+
+/** `subclockflags`: the timeout is absolute. */
+export const SUBSCRIPTION_CLOCK_ABSTIME = 1;
 
 /** `poll_oneoff` and `sched_yield` of one process. */
 export function pollOps(ctx: Preview1Context): Record<string, Preview1Fn> {
@@ -46,10 +52,10 @@ export function pollOps(ctx: Preview1Context): Record<string, Preview1Fn> {
     let mono: bigint | undefined;
     for (let i = 0; i < n; i++) {
       const at = ptr + i * SUB;
-      if (v.getUint8(at + 8) !== CLOCK) continue;
-      const id = v.getUint32(at + 16, true);
-      const timeout = v.getBigUint64(at + 24, true);
-      const abs = v.getUint16(at + 40, true) & 1;
+      if (v.getUint8(at + S.tag) !== CLOCK) continue;
+      const id = v.getUint32(at + S.id, true);
+      const timeout = v.getBigUint64(at + S.timeout, true);
+      const abs = v.getUint16(at + S.flags, true) & SUBSCRIPTION_CLOCK_ABSTIME;
       if (!abs && id <= 1) out[i] = now + Number(timeout) / 1e6;
       else if (id === 0) out[i] = now + (Number(timeout) / 1e6 - (wall ??= Date.now()));
       else if (id === 1) out[i] = now + Number(timeout - (mono ??= monotonicNs())) / 1e6;
@@ -92,26 +98,24 @@ export function pollOps(ctx: Preview1Context): Record<string, Preview1Fn> {
     for (let i = 0; i < n; i++) {
       const at = inPtr + i * SUB;
       let v = mem.view();
-      const type = v.getUint8(at + 8);
+      const type = v.getUint8(at + S.tag);
       let error = 0, nbytes = 0;
       if (type === CLOCK) {
         const d = deadlines[i];
         if (Number.isNaN(d)) error = ERRNO.inval;
         else if (now < d) continue;
       } else if (type === FD_READ || type === FD_WRITE) {
-        const r = await fdEvent(type, v.getUint32(at + 16, true));
+        const r = await fdEvent(type, v.getUint32(at + S.file_descriptor, true));
         if (r === null) continue;
         [error, nbytes] = r;
         v = mem.view(); // fresh after the wait (and a fenced memory throws here)
       } else error = ERRNO.inval;
       const ev = outPtr + count * EVENT;
-      v.setBigUint64(ev, v.getBigUint64(at, true), true);
-      v.setUint32(ev + 8, 0, true);
-      v.setUint16(ev + 8, error, true);
-      v.setUint8(ev + 10, type);
-      v.setUint32(ev + 12, 0, true);
-      v.setBigUint64(ev + 16, BigInt(nbytes), true);
-      v.setBigUint64(ev + 24, 0n, true);
+      // Every byte of the event is written (its padding zero): nothing of before shows.
+      v.setBigUint64(ev + E.userdata, v.getBigUint64(at + S.userdata, true), true);
+      v.setBigUint64(ev + E.error, BigInt(error | (type << 16)), true); // error, type, padding
+      v.setBigUint64(ev + E.nbytes, BigInt(nbytes), true);
+      v.setBigUint64(ev + E.flags, 0n, true); // no hangup; padding
       count++;
     }
     return count;
@@ -135,9 +139,9 @@ export function pollOps(ctx: Preview1Context): Record<string, Preview1Fn> {
     let stdin: Promise<void> | undefined;
     for (let i = 0; i < n && !stdin; i++) {
       const at = inPtr + i * SUB;
-      if (v.getUint8(at + 8) !== FD_READ) continue;
+      if (v.getUint8(at + S.tag) !== FD_READ) continue;
       try {
-        const e = fds.get(v.getUint32(at + 16, true));
+        const e = fds.get(v.getUint32(at + S.file_descriptor, true));
         stdin = e.kind === "stdio" ? e.input?.whenReadable() : undefined;
       } catch { /* reported as ready */ }
     }
@@ -148,8 +152,8 @@ export function pollOps(ctx: Preview1Context): Record<string, Preview1Fn> {
   return {
     async poll_oneoff(inPtr: number, outPtr: number, n: number, nevents: number) {
       if (n === 0) throw new Errno(ERRNO.inval);
-      mem.check(inPtr, n * SUB, 8);
-      mem.check(outPtr, n * EVENT, 8);
+      mem.check(inPtr, n * SUB, LAYOUT.subscription.align);
+      mem.check(outPtr, n * EVENT, LAYOUT.event.align);
       mem.check(nevents, 4, 4);
       if (n > MAX_SUBSCRIPTIONS) throw new Errno(ERRNO.nomem);
       const deadlines = deadlinesOf(inPtr, n);
