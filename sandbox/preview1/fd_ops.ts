@@ -351,7 +351,9 @@ async function listing(e: FileEntry): Promise<ListedEntry[]> {
     { name: utf8("."), type: FILETYPE.directory, ino: BigInt.asUintN(64, self.ino) },
     { name: utf8(".."), type: FILETYPE.directory, ino: BigInt.asUintN(64, parent.ino) },
   ];
-  for (const entry of entries) {
+  for (const [i, entry] of entries.entries()) {
+    // A folder of many entries is listed a few hundred stats a turn.
+    if (i > 0 && i % 256 === 0) await new Promise<void>((r) => nextTurn(r));
     const path = desc.path === "" ? entry.name : `${desc.path}/${entry.name}`;
     let ino = 0n;
     try {

@@ -1,6 +1,7 @@
 import { strict as assert } from "node:assert";
 import { entryOf, IMPORTS, start, withNeighbour } from "./_test_guest.ts";
 import { CHUNK, STDIO_LINES } from "./fd_ops.ts";
+import { MAX_PATH } from "./memory.ts";
 
 /** Fills [at, end) with "a\n" and writes [at, at+len) to `fd` until done; exits with the largest single write. */
 const WRITE_ALL = `
@@ -142,4 +143,17 @@ Deno.test("a misaligned nwritten pointer traps, as in wasmtime", async () => {
   const ended = await (await start(dir)).ended;
   assert.equal(ended.status, 1);
   assert.match(ended.error ?? "", /misaligned pointer: 17/);
+});
+
+Deno.test("a path longer than MAX_PATH answers ENAMETOOLONG without being resolved", async () => {
+  const dir = await entryOf(`(module ${IMPORTS}
+    (memory (export "memory") 3)
+    (func (export "_start")
+      (memory.fill (i32.const 1024) (i32.const 97) (i32.const ${MAX_PATH + 1}))
+      (call $proc_exit (call $path_open (i32.const 3) (i32.const 0) (i32.const 1024) (i32.const ${
+    MAX_PATH + 1
+  })
+        (i32.const 0) (i64.const 2) (i64.const 0) (i32.const 0) (i32.const 40)))))`);
+  const ended = await (await start(dir)).ended;
+  assert.deepEqual(ended, { status: 37 });
 });

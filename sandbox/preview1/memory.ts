@@ -32,6 +32,12 @@ const encoder = new TextEncoder();
  */
 export const MAX_IOVS = 1024;
 
+/**
+ * The longest path a guest may pass, in bytes (ENAMETOOLONG past it): 16
+ * times Linux's `PATH_MAX`, so that no call decodes and resolves megabytes.
+ */
+export const MAX_PATH = 65536;
+
 /** A guest pointer out of its memory, or misaligned: the guest traps (as in wasmtime). */
 export class GuestFault extends WebAssembly.RuntimeError {}
 
@@ -124,9 +130,13 @@ export class GuestMemory {
     }
   }
 
-  /** The UTF-8 string at `ptr`, `len` bytes long (EILSEQ when not UTF-8). */
+  /**
+   * The UTF-8 string at `ptr`, `len` bytes long: a path (EILSEQ when not
+   * UTF-8, ENAMETOOLONG past {@link MAX_PATH}).
+   */
   string(ptr: number, len: number): string {
     this.check(ptr, len);
+    if (len > MAX_PATH) throw new Errno(ERRNO.nametoolong);
     try {
       return decoder.decode(this.bytes().subarray(ptr, ptr + len));
     } catch {

@@ -49,6 +49,13 @@ const decoder = new TextDecoder();
 const encoder = new TextEncoder();
 
 /**
+ * The most items of a list other than bytes a guest passes in one call
+ * (pollables to `poll`, header fields): each becomes a host value, made in
+ * one go, so a longer list traps rather than hold the thread.
+ */
+export const MAX_LIST_ITEMS = 65536;
+
+/**
  * Traps unless `len` bytes at `ptr` lie in the guest's memory (the
  * canonical ABI traps on an out-of-bounds list or string): nothing is
  * clamped, and no host array is sized by a length the memory cannot hold.
@@ -91,6 +98,11 @@ export function loadList(abi: Abi, of: WitType, ptr: number, len: number): unkno
   }
   const size = sizeOf(of);
   inMemory(abi, ptr, len * size);
+  if (len > MAX_LIST_ITEMS) {
+    throw new WebAssembly.RuntimeError(
+      `a list of ${len} items passed to the host: at most ${MAX_LIST_ITEMS} a call`,
+    );
+  }
   const load = loadOf(of);
   const out = new Array(len);
   for (let i = 0; i < len; i++) out[i] = load(abi, ptr + i * size);

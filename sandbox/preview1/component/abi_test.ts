@@ -1,6 +1,6 @@
 import { strict as assert } from "node:assert";
 import { witFunctions } from "./wit.ts";
-import { loadOf, storeOf } from "./abi.ts";
+import { loadOf, MAX_LIST_ITEMS, storeOf } from "./abi.ts";
 import { liftOf } from "./lift.ts";
 import { flatOf, sizeOf } from "./layout.ts";
 import { GuestAbi } from "./guest_abi.ts";
@@ -112,4 +112,14 @@ Deno.test("a list or string past the end of memory traps when lifted; no host ar
   const str = liftOf({ k: "string" });
   assert.throws(() => str(abi, { args: [131070, 4], i: 0 }), WebAssembly.RuntimeError);
   assert.equal(str(abi, { args: [0, 0], i: 0 }), "");
+});
+
+Deno.test("a list of more than MAX_LIST_ITEMS host values traps before any is made", () => {
+  const abi = new GuestAbi(() => new WebAssembly.Memory({ initial: 8 }));
+  const list = liftOf({ k: "list", of: { k: "u32" } });
+  assert.throws(
+    () => list(abi, { args: [0, MAX_LIST_ITEMS + 1], i: 0 }),
+    /a list of 65537 items passed to the host: at most 65536 a call/,
+  );
+  assert.equal((list(abi, { args: [0, MAX_LIST_ITEMS], i: 0 }) as number[]).length, MAX_LIST_ITEMS);
 });
