@@ -63,3 +63,17 @@ Deno.test("a loop of host calls that return at once lets the event loop run", as
     `a 5 ms timer fired after ${callsWhenTimerFired} of 300,000 calls`,
   );
 });
+
+Deno.test("a host call still running after a kill counts as pending until it settles", async () => {
+  const guest = new GuestControl(2 ** 30);
+  let settle!: () => void;
+  const call = guest.guard(() => new Promise<number>((r) => (settle = () => r(0))));
+  const waited = call() as Promise<number>;
+  assert.equal(guest.pendingCalls, 1);
+  guest.kill();
+  await assert.rejects(waited, GuestKilled);
+  assert.equal(guest.pendingCalls, 1, "the kill failed the wait, not the call");
+  settle();
+  await new Promise((r) => setTimeout(r, 0));
+  assert.equal(guest.pendingCalls, 0);
+});
