@@ -103,6 +103,11 @@ export class LineSink implements ByteSink {
     })();
   }
 
+  /** True while lines of earlier writes wait in the sink (the stream's `check-write` is 0). */
+  get backlog(): boolean {
+    return this.queue.length > 0;
+  }
+
   /** True while lines wait in the sink or the window is full: a write should wait for {@link flush}. */
   get busy(): boolean {
     return this.queue.length > 0 || (this.inFlight?.full ?? false);

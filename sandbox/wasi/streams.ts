@@ -39,6 +39,12 @@ export interface ByteSink {
   flush?(): Promise<void> | void;
   /** True while written bytes are still on their way (a socket's queue). */
   readonly busy?: boolean;
+  /**
+   * True while bytes of earlier writes wait in the sink itself (a stdio
+   * sink's lines past a turn's batch): `check-write` answers 0 and a write
+   * traps, so a guest cannot pile up host memory by writing on.
+   */
+  readonly backlog?: boolean;
   /** Called when the guest drops the stream. */
   close?(): void;
 }
@@ -151,15 +157,20 @@ export class OutputStream {
     if (this.closed) throw CLOSED;
   }
 
-  /** How many bytes may be written now: none while a flush is in progress. */
+  /** How many bytes may be written now: none while a flush is in progress or the sink has a backlog. */
   checkWrite(): bigint {
     this.check();
-    return this.flushing ? 0n : BigInt(WRITE_BUDGET);
+    return this.flushing || this.sink.backlog ? 0n : BigInt(WRITE_BUDGET);
   }
 
-  /** Writes bytes (at most what `checkWrite` allowed). */
+  /** Writes bytes (at most what `checkWrite` allowed: past it, a trap). */
   write(contents: Uint8Array): void {
     withinBudget(contents.length);
+    if (this.sink.backlog) {
+      throw new Error(
+        "a stream write while check-write allowed none (the last write's lines wait)",
+      );
+    }
     this.check();
     try {
       this.sink.write(contents);
@@ -171,6 +182,7 @@ export class OutputStream {
 
   /** Writes and waits until the bytes are out. */
   async blockingWriteAndFlush(contents: Uint8Array): Promise<void> {
+    while (this.sink.backlog) await this.sink.flush?.();
     this.write(contents);
     await this.blockingFlush();
   }
@@ -223,7 +235,10 @@ export class OutputStream {
 
   /** A pollable that is ready when the stream can take bytes: when no flush is in progress. */
   subscribe(): Pollable {
-    return new Pollable(() => this.flushing === null, () => this.flushing ?? Promise.resolve());
+    return new Pollable(
+      () => this.flushing === null && !this.sink.backlog,
+      () => this.flushing ?? Promise.resolve(this.sink.backlog ? this.sink.flush?.() : undefined),
+    );
   }
 
   /** Called by the glue when the guest drops the stream. */

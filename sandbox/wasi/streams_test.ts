@@ -32,3 +32,18 @@ Deno.test("a read of 2^64-1 bytes asks its source for at most MAX_READ", () => {
   input.read(2n ** 64n - 1n);
   assert.equal(asked, MAX_READ);
 });
+
+Deno.test("a write while earlier lines wait in a stdio sink traps; check-write says 0 meanwhile", async () => {
+  const lines: string[] = [];
+  const out = new OutputStream(new LineSink((l) => lines.push(l), 2 ** 20, () => {}));
+  out.write(new Uint8Array(1000).fill(10));
+  assert.equal(out.checkWrite(), 0n, "a backlog of lines");
+  assert.equal(out.subscribe().ready(), false);
+  assert.throws(() => out.write(new Uint8Array([10])), /check-write allowed none/);
+  await out.subscribe().block();
+  assert.equal(lines.length, 1000);
+  assert.equal(out.checkWrite(), BigInt(WRITE_BUDGET));
+  await out.blockingWriteAndFlush(new Uint8Array(1000).fill(10));
+  await out.blockingWriteAndFlush(new Uint8Array([10]));
+  assert.equal(lines.length, 2001);
+});
