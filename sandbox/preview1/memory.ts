@@ -18,6 +18,9 @@
 
 import { ERRNO, Errno } from "./errno.ts";
 import { LAYOUT } from "./values.ts";
+import { MAX_PATH } from "../wasi/filesystem.ts";
+
+export { MAX_PATH };
 
 /** An iovec's size, and where its length lies. */
 const IOV = LAYOUT.iovec.size;
@@ -31,12 +34,6 @@ const encoder = new TextEncoder();
  * wasi-libc): past them the transfer is short, as preview 1 allows.
  */
 export const MAX_IOVS = 1024;
-
-/**
- * The longest path a guest may pass, in bytes (ENAMETOOLONG past it): 16
- * times Linux's `PATH_MAX`, so that no call decodes and resolves megabytes.
- */
-export const MAX_PATH = 65536;
 
 /** A guest pointer out of its memory, or misaligned: the guest traps (as in wasmtime). */
 export class GuestFault extends WebAssembly.RuntimeError {}

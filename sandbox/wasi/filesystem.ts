@@ -57,6 +57,13 @@ export class DirectoryEntryStream {
   }
 }
 
+/**
+ * The longest guest path, in bytes (`name-too-long`, ENAMETOOLONG past it):
+ * Linux's `PATH_MAX`, which wasmtime's hosts meet in the kernel; so no call
+ * resolves a path of thousands of components.
+ */
+export const MAX_PATH = 4096;
+
 /** `wasi:filesystem/types.descriptor`: an open file or directory on a mount. */
 export class Descriptor {
   /**
@@ -81,6 +88,7 @@ export class Descriptor {
    */
   private at(path: string): string {
     if (this.file) throw new FsError("not-directory");
+    if (path.length > MAX_PATH) throw new FsError("name-too-long");
     resolveGuestPath("", path);
     return resolveGuestPath(this.path, path);
   }
@@ -325,6 +333,7 @@ export class Descriptor {
   /** Creates a symlink. */
   symlinkAt(oldPath: string, newPath: string): Promise<void> {
     return guard(async () => {
+      if (oldPath.length > MAX_PATH) throw new FsError("name-too-long");
       const to = this.at(newPath);
       await this.newLinkName(newPath, to);
       return this.mutable().symlink(oldPath, to);
