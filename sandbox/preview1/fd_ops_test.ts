@@ -157,3 +157,27 @@ Deno.test("a path longer than MAX_PATH answers ENAMETOOLONG without being resolv
   const ended = await (await start(dir)).ended;
   assert.deepEqual(ended, { status: 37 });
 });
+
+Deno.test("an fd_read into a 4 MiB iovec reads 1 MiB (a short read), and an iovec past memory traps", async () => {
+  const world = await Deno.makeTempDir();
+  await Deno.writeFile(`${world}/big`, new Uint8Array(4 * 2 ** 20).fill(1));
+  const read = (iovLen: number) =>
+    entryOf(`(module ${IMPORTS}
+    (memory (export "memory") 66)
+    (data (i32.const 32) "big")
+    (func (export "_start")
+      (local $e i32)
+      (local.set $e (call $path_open (i32.const 3) (i32.const 0) (i32.const 32) (i32.const 3)
+        (i32.const 0) (i64.const 2) (i64.const 0) (i32.const 0) (i32.const 40)))
+      (if (local.get $e) (then (call $proc_exit (i32.add (i32.const 2000) (local.get $e)))))
+      (i32.store (i32.const 0) (i32.const 65536)) (i32.store (i32.const 4) (i32.const ${iovLen}))
+      (local.set $e (call $fd_read (i32.load (i32.const 40)) (i32.const 0) (i32.const 1) (i32.const 8)))
+      (if (local.get $e) (then (call $proc_exit (i32.add (i32.const 1000) (local.get $e)))))
+      (call $proc_exit (i32.load (i32.const 8)))))`);
+  assert.deepEqual(await (await start(await read(4 * 2 ** 20), { world })).ended, {
+    status: CHUNK,
+  });
+  const past = await (await start(await read(65 * 65536 + 1), { world })).ended;
+  assert.equal(past.status, 1);
+  assert.match(past.error ?? "", /out-of-bounds pointer: iovec 0/);
+});
