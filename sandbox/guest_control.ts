@@ -133,6 +133,8 @@ export class GuestControl {
   /** The `sausage:expire` functions of its instrumented instances (fuel := 1). */
   private expirers: (() => void)[] = [];
   private waiting = new Set<(e: unknown) => void>();
+  /** Its host calls whose own promise has not settled (a kill fails the wait, not the call). */
+  private unsettled = 0;
   /** Its start, in turn with the others'. */
   private start: FairStart;
 
@@ -275,10 +277,28 @@ export class GuestControl {
     return (...args: unknown[]) => {
       if (this.killed) throw new GuestKilled();
       const r = fn(...args);
-      if (r instanceof Promise) return this.wait(r);
+      if (r instanceof Promise) return this.wait(this.counted(r));
       if (--this.hostLeft <= 0) this.lookAtClock();
       return r;
     };
+  }
+
+  /**
+   * How many of its host calls are still running: one that settles after
+   * the guest ended may still write into the memory it had (jco's glue
+   * writes its results after the await), so that memory must not go to
+   * another process while this is above 0.
+   */
+  get pendingCalls(): number {
+    return this.unsettled;
+  }
+
+  /** `p`, counted in {@link pendingCalls} until it settles. */
+  private counted<T>(p: Promise<T>): Promise<T> {
+    this.unsettled++;
+    const settled = () => void this.unsettled--;
+    p.then(settled, settled);
+    return p;
   }
 
   private wait<T>(p: Promise<T>): Promise<T> {

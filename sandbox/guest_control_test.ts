@@ -112,3 +112,17 @@ Deno.test("a loop of whole-memory fills after a cheap loop holds the thread no l
   console.log(`worst gap: spinner ${spinner.toFixed(1)} ms, filler ${filler.toFixed(1)} ms`);
   assert.ok(filler < spinner * 5 + 100, `filler ${filler} ms, spinner ${spinner} ms`);
 });
+
+Deno.test("a host call still running after a kill counts as pending until it settles", async () => {
+  const guest = new GuestControl(2 ** 30);
+  let settle!: () => void;
+  const call = guest.guard(() => new Promise<number>((r) => (settle = () => r(0))));
+  const waited = call() as Promise<number>;
+  assert.equal(guest.pendingCalls, 1);
+  guest.kill();
+  await assert.rejects(waited, GuestKilled);
+  assert.equal(guest.pendingCalls, 1, "the kill failed the wait, not the call");
+  settle();
+  await new Promise((r) => setTimeout(r, 0));
+  assert.equal(guest.pendingCalls, 0);
+});

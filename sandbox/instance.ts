@@ -194,8 +194,12 @@ async function runJco(
     io.fs.abort();
     files.closeAll();
     await resources.releaseAll(); // a listener's port is free when the exit is reported
-    // The instance can never run again: its `run` settled (or it never started).
-    for (const [memory, limits] of taken) io.memories.give(memory, limits);
+    // The instance can never run again: its `run` settled (or it never started). A host
+    // call still pending (a kill does not stop it) may write into its memory when it
+    // settles (jco's glue writes results after the await): that memory is not pooled.
+    if (io.control.pendingCalls === 0) {
+      for (const [memory, limits] of taken) io.memories.give(memory, limits);
+    }
   }
   stdout.finish();
   stderr.finish();

@@ -12,11 +12,13 @@ import type { Preview1Context, Preview1Fn } from "./context.ts";
 import { ERRNO, Errno } from "./errno.ts";
 import type { FileEntry, ListedEntry } from "./fd_table.ts";
 import { utf8 } from "./memory.ts";
+import { nextTurn } from "../event_turns.ts";
 import {
   FDFLAGS,
   FILE_ONLY_RIGHTS,
   FILETYPE,
   filetypeOf,
+  LAYOUT,
   READ_RIGHTS,
   RIGHTS,
   timesOf,
@@ -25,8 +27,48 @@ import {
   writeFilestat,
 } from "./values.ts";
 
-/** The most bytes one `fd_read` of a file asks its mount for (a shorter read is allowed). */
-const MAX_READ = 16 * 2 ** 20;
+/**
+ * The most bytes one `fd_read`/`fd_pread` moves, or one `fd_write`/`fd_pwrite`
+ * to a file: a larger transfer is short (preview 1 allows it; libc and Rust
+ * loop), so one call's work and host allocation stay small whatever the guest
+ * asks, and the sandbox serves its other processes between calls.
+ */
+export const CHUNK = 2 ** 20;
+
+/**
+ * The most bytes, and lines, one `fd_write` to stdout or stderr takes: each
+ * line is a message to the core, made at once, so a write of millions of
+ * short lines is cut into calls of a few hundred (and waits while the output
+ * window is full, `output_window.ts`).
+ */
+export const STDIO_CHUNK = 64 * 1024;
+/** See {@link STDIO_CHUNK}. */
+export const STDIO_LINES = 256;
+
+/** The largest file offset the binding takes (past it: EINVAL for a read, EFBIG for a write). */
+const MAX_OFFSET = Number.MAX_SAFE_INTEGER;
+
+/** `bytes` cut after its `STDIO_LINES`th newline, if it has that many. */
+function someLines(bytes: Uint8Array): Uint8Array {
+  let at = -1;
+  for (let i = 0; i < STDIO_LINES; i++) {
+    at = bytes.indexOf(10, at + 1);
+    if (at < 0) return bytes;
+  }
+  return bytes.subarray(0, at + 1);
+}
+
+/** A guest file offset (an unsigned 64-bit number) as a number, or `err` past {@link MAX_OFFSET}. */
+function offsetOf(offset: bigint, err: number): number {
+  const u = BigInt.asUintN(64, offset);
+  if (u > BigInt(MAX_OFFSET)) throw new Errno(err);
+  return Number(u);
+}
+
+/** One record header of `fd_readdir` (reused: records are copied into the guest at once). */
+const header = new Uint8Array(LAYOUT.dirent.size);
+const D = LAYOUT.dirent.fields;
+const headerView = new DataView(header.buffer);
 
 /** The file handle of a file entry open for reading (EBADF otherwise). */
 function readable(e: FileEntry) {
@@ -60,8 +102,8 @@ export function fdOps(ctx: Preview1Context): Record<string, Preview1Fn> {
 
   const readFile = async (e: FileEntry, iovs: number, n: number, at: number | null) => {
     const file = readable(e);
-    const want = Math.min(mem.iovLength(iovs, n), MAX_READ);
-    const bytes = await file.read(want, at ?? e.pos);
+    const { total } = mem.iovecs(iovs, n, CHUNK);
+    const bytes = await file.read(total, at ?? e.pos);
     if (at === null) e.pos += bytes.length;
     return mem.scatter(iovs, n, bytes);
   };
@@ -81,7 +123,7 @@ export function fdOps(ctx: Preview1Context): Record<string, Preview1Fn> {
         if (!e.input) throw new Errno(ERRNO.badf);
         const input = e.input;
         const take = (): number => {
-          const bytes = input.read(mem.iovLength(iovs, n));
+          const bytes = input.read(mem.iovecs(iovs, n, CHUNK).total);
           mem.u32(nread, bytes === null ? 0 : mem.scatter(iovs, n, bytes));
           return 0;
         };
@@ -98,27 +140,30 @@ export function fdOps(ctx: Preview1Context): Record<string, Preview1Fn> {
     fd_pread(fd: number, iovs: number, n: number, offset: bigint, nread: number) {
       const e = fds.get(fd);
       if (e.kind === "stdio") throw new Errno(ERRNO.spipe);
-      return readFile(e, iovs, n, Number(offset)).then((count) => (mem.u32(nread, count), 0));
+      const at = offsetOf(offset, ERRNO.inval);
+      return readFile(e, iovs, n, at).then((count) => (mem.u32(nread, count), 0));
     },
 
     fd_write(fd: number, iovs: number, n: number, nwritten: number) {
       const e = fds.get(fd);
-      const bytes = mem.gather(iovs, n);
       if (e.kind === "stdio") {
         if (!e.output) throw new Errno(ERRNO.badf);
+        const bytes = someLines(mem.gather(iovs, n, STDIO_CHUNK));
         e.output.write(bytes);
         mem.u32(nwritten, bytes.length);
         // A full output window (output_window.ts): the guest waits, others go on.
         return e.output.busy ? Promise.resolve(e.output.flush()).then(() => 0) : 0;
       }
+      const bytes = mem.gather(iovs, n, CHUNK);
       return writeFile(e, bytes, null).then((count) => (mem.u32(nwritten, count), 0));
     },
 
     fd_pwrite(fd: number, iovs: number, n: number, offset: bigint, nwritten: number) {
       const e = fds.get(fd);
       if (e.kind === "stdio") throw new Errno(ERRNO.spipe);
-      const bytes = mem.gather(iovs, n);
-      return writeFile(e, bytes, Number(offset)).then((count) => (mem.u32(nwritten, count), 0));
+      const at = offsetOf(offset, ERRNO.fbig);
+      const bytes = mem.gather(iovs, n, CHUNK);
+      return writeFile(e, bytes, at).then((count) => (mem.u32(nwritten, count), 0));
     },
 
     async fd_seek(fd: number, offset: bigint, whence: number, out: number) {
@@ -242,8 +287,8 @@ export function fdOps(ctx: Preview1Context): Record<string, Preview1Fn> {
     fd_prestat_get(fd: number, out: number) {
       const e = fds.get(fd);
       if (e.kind === "stdio" || !e.preopen) throw new Errno(ERRNO.badf);
-      mem.u32(out, 0);
-      mem.u32(out + 4, e.preopen.length);
+      mem.u32(out + LAYOUT.prestat.fields.tag, 0); // preopentype dir, and padding
+      mem.u32(out + LAYOUT.prestat.fields.pr_name_len, e.preopen.length);
       return 0;
     },
 
@@ -251,6 +296,7 @@ export function fdOps(ctx: Preview1Context): Record<string, Preview1Fn> {
       const e = fds.get(fd);
       if (e.kind === "stdio" || !e.preopen) throw new Errno(ERRNO.badf);
       if (len < e.preopen.length) throw new Errno(ERRNO.nametoolong);
+      mem.check(ptr, e.preopen.length);
       mem.bytes().set(e.preopen, ptr);
       return 0;
     },
@@ -258,24 +304,35 @@ export function fdOps(ctx: Preview1Context): Record<string, Preview1Fn> {
     async fd_readdir(fd: number, buf: number, len: number, cookie: bigint, used: number) {
       const e = fds.file(fd);
       if (e.kind !== "dir") throw new Errno(ERRNO.notdir);
-      if (cookie === 0n || !e.listing) e.listing = await listing(e);
+      mem.check(buf, len);
+      mem.check(used, 4, 4);
+      const start = BigInt.asUintN(64, cookie);
+      if (start === 0n || !e.listing) e.listing = await listing(e);
       const list = e.listing;
-      const out = new Uint8Array(len);
+      // Records go straight into the guest's buffer; a long listing gives the thread
+      // back every CHUNK bytes (the buffer is the guest's, so at most its memory).
       let at = 0;
-      for (let i = Number(cookie); i < list.length && at < len; i++) {
+      let sinceYield = 0;
+      for (let i = start < list.length ? Number(start) : list.length; i < list.length; i++) {
+        if (at >= len) break;
+        if (sinceYield >= CHUNK) {
+          await new Promise<void>((r) => nextTurn(r));
+          sinceYield = 0;
+        }
         const entry = list[i];
-        const rec = new Uint8Array(24 + entry.name.length);
-        const v = new DataView(rec.buffer);
-        v.setBigUint64(0, BigInt(i + 1), true);
-        v.setBigUint64(8, entry.ino, true);
-        v.setUint32(16, entry.name.length, true);
-        v.setUint8(20, entry.type);
-        rec.set(entry.name, 24);
-        const n = Math.min(rec.length, len - at);
-        out.set(rec.subarray(0, n), at);
-        at += n;
+        headerView.setBigUint64(D.d_next, BigInt(i + 1), true);
+        headerView.setBigUint64(D.d_ino, entry.ino, true);
+        headerView.setUint32(D.d_namlen, entry.name.length, true);
+        headerView.setUint32(D.d_type, entry.type, true); // and its padding
+        const bytes = mem.bytes();
+        const h = Math.min(header.length, len - at);
+        bytes.set(header.subarray(0, h), buf + at);
+        at += h;
+        const nm = Math.min(entry.name.length, len - at);
+        bytes.set(entry.name.subarray(0, nm), buf + at);
+        at += nm;
+        sinceYield += h + nm;
       }
-      mem.bytes().set(out.subarray(0, at), buf);
       mem.u32(used, at);
       return 0;
     },
@@ -294,7 +351,9 @@ async function listing(e: FileEntry): Promise<ListedEntry[]> {
     { name: utf8("."), type: FILETYPE.directory, ino: BigInt.asUintN(64, self.ino) },
     { name: utf8(".."), type: FILETYPE.directory, ino: BigInt.asUintN(64, parent.ino) },
   ];
-  for (const entry of entries) {
+  for (const [i, entry] of entries.entries()) {
+    // A folder of many entries is listed a few hundred stats a turn.
+    if (i > 0 && i % 256 === 0) await new Promise<void>((r) => nextTurn(r));
     const path = desc.path === "" ? entry.name : `${desc.path}/${entry.name}`;
     let ino = 0n;
     try {

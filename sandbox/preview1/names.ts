@@ -38,6 +38,7 @@ export const WAITING = new Set([
   "path_filestat_get",
   "path_filestat_set_times",
   "poll_oneoff",
+  "random_get",
 ]);
 
 /** Every function of `wasi_snapshot_preview1`, by name. */
@@ -62,7 +63,6 @@ export const PREVIEW1_FUNCTIONS: ReadonlySet<string> = new Set([
   "proc_exit",
   "proc_raise",
   "sched_yield",
-  "random_get",
   "sock_accept",
   "sock_recv",
   "sock_send",

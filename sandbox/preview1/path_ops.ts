@@ -130,6 +130,7 @@ export function pathOps(ctx: Preview1Context): Record<string, Preview1Fn> {
       bufLen: number,
       used: number,
     ) {
+      mem.check(buf, bufLen);
       const target = new TextEncoder().encode(await dir(fd).readlinkAt(mem.string(path, len)));
       const n = Math.min(target.length, bufLen);
       mem.bytes().set(target.subarray(0, n), buf);

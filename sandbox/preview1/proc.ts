@@ -11,8 +11,22 @@ import type { Preview1Context, Preview1Fn } from "./context.ts";
 import { ERRNO, Errno } from "./errno.ts";
 import { encodeAll } from "./memory.ts";
 import { GuestExit } from "../wasi/cli.ts";
+import { nextTurn } from "../event_turns.ts";
 
 const origin = performance.timeOrigin;
+
+/**
+ * The most bytes `random_get` fills in one turn of the event loop (it must
+ * fill the whole buffer, so a larger one is filled a chunk a turn).
+ */
+export const RANDOM_CHUNK = 2 ** 20;
+
+/** Fills `bytes` from the Web Crypto source (64 KiB a call, its limit). */
+function fillRandom(bytes: Uint8Array): void {
+  for (let at = 0; at < bytes.length; at += 65536) {
+    crypto.getRandomValues(bytes.subarray(at, Math.min(bytes.length, at + 65536)));
+  }
+}
 
 /** Nanoseconds on the monotonic clock (the same clock as the component path's). */
 export function monotonicNs(): bigint {
@@ -78,11 +92,19 @@ export function procOps(ctx: Preview1Context, inputs: ProcInputs): Record<string
       return 0;
     },
     random_get(buf: number, len: number) {
-      const bytes = mem.bytes().subarray(buf, buf + len);
-      for (let at = 0; at < len; at += 65536) {
-        crypto.getRandomValues(bytes.subarray(at, Math.min(len, at + 65536)));
+      mem.check(buf, len);
+      if (len <= RANDOM_CHUNK) {
+        fillRandom(mem.bytes().subarray(buf, buf + len));
+        return 0;
       }
-      return 0;
+      // A large buffer is filled a chunk a turn: the other processes run in between.
+      return (async () => {
+        for (let at = 0; at < len; at += RANDOM_CHUNK) {
+          if (at > 0) await new Promise<void>((r) => nextTurn(r));
+          fillRandom(mem.bytes().subarray(buf + at, buf + Math.min(len, at + RANDOM_CHUNK)));
+        }
+        return 0;
+      })();
     },
     proc_exit(code: number): never {
       throw new GuestExit(code >>> 0);

@@ -177,6 +177,9 @@ export async function runPreview1(
     else if (e instanceof GuestExit) ended = { status: e.status };
     else ended = { status: 1, error: trapMessage(e, io.control) };
   } finally {
+    // Calls still pending (a timer, a file read) write nothing from now on: the memory
+    // may be the next process's (memory.ts).
+    mem.fence();
     io.fs.abort();
     fds.closeAll();
     files.closeAll();

@@ -11,6 +11,46 @@ import type { NewTimestamp } from "../wasi/filesystem_values.ts";
 import type { GuestMemory } from "./memory.ts";
 import { ERRNO, Errno } from "./errno.ts";
 
+/**
+ * The record layouts the binding reads and writes (offsets and sizes in
+ * bytes, nested records and unions flattened: `subscription.timeout` is
+ * `u.clock.timeout`), as the preview-1 witx lays them out (`values_test.ts`
+ * checks each against `testdata/typenames.witx`).
+ */
+export const LAYOUT = {
+  iovec: { size: 8, align: 4, fields: { buf: 0, buf_len: 4 } },
+  filestat: {
+    size: 64,
+    align: 8,
+    fields: { dev: 0, ino: 8, filetype: 16, nlink: 24, size: 32, atim: 40, mtim: 48, ctim: 56 },
+  },
+  fdstat: {
+    size: 24,
+    align: 8,
+    fields: { fs_filetype: 0, fs_flags: 2, fs_rights_base: 8, fs_rights_inheriting: 16 },
+  },
+  dirent: { size: 24, align: 8, fields: { d_next: 0, d_ino: 8, d_namlen: 16, d_type: 20 } },
+  subscription: {
+    size: 48,
+    align: 8,
+    fields: {
+      userdata: 0,
+      tag: 8,
+      id: 16,
+      timeout: 24,
+      precision: 32,
+      flags: 40,
+      file_descriptor: 16,
+    },
+  },
+  event: {
+    size: 32,
+    align: 8,
+    fields: { userdata: 0, error: 8, type: 10, nbytes: 16, flags: 24 },
+  },
+  prestat: { size: 8, align: 4, fields: { tag: 0, pr_name_len: 4 } },
+} as const;
+
 /** `filetype` values. */
 export const FILETYPE = {
   unknown: 0,
@@ -73,22 +113,25 @@ function ns(ms: number | undefined, extra: number | undefined): bigint {
 
 /** Writes a `filestat` (64 bytes) at `ptr`. */
 export function writeFilestat(mem: GuestMemory, ptr: number, st: Stat, dev: number): void {
+  const { size, align, fields: f } = LAYOUT.filestat;
+  mem.check(ptr, size, align);
   const v = mem.view();
-  v.setBigUint64(ptr, BigInt(dev), true);
-  v.setBigUint64(ptr + 8, BigInt.asUintN(64, st.ino), true);
-  v.setUint8(ptr + 16, filetypeOf(st.type));
-  for (let i = 17; i < 24; i++) v.setUint8(ptr + i, 0);
-  v.setBigUint64(ptr + 24, BigInt(st.nlink), true);
-  v.setBigUint64(ptr + 32, BigInt(st.size), true);
-  v.setBigUint64(ptr + 40, ns(st.atime, st.atimeNs), true);
-  v.setBigUint64(ptr + 48, ns(st.mtime, st.mtimeNs), true);
-  v.setBigUint64(ptr + 56, ns(st.ctime, st.ctimeNs), true);
+  v.setBigUint64(ptr + f.dev, BigInt(dev), true);
+  v.setBigUint64(ptr + f.ino, BigInt.asUintN(64, st.ino), true);
+  v.setBigUint64(ptr + f.filetype, BigInt(filetypeOf(st.type)), true); // and its padding
+  v.setBigUint64(ptr + f.nlink, BigInt(st.nlink), true);
+  v.setBigUint64(ptr + f.size, BigInt(st.size), true);
+  v.setBigUint64(ptr + f.atim, ns(st.atime, st.atimeNs), true);
+  v.setBigUint64(ptr + f.mtim, ns(st.mtime, st.mtimeNs), true);
+  v.setBigUint64(ptr + f.ctim, ns(st.ctime, st.ctimeNs), true);
 }
 
 /** Writes a `filestat` of zeroes but its type (stdio). */
 export function writeEmptyFilestat(mem: GuestMemory, ptr: number, type: number): void {
-  mem.bytes().fill(0, ptr, ptr + 64);
-  mem.view().setUint8(ptr + 16, type);
+  const { size, align, fields: f } = LAYOUT.filestat;
+  mem.check(ptr, size, align);
+  mem.bytes().fill(0, ptr, ptr + size);
+  mem.view().setUint8(ptr + f.filetype, type);
 }
 
 /** Writes an `fdstat` (24 bytes) at `ptr`. */
@@ -100,17 +143,19 @@ export function writeFdstat(
   base: bigint,
   inheriting: bigint,
 ): void {
+  const { size, align, fields: f } = LAYOUT.fdstat;
+  mem.check(ptr, size, align);
   const v = mem.view();
-  v.setUint8(ptr, type);
-  v.setUint8(ptr + 1, 0);
-  v.setUint16(ptr + 2, flags, true);
-  v.setUint32(ptr + 4, 0, true);
-  v.setBigUint64(ptr + 8, base, true);
-  v.setBigUint64(ptr + 16, inheriting, true);
+  v.setUint16(ptr + f.fs_filetype, type, true); // and its padding
+  v.setUint16(ptr + f.fs_flags, flags, true);
+  v.setUint32(ptr + f.fs_flags + 2, 0, true);
+  v.setBigUint64(ptr + f.fs_rights_base, base, true);
+  v.setBigUint64(ptr + f.fs_rights_inheriting, inheriting, true);
 }
 
 /** `fstflags` bits. */
-const FST = { atim: 1, atimNow: 2, mtim: 4, mtimNow: 8 } as const;
+export const FSTFLAGS = { atim: 1, atimNow: 2, mtim: 4, mtimNow: 8 } as const;
+const FST = FSTFLAGS;
 
 /** One time of a preview-1 time change as a WIT `new-timestamp`. */
 function newTimestamp(t: bigint, set: boolean, now: boolean): NewTimestamp {

@@ -20,8 +20,9 @@ function until(deadline: bigint): Pollable {
     () =>
       new Promise((resolve) => {
         const ms = Number(deadline - nowNs()) / 1e6;
-        setTimeout(resolve, Math.max(0, Math.ceil(ms)));
+        setTimeout(resolve, Math.min(2 ** 31 - 1, Math.max(0, Math.ceil(ms))));
       }),
+    Number(deadline) / 1e6 - origin,
   );
 }
 

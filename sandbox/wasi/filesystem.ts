@@ -25,7 +25,7 @@ import {
   toInstant,
   trailingSlash,
 } from "./filesystem_values.ts";
-import { InputStream, IoError, OutputStream } from "./streams.ts";
+import { InputStream, IoError, MAX_READ, OutputStream } from "./streams.ts";
 import { fileSink, fileSource } from "./file_streams.ts";
 
 /** Registry of open file handles, closed when the process ends. */
@@ -57,6 +57,13 @@ export class DirectoryEntryStream {
   }
 }
 
+/**
+ * The longest guest path, in bytes (`name-too-long`, ENAMETOOLONG past it):
+ * Linux's `PATH_MAX`, which wasmtime's hosts meet in the kernel; so no call
+ * resolves a path of thousands of components.
+ */
+export const MAX_PATH = 4096;
+
 /** `wasi:filesystem/types.descriptor`: an open file or directory on a mount. */
 export class Descriptor {
   /**
@@ -81,6 +88,7 @@ export class Descriptor {
    */
   private at(path: string): string {
     if (this.file) throw new FsError("not-directory");
+    if (path.length > MAX_PATH) throw new FsError("name-too-long");
     resolveGuestPath("", path);
     return resolveGuestPath(this.path, path);
   }
@@ -193,8 +201,10 @@ export class Descriptor {
   read(length: bigint, offset: bigint): Promise<[Uint8Array, boolean]> {
     return guard(async () => {
       if (!this.flags.read) throw new FsError("bad-descriptor");
-      const bytes = await this.need().read(Number(length), Number(offset));
-      return [bytes, bytes.length < Number(length)] as [Uint8Array, boolean];
+      // At most MAX_READ a call: a short read that is not the end says so (false).
+      const want = length < MAX_READ ? Number(length) : MAX_READ;
+      const bytes = await this.need().read(want, Number(offset));
+      return [bytes, bytes.length < want] as [Uint8Array, boolean];
     });
   }
 
@@ -202,7 +212,8 @@ export class Descriptor {
   write(buffer: Uint8Array, offset: bigint): Promise<bigint> {
     return guard(async () => {
       if (!this.flags.write) throw new FsError("bad-descriptor");
-      return BigInt(await this.need().write(buffer, Number(offset)));
+      // At most MAX_READ a call (the count tells the guest; it writes the rest next).
+      return BigInt(await this.need().write(buffer.subarray(0, MAX_READ), Number(offset)));
     });
   }
 
@@ -322,6 +333,7 @@ export class Descriptor {
   /** Creates a symlink. */
   symlinkAt(oldPath: string, newPath: string): Promise<void> {
     return guard(async () => {
+      if (oldPath.length > MAX_PATH) throw new FsError("name-too-long");
       const to = this.at(newPath);
       await this.newLinkName(newPath, to);
       return this.mutable().symlink(oldPath, to);

@@ -37,12 +37,25 @@ export class ByteQueue implements ByteSource {
 }
 
 /**
+ * The most lines a sink hands to the core in one go: the lines of a larger
+ * write wait in the sink and go a batch a turn of the event loop (the
+ * sink is `busy` meanwhile), so one write of millions of short lines does
+ * not hold the thread (PROTOCOL 4.9).
+ */
+export const LINES_PER_TURN = 256;
+
+/**
  * Splits written bytes into lines of at most `max` bytes and hands each to
- * `emit`. With a window (`output_window.ts`), it is `busy` while the
- * window is full, and `flush` waits until it has room.
+ * `emit`, at most {@link LINES_PER_TURN} a turn. With a window
+ * (`output_window.ts`), it is also `busy` while the window is full, and
+ * `flush` waits until the lines are out and the window has room.
  */
 export class LineSink implements ByteSink {
   private splitter: LineSplitter;
+  /** Lines split but not yet handed on (past a turn's batch). */
+  private queue: string[] = [];
+  private sent = 0;
+  private draining: Promise<void> | null = null;
 
   /**
    * @param emit receives each complete line, without the newline
@@ -51,34 +64,65 @@ export class LineSink implements ByteSink {
    * @param inFlight the process's output window (in flight to the core), if bounded
    */
   constructor(
-    emit: (line: string) => void,
+    private emit: (line: string) => void,
     max: number,
     tooLong: (seen: number) => void,
     private inFlight?: OutputWindow,
   ) {
-    this.splitter = new LineSplitter(max, {
-      line: inFlight ? (line) => (inFlight.sent(line), emit(line)) : emit,
-      tooLong,
-    });
+    this.splitter = new LineSplitter(max, { line: (line) => this.line(line), tooLong });
   }
 
-  /** Takes bytes; emits every line they complete. */
+  private line(line: string): void {
+    if (this.queue.length === 0 && this.sent < LINES_PER_TURN) this.send(line);
+    else this.queue.push(line);
+  }
+
+  private send(line: string): void {
+    this.sent++;
+    this.inFlight?.sent(line);
+    this.emit(line);
+  }
+
+  /** Takes bytes; emits the lines they complete (the first batch now, the rest a batch a turn). */
   write(bytes: Uint8Array): void {
     this.splitter.push(bytes);
+    this.sent = 0;
+    if (this.queue.length > 0) this.drain();
   }
 
-  /** True while the window is full: a write should wait for {@link flush}. */
+  /** Hands the queued lines on, a batch a turn, until none is left. */
+  private drain(): Promise<void> {
+    return this.draining ??= (async () => {
+      while (this.queue.length > 0) {
+        await new Promise<void>((r) => setImmediate(r));
+        const batch = this.queue.splice(0, LINES_PER_TURN);
+        for (const line of batch) this.send(line);
+        this.sent = 0;
+      }
+      this.draining = null;
+    })();
+  }
+
+  /** True while lines of earlier writes wait in the sink (the stream's `check-write` is 0). */
+  get backlog(): boolean {
+    return this.queue.length > 0;
+  }
+
+  /** True while lines wait in the sink or the window is full: a write should wait for {@link flush}. */
   get busy(): boolean {
-    return this.inFlight?.full ?? false;
+    return this.queue.length > 0 || (this.inFlight?.full ?? false);
   }
 
-  /** Resolves once the window has room (at once without one). */
+  /** Resolves once the queued lines are out and the window has room (at once without either). */
   flush(): Promise<void> | void {
+    if (this.queue.length > 0) return this.drain().then(() => this.inFlight?.whenOpen());
     return this.inFlight?.whenOpen();
   }
 
-  /** Emits a last line that had no newline (at process end). */
+  /** Emits the queued lines and a last line that had no newline (at process end). */
   finish(): void {
+    for (const line of this.queue.splice(0)) this.send(line);
+    this.sent = -Infinity; // the last line goes now too
     this.splitter.end();
   }
 }

@@ -39,6 +39,12 @@ export interface ByteSink {
   flush?(): Promise<void> | void;
   /** True while written bytes are still on their way (a socket's queue). */
   readonly busy?: boolean;
+  /**
+   * True while bytes of earlier writes wait in the sink itself (a stdio
+   * sink's lines past a turn's batch): `check-write` answers 0 and a write
+   * traps, so a guest cannot pile up host memory by writing on.
+   */
+  readonly backlog?: boolean;
   /** Called when the guest drops the stream. */
   close?(): void;
 }
@@ -60,7 +66,7 @@ export class InputStream {
   read(len: bigint): Uint8Array {
     let bytes: Uint8Array | null;
     try {
-      bytes = this.source.read(Number(len));
+      bytes = this.source.read(Math.min(Number(len), MAX_READ));
     } catch (e) {
       throw failed(e);
     }
@@ -107,8 +113,25 @@ export class InputStream {
   }
 }
 
-/** How many bytes a guest may write in one go. */
-const WRITE_BUDGET = 1n << 20n;
+/**
+ * How many bytes a guest may write in one go (`check-write`'s answer): a
+ * write past it traps, as wasmtime traps a `blocking-write-and-flush` past
+ * its 4096 bytes, so one call's work (a copy, a stdio line split) is bounded.
+ */
+export const WRITE_BUDGET = 64 * 1024;
+
+/** The most bytes one read takes (a shorter read is allowed). */
+export const MAX_READ = 2 ** 20;
+
+/** Traps (a host fault) for a write of `len` bytes past {@link WRITE_BUDGET}. */
+function withinBudget(len: number | bigint): number {
+  if (len > WRITE_BUDGET) {
+    throw new Error(
+      `a stream write of ${len} bytes passed the ${WRITE_BUDGET} that check-write allows`,
+    );
+  }
+  return Number(len);
+}
 
 /**
  * `wasi:io/streams.output-stream`. A `flush` started by the guest is in
@@ -134,14 +157,20 @@ export class OutputStream {
     if (this.closed) throw CLOSED;
   }
 
-  /** How many bytes may be written now: none while a flush is in progress. */
+  /** How many bytes may be written now: none while a flush is in progress or the sink has a backlog. */
   checkWrite(): bigint {
     this.check();
-    return this.flushing ? 0n : WRITE_BUDGET;
+    return this.flushing || this.sink.backlog ? 0n : BigInt(WRITE_BUDGET);
   }
 
-  /** Writes bytes (at most what `checkWrite` allowed). */
+  /** Writes bytes (at most what `checkWrite` allowed: past it, a trap). */
   write(contents: Uint8Array): void {
+    withinBudget(contents.length);
+    if (this.sink.backlog) {
+      throw new Error(
+        "a stream write while check-write allowed none (the last write's lines wait)",
+      );
+    }
     this.check();
     try {
       this.sink.write(contents);
@@ -153,6 +182,7 @@ export class OutputStream {
 
   /** Writes and waits until the bytes are out. */
   async blockingWriteAndFlush(contents: Uint8Array): Promise<void> {
+    while (this.sink.backlog) await this.sink.flush?.();
     this.write(contents);
     await this.blockingFlush();
   }
@@ -181,31 +211,34 @@ export class OutputStream {
 
   /** Writes `len` zero bytes. */
   writeZeroes(len: bigint): void {
-    this.write(new Uint8Array(Number(len)));
+    this.write(new Uint8Array(withinBudget(len)));
   }
 
   /** Writes `len` zero bytes and flushes. */
   async blockingWriteZeroesAndFlush(len: bigint): Promise<void> {
-    await this.blockingWriteAndFlush(new Uint8Array(Number(len)));
+    await this.blockingWriteAndFlush(new Uint8Array(withinBudget(len)));
   }
 
   /** Moves up to `len` bytes that are available now from `src` into this stream. */
   splice(src: InputStream, len: bigint): bigint {
-    const bytes = src.read(len);
+    const bytes = src.read(len < WRITE_BUDGET ? len : BigInt(WRITE_BUDGET));
     this.write(bytes);
     return BigInt(bytes.length);
   }
 
   /** Moves bytes from `src` once at least one is available. */
   async blockingSplice(src: InputStream, len: bigint): Promise<bigint> {
-    const bytes = await src.blockingRead(len);
+    const bytes = await src.blockingRead(len < WRITE_BUDGET ? len : BigInt(WRITE_BUDGET));
     await this.blockingWriteAndFlush(bytes);
     return BigInt(bytes.length);
   }
 
   /** A pollable that is ready when the stream can take bytes: when no flush is in progress. */
   subscribe(): Pollable {
-    return new Pollable(() => this.flushing === null, () => this.flushing ?? Promise.resolve());
+    return new Pollable(
+      () => this.flushing === null && !this.sink.backlog,
+      () => this.flushing ?? Promise.resolve(this.sink.backlog ? this.sink.flush?.() : undefined),
+    );
   }
 
   /** Called by the glue when the guest drops the stream. */

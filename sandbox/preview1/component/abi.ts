@@ -48,6 +48,27 @@ export type LiftFlat = (abi: Abi, r: ArgReader) => unknown;
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
 
+/**
+ * The most items of a list other than bytes a guest passes in one call
+ * (pollables to `poll`, header fields): each becomes a host value, made in
+ * one go, so a longer list traps rather than hold the thread.
+ */
+export const MAX_LIST_ITEMS = 65536;
+
+/**
+ * Traps unless `len` bytes at `ptr` lie in the guest's memory (the
+ * canonical ABI traps on an out-of-bounds list or string): nothing is
+ * clamped, and no host array is sized by a length the memory cannot hold.
+ */
+export function inMemory(abi: Abi, ptr: number, len: number): void {
+  const size = abi.bytes().length;
+  if (ptr + len > size) {
+    throw new WebAssembly.RuntimeError(
+      `out-of-bounds pointer: ${len} bytes at ${ptr} (the memory has ${size})`,
+    );
+  }
+}
+
 export function memo<F>(cache: WeakMap<WitType, F>, t: WitType, make: () => F): F {
   let f = cache.get(t);
   if (!f) cache.set(t, f = make());
@@ -71,8 +92,17 @@ function bytesOf(v: unknown): Uint8Array {
 
 /** The value of a `list<T>` at `ptr`, `len` elements. */
 export function loadList(abi: Abi, of: WitType, ptr: number, len: number): unknown {
-  if (of.k === "u8") return abi.bytes().slice(ptr, ptr + len);
+  if (of.k === "u8") {
+    inMemory(abi, ptr, len);
+    return abi.bytes().slice(ptr, ptr + len);
+  }
   const size = sizeOf(of);
+  inMemory(abi, ptr, len * size);
+  if (len > MAX_LIST_ITEMS) {
+    throw new WebAssembly.RuntimeError(
+      `a list of ${len} items passed to the host: at most ${MAX_LIST_ITEMS} a call`,
+    );
+  }
   const load = loadOf(of);
   const out = new Array(len);
   for (let i = 0; i < len; i++) out[i] = load(abi, ptr + i * size);
@@ -144,7 +174,9 @@ export function loadOf(t: WitType): Load {
         return (a, p) => {
           const v = a.view();
           const ptr = v.getUint32(p, true);
-          return decoder.decode(a.bytes().subarray(ptr, ptr + v.getUint32(p + 4, true)));
+          const len = v.getUint32(p + 4, true);
+          inMemory(a, ptr, len);
+          return decoder.decode(a.bytes().subarray(ptr, ptr + len));
         };
       case "list":
         return (a, p) => {

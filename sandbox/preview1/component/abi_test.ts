@@ -1,6 +1,6 @@
 import { strict as assert } from "node:assert";
 import { witFunctions } from "./wit.ts";
-import { loadOf, storeOf } from "./abi.ts";
+import { loadOf, MAX_LIST_ITEMS, storeOf } from "./abi.ts";
 import { liftOf } from "./lift.ts";
 import { flatOf, sizeOf } from "./layout.ts";
 import { GuestAbi } from "./guest_abi.ts";
@@ -94,4 +94,32 @@ Deno.test("flat parameters: a variant's payload is read from its joined slots", 
   const timeout = fn("wasi:http/types", "[method]request-options.set-connect-timeout");
   const t = { args: [1, 1, 5_000_000n], i: 0 };
   assert.deepEqual(timeout.params.map((p) => liftOf(p)(abi, t)), [self, 5_000_000n]);
+});
+
+Deno.test("a list or string past the end of memory traps when lifted; no host array is sized by its length", () => {
+  const abi = guest();
+  const write = fn("wasi:io/streams", "[method]output-stream.write");
+  const lift = liftOf(write.params[1]);
+  assert.throws(
+    () => lift(abi, { args: [131000, 0xFFFFFFF0], i: 0 }),
+    /out-of-bounds pointer: 4294967280 bytes at 131000/,
+  );
+  const list = loadOf({ k: "list", of: { k: "u64" } });
+  const v = abi.view();
+  v.setUint32(0, 64, true);
+  v.setUint32(4, 0x40000000, true); // 2^30 u64s: 8 GiB
+  assert.throws(() => list(abi, 0), /out-of-bounds pointer: 8589934592 bytes at 64/);
+  const str = liftOf({ k: "string" });
+  assert.throws(() => str(abi, { args: [131070, 4], i: 0 }), WebAssembly.RuntimeError);
+  assert.equal(str(abi, { args: [0, 0], i: 0 }), "");
+});
+
+Deno.test("a list of more than MAX_LIST_ITEMS host values traps before any is made", () => {
+  const abi = new GuestAbi(() => new WebAssembly.Memory({ initial: 8 }));
+  const list = liftOf({ k: "list", of: { k: "u32" } });
+  assert.throws(
+    () => list(abi, { args: [0, MAX_LIST_ITEMS + 1], i: 0 }),
+    /a list of 65537 items passed to the host: at most 65536 a call/,
+  );
+  assert.equal((list(abi, { args: [0, MAX_LIST_ITEMS], i: 0 }) as number[]).length, MAX_LIST_ITEMS);
 });

@@ -18,7 +18,11 @@ export class GuestAbi implements Abi {
   realloc: Realloc | null = null;
   private dv: DataView | null = null;
 
-  /** @param memory the process's memory, once known */
+  /**
+   * @param memory the process's memory, once known; it throws once the
+   * process has ended (`GuestMemory`'s fence), so that a call that settles
+   * late writes nothing
+   */
   constructor(private memory: () => WebAssembly.Memory) {}
 
   view(): DataView {
@@ -33,6 +37,7 @@ export class GuestAbi implements Abi {
 
   alloc(align: number, size: number): number {
     if (!this.realloc) throw new Error("the main module exports no cabi_realloc");
+    this.memory(); // throws once the process has ended: its allocator is not called again
     return this.realloc(0, 0, align, size) >>> 0;
   }
 }

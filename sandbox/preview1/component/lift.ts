@@ -9,7 +9,7 @@
 
 import type { WitType } from "./wit.ts";
 import { casesOf, type Flat, flatOf, fromCase, toCase } from "./layout.ts";
-import { type Abi, flagsFrom, flagsTo, type LiftFlat, loadList, memo } from "./abi.ts";
+import { type Abi, flagsFrom, flagsTo, inMemory, type LiftFlat, loadList, memo } from "./abi.ts";
 
 const decoder = new TextDecoder();
 const lifts = new WeakMap<WitType, LiftFlat>();
@@ -57,6 +57,7 @@ export function liftOf(t: WitType): LiftFlat {
         return (a, r) => {
           const ptr = (r.args[r.i++] as number) >>> 0;
           const len = (r.args[r.i++] as number) >>> 0;
+          inMemory(a, ptr, len);
           return decoder.decode(a.bytes().subarray(ptr, ptr + len));
         };
       case "list":
