@@ -64,13 +64,6 @@ const PROBE_EVERY_MS = 500;
 /** Every case's worst probe wait, printed at the end. */
 const worst: Record<string, number> = {};
 
-/**
- * Why a case is skipped on this branch: the binding's own bounds (issue 35,
- * items 1-3) are h35a's work; these cases pass once it is merged.
- * TODO(h35a): remove at the merge of h35a's branch (until then `SAUSAGE_RUN_H35A_CASES=1` runs them).
- */
-const NEEDS_H35A = Deno.env.get("SAUSAGE_RUN_H35A_CASES") !== "1";
-
 /** What an attacker's call came to: its exit status, a trap, a kill, or -32004 with the limit. */
 interface Outcome {
   status?: number;
@@ -181,10 +174,9 @@ async function underAttack(name: string, attack: Attack): Promise<void> {
 }
 
 /** A test of one attack. */
-function attackTest(name: string, attack: Attack, ignore = false): void {
+function attackTest(name: string, attack: Attack): void {
   Deno.test({
     name,
-    ignore,
     sanitizeOps: false,
     sanitizeResources: false,
     fn: () => underAttack(name, attack),
@@ -203,33 +195,36 @@ attackTest(
 attackTest("fd_write of two 0xFFFFFFF0-byte iovecs from a 1-page module: an errno or a trap", {
   module: "iovec_huge",
   expect: (o) => errnoShortOrTrap(o, "iovec_huge"),
-}, NEEDS_H35A);
+});
 
-attackTest("poll_oneoff over 2.7 million zeroed subscriptions: refused (EINVAL) past the bound", {
-  module: "poll_zeroed",
-  expect: (o) => errnoShortOrTrap(o, "poll_zeroed"),
-}, NEEDS_H35A);
+attackTest(
+  "poll_oneoff over 2.7 million zeroed subscriptions: refused (ENOMEM, as wasmtime) past the bound",
+  {
+    module: "poll_zeroed",
+    expect: (o) => errnoShortOrTrap(o, "poll_zeroed"),
+  },
+);
 
 attackTest("poll_oneoff of 341,000 60-second timers: refused past the bound, one timer at most", {
   module: "poll_timers",
   expect: (o) => errnoShortOrTrap(o, "poll_timers"),
-}, NEEDS_H35A);
+});
 
 attackTest("fd_write of 64 MiB of lines to stderr: sent in batches, or short", {
   module: "stderr_lines",
   // Every line may be sent (in batches, within the output window), or the write is short.
   expect: (o) => assert.ok(o.status === 0 || o.trapped || o.status! > 0, JSON.stringify(o)),
-}, NEEDS_H35A);
+});
 
 attackTest("40 random_get of 250 MiB: filled in slices (the test may end it first)", {
   module: "random_huge",
   expect: (o) => assert.ok(o.status === 0 || o.killed || o.trapped, JSON.stringify(o)),
-}, NEEDS_H35A);
+});
 
 attackTest("fd_write of 250 MiB to a file: written in chunks, or short, or an errno", {
   module: "file_write_huge",
   expect: (o) => assert.ok(o.status !== undefined || o.trapped, JSON.stringify(o)),
-}, NEEDS_H35A);
+});
 
 attackTest(
   "a memory.fill/memory.copy loop over 192 MiB: neighbours wait no more than beside any preempted guest",
@@ -303,7 +298,6 @@ Deno.test({
 Deno.test({
   name:
     "a process killed while its poll_oneoff is pending writes nothing into the next process's memory",
-  ignore: NEEDS_H35A, // TODO(h35a): the fence of pending calls (issue 35 item 2)
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
@@ -432,7 +426,6 @@ Deno.test({
 
 Deno.test({
   name: "every attack module in plugins/ at a host start: the sandbox stays",
-  ignore: NEEDS_H35A, // TODO(h35a): the binding's bounds (issue 35 items 1-3)
   sanitizeOps: false,
   sanitizeResources: false,
   // A loop of bulk work or of random_get may outlast the core's 10 s for a discovery under load.
