@@ -4,7 +4,10 @@
 # downloads: Debian's rustc/cargo 1.96 with the matching std source (for
 # -Zbuild-std), wasi-libc, wasm-ld, the crates plugins may use, the author's
 # tools of the same rustc (cargo clippy, cargo fmt, rust-analyzer); and
-# bubblewrap, the sandbox every build runs in (core/cargo/build_jail.ts).
+# bubblewrap, the sandbox every build runs in (core/cargo/build_jail.ts);
+# clang's wasm32 builtins (libclang-rt-14-dev-wasm32), without which C
+# plugins link only with -nodefaultlibs -lc and fail on scanf's __multi3
+# (docs/languages.md).
 # With --with-test-tools (npm test) also tmux, the terminal the console's
 # tests type into (tests/console_test.ts), and nats-server, which the
 # workers' test runs (tests/nats_workers_test.ts). Idempotent: installs only the
@@ -19,6 +22,7 @@ PACKAGES=(
   librust-serde-json-dev librust-serde-derive-dev librust-syn-dev
   librust-quote-dev librust-proc-macro2-dev
   clang llvm librust-cc-dev
+  libclang-rt-14-dev-wasm32
   rust-web-clippy rustfmt-web rust-web-analyzer
 )
 

@@ -17,8 +17,27 @@ import type { Supervisor } from "../processes/supervisor.ts";
 export const CORE_CALL_TIMEOUT_MS = 10_000;
 
 /**
+ * The error answer of a call the core made itself: the message, and the
+ * JSON-RPC error it came from (its `code` and `data`), so that activation can
+ * tell a plugin that answers "no such method" or ends cleanly from one that
+ * crashed. A host-local error, never on the wire as is.
+ */
+export class CoreCallError extends Error {
+  /**
+   * @param message what failed, naming the plugin and the method
+   * @param code the code of the error answer
+   * @param data the `data` of the error answer
+   */
+  constructor(message: string, readonly code: number, readonly data?: unknown) {
+    super(message);
+    this.name = "CoreCallError";
+  }
+}
+
+/**
  * Makes a call as the core, to a plugin or to a component file run as that
- * plugin; rejects with the error message, or after `CORE_CALL_TIMEOUT_MS`
+ * plugin; rejects with a `CoreCallError` for an error answer, with the
+ * error of a start that failed, or after `CORE_CALL_TIMEOUT_MS`
  * (a plugin that never answers must not hang an activation or a read of /proc).
  */
 export function callAsCore(
@@ -33,10 +52,18 @@ export function callAsCore(
       name: "core",
       children: new Set<Process>(),
       hasEnded: false,
-      deliver: (msg: { error?: { message: string }; result?: unknown; method?: string }) => {
+      deliver: (
+        msg: {
+          error?: { code: number; message: string; data?: unknown };
+          result?: unknown;
+          method?: string;
+        },
+      ) => {
         if (msg.method) return;
-        if (msg.error) reject(new Error(`${plugin}.${method} failed: ${msg.error.message}`));
-        else resolve(msg.result);
+        if (msg.error) {
+          const { code, message, data } = msg.error;
+          reject(new CoreCallError(`${plugin}.${method} failed: ${message}`, code, data));
+        } else resolve(msg.result);
       },
     };
     supervisor
