@@ -23,7 +23,7 @@ import { isWorld } from "./world_arg.ts";
 
 /** Usage of `new`. */
 export const NEW_USAGE =
-  "sausage new <world> [plugin [--lang rust|c|assemblyscript] | --example | --agent]";
+  "sausage new <world> [plugin [--lang rust|ts|c|assemblyscript] | --example | --agent]";
 
 /** The first plugin of a new world. */
 const FIRST_PLUGIN = "hello";

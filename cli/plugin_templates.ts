@@ -2,16 +2,19 @@
  * `sausage new <world> <plugin> --lang <lang>`: plugins in other languages
  * than Rust (docs/languages.md). Each language's template is a folder of
  * `cli/templates/<lang>/`, copied to `plugins/<plugin>/source/` with
- * `__PLUGIN__` replaced by the plugin's name; it builds a preview-1 module
- * into `source/build/<plugin>.wasm`, which `core.activate` installs.
+ * `__PLUGIN__` replaced by the plugin's name. C and AssemblyScript build
+ * with their own toolchains into `source/build/<plugin>.wasm`, which
+ * `core.activate` installs; TypeScript (`plugin.ts`, and the SDK's
+ * `sausage.d.ts` for editors) builds with `sausage build` (`ts_builds.ts`).
  *
  * @module
  */
 
+import { SDK_DECLARATIONS } from "../core/typescript/ts_document.ts";
 import { UsageError } from "./args.ts";
 
 /** The languages `--lang` takes; `rust` is the SDK's cargo project (`scaffold.ts`). */
-export const LANGS = ["rust", "c", "assemblyscript"] as const;
+export const LANGS = ["rust", "ts", "c", "assemblyscript"] as const;
 
 /** A language of `--lang`. */
 export type Lang = (typeof LANGS)[number];
@@ -22,7 +25,13 @@ const TEMPLATES = decodeURIComponent(new URL("./templates", import.meta.url).pat
 export function langOf(flag: string | true | undefined): Lang {
   if (flag === undefined) return "rust";
   const asked = flag === true ? "" : flag.toLowerCase();
-  const lang = asked === "as" ? "assemblyscript" : asked === "rs" ? "rust" : asked;
+  const lang = asked === "as"
+    ? "assemblyscript"
+    : asked === "rs"
+    ? "rust"
+    : asked === "typescript"
+    ? "ts"
+    : asked;
   if (!(LANGS as readonly string[]).includes(lang)) {
     throw new UsageError(`--lang takes ${LANGS.join(", ")}; not "${flag}"`);
   }
@@ -54,6 +63,10 @@ export async function writeTemplate(lang: Exclude<Lang, "rust">, plugin: string,
     await Deno.writeTextFile(path, text, { createNew: true, mode });
     await Deno.chmod(path, mode & 0o777);
   }
+  // The SDK's declarations, for editors (the build uses the host's own copy).
+  if (lang === "ts") {
+    await Deno.copyFile(SDK_DECLARATIONS, `${source}/sausage.d.ts`);
+  }
 }
 
 /** What `new` prints after making a plugin of `lang` (not `rust`): how to build and activate it. */
@@ -64,6 +77,12 @@ export function templateNext(
   me: string,
 ): string {
   const source = `${world}/plugins/${plugin}/source`;
+  if (lang === "ts") {
+    return `made the TypeScript plugin ${plugin} in ${source}/ (plugin.ts; docs/languages.md). Next:
+  ${me} build ${world} ${plugin}     # type-check, build and activate it
+  ${me} call ${world} ${plugin}.greet '{"name": "Ada"}'
+  ${me} methods ${world} ${plugin}   # its document, from its types and doc comments`;
+  }
   const build = lang === "c"
     ? `  ${source}/build.sh              # clang + wasi-libc: build/${plugin}.wasm`
     : `  cd ${source} && npm install && npm run build   # asc: build/${plugin}.wasm`;

@@ -1,0 +1,91 @@
+/**
+ * `sausage build` of TypeScript plugins (a `source/plugin.ts` and no
+ * `source/Cargo.toml`): built in the CLI's own process by
+ * `core/typescript/ts_build.ts` into `state/typescript/builds/<n>/<plugin>.wasm`
+ * (with its document beside it, `<plugin>.openrpc.json`, as `cargo.build`
+ * keeps one), then activated with the other plugins of the command through
+ * the same `core.activate`. The build answers as `cargo.build` does, so the
+ * round (`buildAndActivate`) is the same for every language.
+ *
+ * @module
+ */
+
+import type { World } from "../core/world/world.ts";
+import { buildTsPlugin } from "../core/typescript/ts_build.ts";
+import { tsDocument } from "../core/typescript/ts_document.ts";
+import { ErrorCode } from "../rpc/errors.ts";
+import type { Send } from "./world_session.ts";
+
+/** True when `plugin` of `world` is a TypeScript plugin: `source/plugin.ts` and no `Cargo.toml`. */
+export function isTsPlugin(world: World, plugin: string): boolean {
+  const source = `${world.pluginDir(plugin)}/source`;
+  const exists = (p: string) => {
+    try {
+      return Deno.statSync(p).isFile;
+    } catch {
+      return false;
+    }
+  };
+  return exists(`${source}/plugin.ts`) && !exists(`${source}/Cargo.toml`);
+}
+
+/** The next build folder of `state/typescript/builds/` (1, 2, …), made. */
+function nextBuildDir(world: World): { host: string; guest: string } {
+  const root = `${world.root}/state/typescript/builds`;
+  Deno.mkdirSync(root, { recursive: true });
+  let n = 0;
+  for (const e of Deno.readDirSync(root)) {
+    if (/^\d+$/.test(e.name)) n = Math.max(n, Number(e.name));
+  }
+  for (;; n++) {
+    try {
+      Deno.mkdirSync(`${root}/${n + 1}`);
+      return { host: `${root}/${n + 1}`, guest: `/state/typescript/builds/${n + 1}` };
+    } catch (e) {
+      if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+    }
+  }
+}
+
+/**
+ * `send` with `cargo.build` of a TypeScript plugin made here instead:
+ * answered as `cargo.build` answers (`{wasm, tests, warnings}`, or -32000
+ * with `data: {step: "build", output}`).
+ */
+export function withTsBuilds(world: World, send: Send): Send {
+  return async (method, params) => {
+    const plugin = params.plugin;
+    if (method !== "cargo.build" || typeof plugin !== "string" || !isTsPlugin(world, plugin)) {
+      return await send(method, params);
+    }
+    const source = `${world.pluginDir(plugin)}/source`;
+    const dir = nextBuildDir(world);
+    try {
+      await buildTsPlugin(source, plugin, `${dir.host}/${plugin}.wasm`);
+      await Deno.writeTextFile(
+        `${dir.host}/${plugin}.openrpc.json`,
+        JSON.stringify(tsDocument(source, plugin, "0.1.0"), null, 2),
+      );
+    } catch (e) {
+      const output = (e as { output?: unknown }).output;
+      return {
+        jsonrpc: "2.0",
+        id: 0,
+        error: {
+          code: ErrorCode.BuildFailed,
+          message: e instanceof Error ? e.message : String(e),
+          data: { step: "build", output: typeof output === "string" ? output : "" },
+        },
+      };
+    }
+    return {
+      jsonrpc: "2.0",
+      id: 0,
+      result: {
+        wasm: `${dir.guest}/${plugin}.wasm`,
+        tests: { passed: 0, failed: 0, output: "" },
+        warnings: [],
+      },
+    };
+  };
+}

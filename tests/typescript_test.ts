@@ -1,0 +1,85 @@
+/**
+ * TypeScript plugins (docs/languages.md): `sausage new --lang ts` and
+ * `sausage build` make a plugin whose document comes from its types and doc
+ * comments, run by the Duktape engine on the preview-1 binding; the same
+ * error codes, state files and structured logs as the SDK's; typed clients
+ * from `sausage import`.
+ */
+
+import { strict as assert } from "node:assert";
+import { sausage } from "./helpers/cli.ts";
+import { makeWorld } from "./helpers/world.ts";
+import { checkedDocument } from "../core/activation/discover_document.ts";
+
+const opts = { sanitizeOps: false, sanitizeResources: false };
+
+Deno.test({
+  name: "new --lang ts and build: a TypeScript plugin with its document from its types",
+  ...opts,
+}, async () => {
+  const root = await makeWorld({ files: { "config/boot.json": "[]" } });
+  try {
+    const made = await sausage("new", root, "tsgreet", "--lang", "ts");
+    assert.equal(made.code, 0, made.stderr);
+    assert.match(made.stdout, /made the TypeScript plugin tsgreet/);
+    const built = await sausage("build", root, "tsgreet");
+    assert.equal(built.code, 0, built.stderr);
+    assert.match(built.stderr, /tsgreet is active/);
+    const greeted = await sausage("call", root, "tsgreet.greet", '{"name": "Ada"}');
+    assert.equal(greeted.code, 0, greeted.stderr);
+    assert.deepEqual(JSON.parse(greeted.stdout), { text: "Hello, Ada!", count: 1 });
+    assert.equal(await Deno.readTextFile(`${root}/state/tsgreet/greetings`), "1");
+    const again = await sausage("call", root, "tsgreet.greet");
+    assert.deepEqual(JSON.parse(again.stdout), { text: "Hello, world!", count: 2 });
+
+    const doc = await sausage("methods", root, "tsgreet", "--json");
+    const document = checkedDocument("tsgreet", JSON.parse(doc.stdout));
+    const greet = document.methods[0];
+    assert.equal(greet.name, "greet");
+    assert.equal(greet.summary, "Greet someone by name.");
+    assert.equal(greet.description, "Counts the greetings in the plugin's state folder.");
+    assert.deepEqual(greet.params, [{
+      name: "name",
+      required: false,
+      description: "Who to greet (default: world).",
+      schema: { type: "string" },
+    }]);
+    assert.deepEqual(greet.result?.schema, {
+      type: "object",
+      properties: {
+        text: { type: "string", description: "The text." },
+        count: { type: "integer", description: "How many greetings so far, this one included." },
+      },
+      required: ["text", "count"],
+    });
+
+    // Params are checked against the types; a thrown RpcError is the answer.
+    const wrong = await sausage("call", root, "tsgreet.greet", '{"name": 5}', "--json");
+    assert.match(wrong.stdout + wrong.stderr, /-32602/);
+    assert.match(wrong.stdout + wrong.stderr, /param \\?"name\\?" must be string/);
+    const long = await sausage(
+      "call",
+      root,
+      "tsgreet.greet",
+      JSON.stringify({ name: "x".repeat(101) }),
+    );
+    assert.match(long.stdout + long.stderr, /name: at most 100 characters/);
+    // The log event is structured.
+    const log = await sausage("log", root, "tsgreet", "--level", "info", "--json");
+    assert.match(log.stdout, /"level":"info"/);
+    assert.match(log.stdout, /greeted/);
+
+    // A type error fails the build with the file and line, and the version before runs on.
+    const source = `${root}/plugins/tsgreet/source/plugin.ts`;
+    const text = await Deno.readTextFile(source);
+    await Deno.writeTextFile(source, text.replace("return { text:", "return { txt:"));
+    const broken = await sausage("build", root, "tsgreet");
+    assert.equal(broken.code, 1);
+    assert.match(broken.stderr, /tsgreet was not built: 1 TypeScript error/);
+    assert.match(broken.stderr, /plugin\.ts:\d+:\d+: .*txt/);
+    const still = await sausage("call", root, "tsgreet.greet");
+    assert.equal(JSON.parse(still.stdout).count, 3);
+  } finally {
+    await Deno.remove(root, { recursive: true }).catch(() => {});
+  }
+});
