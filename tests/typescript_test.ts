@@ -9,6 +9,7 @@
 import { strict as assert } from "node:assert";
 import { sausage } from "./helpers/cli.ts";
 import { makeWorld } from "./helpers/world.ts";
+import { builtCrate } from "./helpers/plugins.ts";
 import { checkedDocument } from "../core/activation/discover_document.ts";
 
 const opts = { sanitizeOps: false, sanitizeResources: false };
@@ -79,6 +80,103 @@ Deno.test({
     assert.match(broken.stderr, /plugin\.ts:\d+:\d+: .*txt/);
     const still = await sausage("call", root, "tsgreet.greet");
     assert.equal(JSON.parse(still.stdout).count, 3);
+  } finally {
+    await Deno.remove(root, { recursive: true }).catch(() => {});
+  }
+});
+
+/** A TypeScript `notes` with the interface of examples/notes' `add` and `list`. */
+const NOTES_TS = `import { fs, type integer, stateDir } from "sausage";
+
+/** The result of \`add\`. */
+export interface Added {
+  /**
+   * The number of notes after the call, with the new note.
+   * @minimum 0
+   * @maximum 4294967295
+   */
+  count: integer;
+}
+
+function load(): string[] {
+  return JSON.parse(fs.readTextOr(\`\${stateDir()}/notes.json\`, "[]"));
+}
+
+/** Add a note at the end of the list. */
+export function add(params: {
+  /** The text of the new note. */
+  text: string;
+}): Added {
+  const notes = load();
+  notes.push(params.text);
+  fs.writeText(\`\${stateDir()}/notes.json\`, JSON.stringify(notes));
+  return { count: notes.length };
+}
+
+/** All notes, oldest first. */
+export function list(): string[] {
+  return load();
+}
+`;
+
+/** A TypeScript plugin that calls the Rust consumer through its generated client. */
+const FRONT_TS = `import type { integer } from "sausage";
+import { note } from "./imports/consumer";
+
+/** Remember a note: through the Rust consumer, which adds it to notes. */
+export function remember(params: {
+  /** The note. */
+  text: string;
+}): integer {
+  return note({ text: params.text });
+}
+`;
+
+Deno.test({
+  name: "a TypeScript plugin and a Rust plugin call each other through generated clients",
+  ...opts,
+}, async () => {
+  const consumer = await builtCrate("examples/consumer", "consumer");
+  const root = await makeWorld({
+    plugins: { consumer },
+    files: {
+      "config/boot.json": "[]",
+      "plugins/notes/source/plugin.ts": NOTES_TS,
+      "plugins/front/source/plugin.ts": FRONT_TS,
+    },
+  });
+  try {
+    // The Rust consumer imports notes.add: the TypeScript notes passes its checks.
+    const notes = await sausage("build", root, "notes");
+    assert.equal(notes.code, 0, notes.stderr);
+    // TypeScript → Rust: the typed client of the consumer, from its document.
+    const imported = await sausage("import", root, "front", "consumer");
+    assert.equal(imported.code, 0, imported.stderr);
+    const client = await Deno.readTextFile(`${root}/plugins/front/source/imports/consumer.ts`);
+    assert.match(
+      client,
+      /export function note\(params: \{\n {2}\/\*\* The text of the note to add\. \*\/\n {2}text: string;\n\}\): number \{/,
+    );
+    const front = await sausage("build", root, "front");
+    assert.equal(front.code, 0, front.stderr);
+    // front (TypeScript) → consumer (Rust, through the TS client) → notes (TypeScript, through the Rust client).
+    const first = await sausage("call", root, "front.remember", '{"text": "milk"}');
+    assert.equal(first.stdout.trim(), "1", first.stderr);
+    const second = await sausage("call", root, "front.remember", '{"text": "eggs"}');
+    assert.equal(second.stdout.trim(), "2", second.stderr);
+    const listed = await sausage("call", root, "consumer.notes");
+    assert.deepEqual(JSON.parse(listed.stdout), ["milk", "eggs"]);
+    // The graph knows front imports consumer, checked.
+    const graph = await sausage("cat", root, "/proc/core/graph.json");
+    const imports = JSON.parse(graph.stdout).imports as {
+      consumer: string;
+      provider: string;
+      status: string;
+    }[];
+    assert.ok(
+      imports.some((i) => i.consumer === "front" && i.provider === "consumer" && i.status === "ok"),
+      JSON.stringify(imports),
+    );
   } finally {
     await Deno.remove(root, { recursive: true }).catch(() => {});
   }

@@ -30,22 +30,36 @@ function key(name: string): string {
   return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? name : JSON.stringify(name);
 }
 
-/** The TypeScript type of a JSON Schema. */
-export function schemaType(schema: unknown, indent = ""): string {
+/**
+ * The TypeScript type of a JSON Schema. `defs` are the `$defs` in scope (a
+ * Rust SDK result schema carries its own, `{"$ref": "#/$defs/Added"}`):
+ * their types are written in place; `#/components/schemas/X` names a type `X`.
+ */
+export function schemaType(
+  schema: unknown,
+  indent = "",
+  defs: Record<string, unknown> = {},
+  inside: Set<string> = new Set(),
+): string {
   if (schema === true || schema === undefined) return "unknown";
   if (schema === false) return "never";
   const s = schema as Schema;
+  if (s.$defs && typeof s.$defs === "object") defs = { ...defs, ...(s.$defs as Schema) };
   if (typeof s.$ref === "string") {
     const m = s.$ref.match(/^#\/components\/schemas\/(.+)$/);
-    return m ? ident(m[1]) : "unknown";
+    if (m) return ident(m[1]);
+    const d = s.$ref.match(/^#\/\$defs\/(.+)$/);
+    if (d && d[1] in defs && !inside.has(d[1])) {
+      return schemaType(defs[d[1]], indent, defs, new Set([...inside, d[1]]));
+    }
+    return "unknown";
   }
+  const sub = (x: unknown, at = indent) => schemaType(x, at, defs, inside);
   if (Array.isArray(s.enum)) return s.enum.map((v) => JSON.stringify(v)).join(" | ") || "never";
   if ("const" in s) return JSON.stringify(s.const);
   const union = (s.anyOf ?? s.oneOf) as unknown[] | undefined;
-  if (Array.isArray(union)) return union.map((u) => schemaType(u, indent)).join(" | ");
-  if (Array.isArray(s.type)) {
-    return s.type.map((t) => schemaType({ ...s, type: t }, indent)).join(" | ");
-  }
+  if (Array.isArray(union)) return union.map((u) => sub(u)).join(" | ");
+  if (Array.isArray(s.type)) return s.type.map((t) => sub({ ...s, type: t })).join(" | ");
   switch (s.type) {
     case "string":
       return "string";
@@ -57,17 +71,17 @@ export function schemaType(schema: unknown, indent = ""): string {
     case "null":
       return "null";
     case "array":
-      return `${wrap(schemaType(s.items, indent))}[]`;
+      return `${wrap(sub(s.items))}[]`;
     case "object": {
       const props = (s.properties ?? {}) as Record<string, unknown>;
       const required = new Set((s.required ?? []) as string[]);
       const inner = indent + "  ";
       const fields = Object.entries(props).map(([name, p]) =>
         comment((p as Schema)?.description, inner) +
-        `${inner}${key(name)}${required.has(name) ? "" : "?"}: ${schemaType(p, inner)};`
+        `${inner}${key(name)}${required.has(name) ? "" : "?"}: ${sub(p, inner)};`
       );
       if (s.additionalProperties && typeof s.additionalProperties === "object") {
-        fields.push(`${inner}[key: string]: ${schemaType(s.additionalProperties, inner)};`);
+        fields.push(`${inner}[key: string]: ${sub(s.additionalProperties, inner)};`);
       }
       return fields.length ? `{\n${fields.join("\n")}\n${indent}}` : "Record<string, unknown>";
     }

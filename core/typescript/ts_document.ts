@@ -60,6 +60,34 @@ function declaredSchema(
   return schemaOf(type, checker, seen);
 }
 
+/** The JSON Schema keywords a property's doc tags give. */
+const NUMBER_TAGS = [
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "minLength",
+  "maxLength",
+  "minItems",
+  "maxItems",
+];
+const TEXT_TAGS = ["pattern", "format"];
+
+/**
+ * What a property's JSDoc tags bound (`@minimum 0`, `@maximum 100`,
+ * `@maxLength 64`, `@pattern ^[a-z]+$`, `@format email`), as schema keywords.
+ */
+function boundsOf(symbol: ts.Symbol): Schema {
+  const out: Schema = {};
+  for (const tag of symbol.getJsDocTags()) {
+    const text = ts.displayPartsToString(tag.text).trim();
+    if (NUMBER_TAGS.includes(tag.name) && text !== "" && Number.isFinite(Number(text))) {
+      out[tag.name] = Number(text);
+    } else if (TEXT_TAGS.includes(tag.name) && text) out[tag.name] = text;
+  }
+  return out;
+}
+
 /** The JSON Schema of a type. `seen` stops recursive types (they become `{}`). */
 function schemaOf(type: ts.Type, checker: ts.TypeChecker, seen: Set<ts.Type>): Schema {
   if (type.aliasSymbol?.name === "integer") return { type: "integer" };
@@ -106,7 +134,8 @@ function schemaOf(type: ts.Type, checker: ts.TypeChecker, seen: Set<ts.Type>): S
       if (!decl) continue;
       const s = declaredSchema(decl, checker.getTypeOfSymbolAtLocation(p, decl), checker, seen);
       const doc = docOf(p, checker);
-      properties[p.name] = doc ? { ...s, description: doc } : s;
+      const bounds = boundsOf(p);
+      properties[p.name] = doc ? { ...s, ...bounds, description: doc } : { ...s, ...bounds };
       if (!(p.flags & ts.SymbolFlags.Optional)) required.push(p.name);
     }
     seen.delete(type);
@@ -186,7 +215,10 @@ export function tsDocument(root: string, name: string, version: string): OpenRpc
           name: p.name,
           required: !(p.flags & ts.SymbolFlags.Optional),
           ...(description ? { description } : {}),
-          schema: declaredSchema(pd, checker.getTypeOfSymbolAtLocation(p, pd), checker, new Set()),
+          schema: {
+            ...declaredSchema(pd, checker.getTypeOfSymbolAtLocation(p, pd), checker, new Set()),
+            ...boundsOf(p),
+          },
         });
       }
     }
