@@ -118,7 +118,6 @@ function toEs5(text: string, file: string): string {
     compilerOptions: {
       target: ts.ScriptTarget.ES5,
       module: ts.ModuleKind.CommonJS,
-      downlevelIteration: true,
       removeComments: true,
       importHelpers: false,
       esModuleInterop: false,

@@ -167,7 +167,7 @@ export function tsDocument(root: string, name: string, version: string): OpenRpc
   const program = ts.createProgram([main, SDK_DECLARATIONS], {
     strict: true,
     noEmit: true,
-    target: ts.ScriptTarget.ES2020,
+    target: ts.ScriptTarget.ES5,
     module: ts.ModuleKind.CommonJS,
     moduleResolution: ts.ModuleResolutionKind.Node10,
     lib: ["lib.es5.d.ts"],
