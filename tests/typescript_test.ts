@@ -25,7 +25,15 @@ Deno.test({
     assert.match(made.stdout, /made the TypeScript plugin tsgreet/);
     const built = await sausage("build", root, "tsgreet");
     assert.equal(built.code, 0, built.stderr);
-    assert.match(built.stderr, /tsgreet is active/);
+    assert.match(built.stderr, /tsgreet is active: 2 tests passed/);
+    // The tests' binary runs under sausage test, as a Rust test binary does.
+    const testBinary = `${root}/state/typescript/builds/1/tsgreet.tests.wasm`;
+    const listed = await sausage("test", testBinary, "--list");
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(
+      listed.stdout,
+      /plugin_test::greets_by_name: test\nplugin_test::refuses_long_names: test/,
+    );
     const greeted = await sausage("call", root, "tsgreet.greet", '{"name": "Ada"}');
     assert.equal(greeted.code, 0, greeted.stderr);
     assert.deepEqual(JSON.parse(greeted.stdout), { text: "Hello, Ada!", count: 1 });
@@ -69,6 +77,20 @@ Deno.test({
     const log = await sausage("log", root, "tsgreet", "--level", "info", "--json");
     assert.match(log.stdout, /"level":"info"/);
     assert.match(log.stdout, /greeted/);
+
+    // A failing test fails the build, with the test's message.
+    const testFile = `${root}/plugins/tsgreet/source/more_test.ts`;
+    await Deno.writeTextFile(
+      testFile,
+      `import { assertEquals } from "sausage";\nimport { greet } from "./plugin";\n\n` +
+        `/** A wrong expectation. */\nexport function counts_wrong() {\n` +
+        `  assertEquals(greet({}).count, 7);\n}\n`,
+    );
+    const failing = await sausage("build", root, "tsgreet");
+    assert.equal(failing.code, 1);
+    assert.match(failing.stderr, /tsgreet was not built: 1 of 3 tests failed/);
+    assert.match(failing.stderr, /expected 7, got 1/);
+    await Deno.remove(testFile);
 
     // A type error fails the build with the file and line, and the version before runs on.
     const source = `${root}/plugins/tsgreet/source/plugin.ts`;

@@ -182,7 +182,73 @@ var __sdk = (function () {
     return 0;
   }
 
+  /** Throws when `condition` is falsy (a failed test). */
+  function assert(condition, message) {
+    if (!condition) throw new Error(message || "assertion failed");
+  }
+
+  /** Throws when `actual` and `expected` differ as JSON (a failed test). */
+  function assertEquals(actual, expected, message) {
+    var a = JSON.stringify(actual);
+    var b = JSON.stringify(expected);
+    if (a !== b) {
+      throw new Error((message ? message + ": " : "") + "expected " + b + ", got " + a);
+    }
+  }
+
+  /** Each test: an exported function of a `*_test` module, named `<module>::<function>`. */
+  function tests() {
+    var out = [];
+    for (var key in __modules) {
+      if (!/_test$/.test(key)) continue;
+      var exported = __require("./" + key);
+      for (var name in exported) {
+        if (typeof exported[name] === "function") {
+          out.push({ name: key + "::" + name, run: exported[name] });
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * A test binary's entry, with libtest's arguments (what `sausage test`
+   * passes: `--list`, `--ignored`, `<name> --exact`, `--include-ignored`).
+   */
+  function test(args) {
+    var all = tests();
+    var list = false;
+    var ignored = false;
+    var name = null;
+    for (var i = 0; i < args.length; i++) {
+      if (args[i] === "--list") list = true;
+      else if (args[i] === "--ignored") ignored = true;
+      else if (args[i] === "--format" || args[i] === "--skip") i++;
+      else if (args[i].charAt(0) !== "-") name = args[i];
+    }
+    if (list) {
+      if (!ignored) { for (var j = 0; j < all.length; j++) __out(all[j].name + ": test"); }
+      return 0;
+    }
+    for (var k = 0; k < all.length; k++) {
+      if (all[k].name !== name) continue;
+      try {
+        all[k].run();
+      } catch (e) {
+        __err("test " + name + " failed: " + String(e && e.message || e));
+        if (e && e.stack) __err(String(e.stack));
+        return 101;
+      }
+      return 0;
+    }
+    __err("no test " + name);
+    return 101;
+  }
+
   return {
+    assert: assert,
+    assertEquals: assertEquals,
+    test: test,
     RpcError: RpcError,
     call: call,
     notify: notify,
@@ -193,6 +259,9 @@ var __sdk = (function () {
     main: main,
   };
 })();
+
+/** Marks a test binary for `sausage test` (libtest's flags: --list, --exact, --include-ignored). */
+var __harness = "--include-ignored";
 
 var __cache = {};
 /** The plugin's CommonJS modules by path ("./plugin", "./clients/notes"), and "sausage". */
@@ -210,4 +279,8 @@ function __require(name) {
 
 function __main(line) {
   return __sdk.main(line);
+}
+
+function __test(args) {
+  return __sdk.test(args);
 }

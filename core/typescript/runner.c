@@ -130,10 +130,8 @@ static void define(duk_context *ctx, const char *name, duk_c_function f, duk_idx
   duk_put_global_string(ctx, name);
 }
 
-int main(void) {
-  size_t n;
-  char *request = read_line(&n);
-  if (!request) return 0; /* EOF: stop now */
+/* Makes the heap, defines the natives, runs the script; NULL (and a message) when it fails. */
+static duk_context *start(void) {
   duk_context *ctx = duk_create_heap_default();
   define(ctx, "__out", native_out, 1);
   define(ctx, "__err", native_err, 1);
@@ -146,9 +144,38 @@ int main(void) {
   duk_push_string(ctx, "plugin.js");
   if (duk_pcompile_lstring_filename(ctx, 0, SCRIPT, SCRIPT_LENGTH) != 0 || duk_pcall(ctx, 0) != 0) {
     fprintf(stderr, "the plugin's script failed to load: %s\n", duk_safe_to_string(ctx, -1));
-    return 70;
+    return NULL;
   }
   duk_pop(ctx);
+  return ctx;
+}
+
+/*
+ * With arguments, a test binary (`sausage test`, libtest's arguments: `--list`,
+ * `<name> --exact`): `__test(args)` lists or runs the tests. Without, a plugin:
+ * `__main(request)` answers the request on the first stdin line.
+ */
+int main(int argc, char **argv) {
+  if (argc > 1) {
+    duk_context *ctx = start();
+    if (!ctx) return 70;
+    duk_get_global_string(ctx, "__test");
+    duk_push_array(ctx);
+    for (int i = 1; i < argc; i++) {
+      duk_push_string(ctx, argv[i]);
+      duk_put_prop_index(ctx, -2, (duk_uarridx_t)(i - 1));
+    }
+    if (duk_pcall(ctx, 1) != 0) {
+      fprintf(stderr, "uncaught: %s\n", duk_safe_to_string(ctx, -1));
+      return 101;
+    }
+    return duk_get_int(ctx, -1);
+  }
+  size_t n;
+  char *request = read_line(&n);
+  if (!request) return 0; /* EOF: stop now */
+  duk_context *ctx = start();
+  if (!ctx) return 70;
   duk_get_global_string(ctx, "__main");
   duk_push_lstring(ctx, request, n);
   free(request);

@@ -41,4 +41,10 @@ declare module "sausage" {
 
   /** This plugin's state folder, `/state/<plugin>`, made when missing. */
   export function stateDir(): string;
+
+  /** In a test (`*_test.ts`): fails the test when `condition` is falsy. */
+  export function assert(condition: unknown, message?: string): asserts condition;
+
+  /** In a test (`*_test.ts`): fails the test when `actual` and `expected` differ as JSON. */
+  export function assertEquals(actual: unknown, expected: unknown, message?: string): void;
 }

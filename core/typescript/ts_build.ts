@@ -14,7 +14,7 @@
 import ts from "typescript";
 import { sha256 } from "../cache/file_hash.ts";
 import { cacheDir } from "../paths.ts";
-import { TsBuildError, tsDocument } from "./ts_document.ts";
+import { checkedProgram, TsBuildError, tsDocument } from "./ts_document.ts";
 
 const HERE = decodeURIComponent(new URL(".", import.meta.url).pathname).replace(/\/$/, "");
 
@@ -96,17 +96,19 @@ export function engineObjects(): Promise<string[]> {
   });
 }
 
-/** The plugin's TypeScript files, relative to `root` (no tests, no `node_modules`, no `build/`). */
+/** Whether a file is a test module (`*_test.ts`, `*.test.ts`). */
+function isTest(rel: string): boolean {
+  return rel.endsWith("_test.ts") || rel.endsWith(".test.ts");
+}
+
+/** The plugin's TypeScript files, relative to `root` (no `node_modules`, no `build/`, tests too). */
 async function sourceFiles(root: string, prefix = ""): Promise<string[]> {
   const out: string[] = [];
   for await (const e of Deno.readDir(`${root}/${prefix}`)) {
     const rel = `${prefix}${e.name}`;
     if (e.name.startsWith(".") || e.name === "node_modules" || e.name === "build") continue;
     if (e.isDirectory) out.push(...await sourceFiles(root, `${rel}/`));
-    else if (
-      rel.endsWith(".ts") && !rel.endsWith(".d.ts") && !rel.endsWith("_test.ts") &&
-      !rel.endsWith(".test.ts")
-    ) out.push(rel);
+    else if (rel.endsWith(".ts") && !rel.endsWith(".d.ts")) out.push(rel);
   }
   return out.sort();
 }
@@ -127,11 +129,13 @@ function toEs5(text: string, file: string): string {
 }
 
 /** The bundle of the plugin at `root`: its modules, its document and the runtime, in one ES5 script. */
-export async function tsBundle(root: string, name: string): Promise<string> {
+export async function tsBundle(root: string, name: string, tests = false): Promise<string> {
   const document = tsDocument(root, name, "0.1.0");
+  const files = (await sourceFiles(root)).filter((f) => tests || !isTest(f));
+  if (tests) checkedProgram(root, files.map((f) => `${root}/${f}`), name);
   const modules: string[] = [];
-  for (const rel of await sourceFiles(root)) {
-    const key = rel.replace(/\.ts$/, "");
+  for (const rel of files) {
+    const key = rel.replace(/\.ts$/, "").replace(/\.test$/, "_test");
     const code = toEs5(await Deno.readTextFile(`${root}/${rel}`), rel);
     modules.push(
       `${JSON.stringify(key)}: function (exports, require, module) {\n${code}\n}`,
@@ -154,15 +158,23 @@ function scriptC(script: string): string {
 
 /**
  * Builds the TypeScript plugin at `root` (the folder of its `plugin.ts`) as
- * `name` into `out`; resolves with its document. Throws a {@linkcode TsBuildError}.
+ * `name` into `out`; with `tests`, its test binary instead: the plugin and
+ * its `*_test.ts` modules, which `sausage test` runs as libtest's binaries
+ * are run (each exported function of a test module a test, in its own
+ * process). Throws a {@linkcode TsBuildError}.
  */
-export async function buildTsPlugin(root: string, name: string, out: string): Promise<void> {
+export async function buildTsPlugin(
+  root: string,
+  name: string,
+  out: string,
+  tests = false,
+): Promise<void> {
   try {
     await Deno.stat(`${root}/plugin.ts`);
   } catch {
     throw new TsBuildError(`${name} has no plugin.ts in ${root}`, "");
   }
-  const [script, objects] = await Promise.all([tsBundle(root, name), engineObjects()]);
+  const [script, objects] = await Promise.all([tsBundle(root, name, tests), engineObjects()]);
   const work = await Deno.makeTempDir({ prefix: "sausage-ts-" });
   try {
     await Deno.writeTextFile(`${work}/script.c`, scriptC(script));

@@ -158,13 +158,12 @@ function where(d: ts.Diagnostic, root: string): string {
 }
 
 /**
- * Type-checks the plugin at `root` (its `plugin.ts` and what it imports) and
- * makes its document; `name` and `version` are its `info`. Throws a
+ * The program of `roots` (files of the plugin at `root`, and what they
+ * import) with the SDK's declarations, type-checked against ES5; throws a
  * {@linkcode TsBuildError} with every message when it does not check.
  */
-export function tsDocument(root: string, name: string, version: string): OpenRpcDocument {
-  const main = `${root}/plugin.ts`;
-  const program = ts.createProgram([main, SDK_DECLARATIONS], {
+export function checkedProgram(root: string, roots: string[], name: string): ts.Program {
+  const program = ts.createProgram([...roots, SDK_DECLARATIONS], {
     strict: true,
     noEmit: true,
     target: ts.ScriptTarget.ES5,
@@ -186,6 +185,17 @@ export function tsDocument(root: string, name: string, version: string): OpenRpc
       output,
     );
   }
+  return program;
+}
+
+/**
+ * Type-checks the plugin at `root` (its `plugin.ts` and what it imports) and
+ * makes its document; `name` and `version` are its `info`. Throws a
+ * {@linkcode TsBuildError} with every message when it does not check.
+ */
+export function tsDocument(root: string, name: string, version: string): OpenRpcDocument {
+  const main = `${root}/plugin.ts`;
+  const program = checkedProgram(root, [main], name);
   const checker = program.getTypeChecker();
   const file = program.getSourceFile(main)!;
   const moduleSymbol = checker.getSymbolAtLocation(file);
