@@ -10,6 +10,7 @@ import { strict as assert } from "node:assert";
 import { sausage } from "./helpers/cli.ts";
 import { makeWorld } from "./helpers/world.ts";
 import { builtCrate } from "./helpers/plugins.ts";
+import { start, waitFor } from "./helpers/author.ts";
 import { checkedDocument } from "../core/activation/discover_document.ts";
 
 const opts = { sanitizeOps: false, sanitizeResources: false };
@@ -200,6 +201,53 @@ Deno.test({
       JSON.stringify(imports),
     );
   } finally {
+    await Deno.remove(root, { recursive: true }).catch(() => {});
+  }
+});
+
+Deno.test({
+  name: "sausage dev rebuilds a TypeScript plugin when its source changes",
+  ...opts,
+}, async () => {
+  const root = await makeWorld({ files: { "config/boot.json": "[]" } });
+  const dev = start("dev", root);
+  try {
+    assert.equal((await sausage("new", root, "tsdev", "--lang", "ts")).code, 0);
+    // Not built yet: dev watches the sources it found at its start, so start it again.
+    dev.child.kill("SIGINT");
+    await dev.child.status;
+    const again = start("dev", root);
+    try {
+      await waitFor(again.stderr, /dev: running .*watching the source of tsdev/, 0, 180_000);
+      const source = `${root}/plugins/tsdev/source/plugin.ts`;
+      let mark = again.stderr().length;
+      const saved = performance.now();
+      await Deno.writeTextFile(
+        source,
+        (await Deno.readTextFile(source)) +
+          `\n/** The version of this plugin. */\nexport function version(): string {\n  return "2";\n}\n`,
+      );
+      await waitFor(again.stderr, /tsdev is active/, mark, 180_000);
+      const seconds = (performance.now() - saved) / 1000;
+      console.log(`edit -> active under dev: ${seconds.toFixed(1)} s (measured under load)`);
+      const r = await sausage("call", root, "tsdev.version");
+      assert.equal(JSON.parse(r.stdout), "2", r.stderr);
+      // A type error keeps the last good version.
+      mark = again.stderr().length;
+      await Deno.writeTextFile(source, (await Deno.readTextFile(source)).replace("text:", "txt:"));
+      await waitFor(again.stderr, /tsdev was not built/, mark, 180_000);
+      const still = await sausage("call", root, "tsdev.version");
+      assert.equal(JSON.parse(still.stdout), "2", still.stderr);
+    } finally {
+      again.child.kill("SIGINT");
+      await again.child.status;
+      await again.read;
+    }
+  } finally {
+    try {
+      dev.child.kill("SIGINT");
+    } catch { /* ended */ }
+    await dev.read;
     await Deno.remove(root, { recursive: true }).catch(() => {});
   }
 });
