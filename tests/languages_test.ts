@@ -86,7 +86,7 @@ Deno.test({
   try {
     const bad = await sausage("new", root, "p", "--lang", "cobol");
     assert.equal(bad.code, 2);
-    assert.match(bad.stderr, /--lang takes rust, c, assemblyscript; not "cobol"/);
+    assert.match(bad.stderr, /--lang takes rust, ts, c, assemblyscript; not "cobol"/);
     const noPlugin = await sausage("new", `${root}/w2`, "--lang", "c");
     assert.equal(noPlugin.code, 2);
     assert.match(noPlugin.stderr, /--lang makes a plugin in a world/);
