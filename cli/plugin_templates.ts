@@ -78,8 +78,8 @@ export function templateNext(
 ): string {
   const source = `${world}/plugins/${plugin}/source`;
   if (lang === "ts") {
-    return `made the TypeScript plugin ${plugin} in ${source}/ (plugin.ts; docs/languages.md). Next:
-  ${me} build ${world} ${plugin}     # type-check, build and activate it
+    return `made the TypeScript plugin ${plugin} in ${source}/ (plugin.ts, plugin_test.ts; docs/languages.md). Next:
+  ${me} build ${world} ${plugin}     # type-check, test, build and activate it
   ${me} call ${world} ${plugin}.greet '{"name": "Ada"}'
   ${me} methods ${world} ${plugin}   # its document, from its types and doc comments`;
   }
