@@ -23,6 +23,7 @@ import { errorText, forPeople, noteText } from "./error_text.ts";
 import { type Send, withWorld } from "./world_session.ts";
 import { openWorld } from "./world_arg.ts";
 import { colorWanted, makeStyle } from "./console/style.ts";
+import { isTsPlugin, withTsBuilds } from "./ts_builds.ts";
 
 /** Usage of `build`. */
 export const BUILD_USAGE = "sausage build <world> <plugin>... [--json]";
@@ -161,6 +162,7 @@ export function refusalOthers(error: { data?: unknown } | undefined, names: stri
 export function checkPluginSource(world: World, plugin: string): void {
   const problem = pluginNameProblem(plugin);
   if (problem) throw new UsageError(problem);
+  if (isTsPlugin(world, plugin)) return; // TypeScript: built by ts_builds.ts
   try {
     Deno.statSync(`${world.pluginDir(plugin)}/source/Cargo.toml`);
   } catch {
@@ -276,7 +278,7 @@ export async function build(args: string[]): Promise<number> {
     world,
     "build",
     printProgress,
-    (send) => buildAndActivate(send, plugins),
+    (send) => buildAndActivate(withTsBuilds(world, send), plugins),
   );
   printOutcome(plugins, outcome, people, positional[0]);
   return outcome.ok ? 0 : 1;

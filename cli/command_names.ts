@@ -14,6 +14,7 @@ export const COMMAND_NAMES = [
   "dev",
   "import",
   "methods",
+  "check",
   "run",
   "call",
   "ps",

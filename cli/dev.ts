@@ -15,6 +15,7 @@ import { buildMissing, changedPlugins, WorldServer, writeCargoConfig } from "../
 import { parseArgs, UsageError } from "./args.ts";
 import { buildAndActivate, printOutcome } from "./build.ts";
 import { buildChanged, localSend } from "./start_builds.ts";
+import { isTsPlugin, withTsBuilds } from "./ts_builds.ts";
 import { HostLock, WorldLockedError } from "../core/control/host_lock.ts";
 import { openWorld } from "./world_arg.ts";
 
@@ -70,14 +71,15 @@ export async function dev(args: string[]): Promise<number> {
     queue = queue.then(async () => {
       // By content: a save that changed nothing (or a change undone) builds nothing.
       const changed = await changedPlugins(world);
-      const same = names.filter((n) => !changed.includes(n));
+      // TypeScript plugins have no content stamp yet: every save rebuilds them (ts_builds.ts).
+      const same = names.filter((n) => !changed.includes(n) && !isTsPlugin(world, n));
       if (same.length) {
         console.error(`sausage: dev: ${same.join(", ")}: same content as the running version`);
       }
-      const todo = names.filter((n) => changed.includes(n));
+      const todo = names.filter((n) => changed.includes(n) || isTsPlugin(world, n));
       if (!todo.length) return;
       console.error(`sausage: dev: ${todo.join(", ")} changed: testing, building, activating`);
-      const outcome = await buildAndActivate(send, todo, {
+      const outcome = await buildAndActivate(withTsBuilds(world, send), todo, {
         partners: () => changedPlugins(world),
         report: (line) => console.error(line),
       });

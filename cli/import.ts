@@ -20,6 +20,7 @@ import { errorText } from "./error_text.ts";
 import { withWorld } from "./world_session.ts";
 import { openWorld } from "./world_arg.ts";
 import { pluginNameProblem } from "../core/mod.ts";
+import { tsClientSource } from "../core/typescript/ts_client.ts";
 
 /** Usage of `import`. */
 export const IMPORT_USAGE = "sausage import <world> <consumer> <provider> [--built] [--prune]";
@@ -103,12 +104,15 @@ export async function importCommand(args: string[]): Promise<number> {
     );
     return doc;
   });
+  // The typed client of a TypeScript consumer, beside the document (core/typescript/ts_client.ts).
+  writeWorldFile(world.root, file.replace(/\.json$/, ".ts"), tsClientSource(provider, doc));
   const methods = (doc.methods ?? []).map((m) => m.name);
   console.log(
     `wrote plugins/${consumer}/source/imports/${provider}.json (${methods.join(", ")}). ` +
       `In ${consumer}'s src/main.rs:\n  sausage_plugin::import!("${provider}");\n` +
       `then call it as ${provider}::<method>(…).await (see the client: sausage cat ${path} ` +
-      `/proc/core/plugins/${provider}/client.rs)`,
+      `/proc/core/plugins/${provider}/client.rs); in TypeScript: ` +
+      `import { <method> } from "./imports/${provider}" (imports/${provider}.ts)`,
   );
   return 0;
 }

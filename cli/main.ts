@@ -23,6 +23,7 @@ const COMMANDS: Record<CommandName, () => Promise<Command>> = {
   dev: async () => (await import("./dev.ts")).dev,
   import: async () => (await import("./import.ts")).importCommand,
   methods: async () => (await import("./methods.ts")).methods,
+  check: async () => (await import("./check.ts")).check,
   run: async () => (await import("./run.ts")).run,
   call: async () => (await import("./call.ts")).call,
   ps: async () => (await import("./ps.ts")).ps,
@@ -56,6 +57,7 @@ async function help(): Promise<string> {
   const { DEV_USAGE } = await import("./dev.ts");
   const { IMPORT_USAGE } = await import("./import.ts");
   const { METHODS_USAGE } = await import("./methods.ts");
+  const { CHECK_USAGE } = await import("./check.ts");
   const { COMPLETIONS_USAGE } = await import("./completions.ts");
   return `sausage: a host for WebAssembly plugins, a process per JSON-RPC call.
 
@@ -80,6 +82,11 @@ Usage:
       that of its newest build, activated or not (a change made together).
   ${METHODS_USAGE}
       A plugin's methods: params, results and docs (--json: its document).
+  ${CHECK_USAGE}
+      Whether a .wasm file can be a plugin here, before installing it: its
+      imports and whether this host binds each, the engine that runs it, its
+      memory, and its rpc.discover document (valid, none, or failing), run
+      in a throwaway world. Exit code 1 when activation would refuse it.
   ${COMPLETIONS_USAGE}
       A completion script: source <(sausage completions bash) in ~/.bashrc.
   ${RUN_USAGE}

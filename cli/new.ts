@@ -18,10 +18,12 @@ import { parseArgs, UsageError } from "./args.ts";
 import { copyExampleWorld, EXAMPLE_WORLD } from "./example_world.ts";
 import { selfName } from "./self_name.ts";
 import { pluginFiles, worldFiles } from "./scaffold.ts";
+import { langOf, templateNext, writeTemplate } from "./plugin_templates.ts";
 import { isWorld } from "./world_arg.ts";
 
 /** Usage of `new`. */
-export const NEW_USAGE = "sausage new <world> [plugin | --example | --agent]";
+export const NEW_USAGE =
+  "sausage new <world> [plugin [--lang rust|ts|c|assemblyscript] | --example | --agent]";
 
 /** The first plugin of a new world. */
 const FIRST_PLUGIN = "hello";
@@ -99,9 +101,15 @@ function agentNext(world: string, me: string, run = true): string {
 
 /** Runs the subcommand; resolves with the exit code. */
 export async function newCommand(args: string[]): Promise<number> {
-  const { positional, flags } = parseArgs(args, ["--example", "--agent"], []);
+  const { positional, flags } = parseArgs(args, ["--example", "--agent"], ["--lang"]);
+  const lang = langOf(flags.get("--lang"));
   if (positional.length < 1 || positional.length > 2) throw new UsageError(`usage: ${NEW_USAGE}`);
   const [world, plugin] = positional;
+  if (lang !== "rust" && (plugin === undefined || flags.size > 1)) {
+    throw new UsageError(
+      `--lang makes a plugin in a world: sausage new <world> <plugin> --lang ${lang}`,
+    );
+  }
   const me = selfName();
   if (flags.has("--example")) {
     if (plugin !== undefined || flags.has("--agent")) throw new UsageError(`usage: ${NEW_USAGE}`);
@@ -144,6 +152,12 @@ export async function newCommand(args: string[]): Promise<number> {
   const source = `${world}/plugins/${name}/source`;
   if (await entries(`${world}/plugins/${name}`) !== undefined) {
     throw new Error(`${world}/plugins/${name} exists already: choose another plugin name`);
+  }
+  if (lang !== "rust") {
+    // Another language (docs/languages.md): its template, built by its own toolchain.
+    await writeTemplate(lang, name, source);
+    console.log(templateNext(lang, world, name, me));
+    return 0;
   }
   await writeFiles(source, pluginFiles(name));
   const agent = flags.has("--agent");

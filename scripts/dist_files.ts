@@ -27,7 +27,13 @@ const PROGRAM = [
 ];
 
 /** Dependencies of `package.json` that are not loaded at run time. */
-const NOT_AT_RUN_TIME = new Set(["deno", "@types/node"]);
+const NOT_AT_RUN_TIME = new Set([
+  "deno",
+  "@types/node",
+  // The template of `sausage new --lang assemblyscript` installs its own (tests build it).
+  "assemblyscript",
+  "@assemblyscript/wasi-shim",
+]);
 
 /**
  * Packages in jco's tree that the host never loads: `componentize` (JS to a

@@ -4,7 +4,11 @@
 # downloads: Debian's rustc/cargo 1.96 with the matching std source (for
 # -Zbuild-std), wasi-libc, wasm-ld, the crates plugins may use, the author's
 # tools of the same rustc (cargo clippy, cargo fmt, rust-analyzer); and
-# bubblewrap, the sandbox every build runs in (core/cargo/build_jail.ts).
+# bubblewrap, the sandbox every build runs in (core/cargo/build_jail.ts);
+# clang's wasm32 builtins (libclang-rt-14-dev-wasm32), without which C
+# plugins link only with -nodefaultlibs -lc and fail on scanf's __multi3
+# (docs/languages.md); Duktape's source (duktape-dev), the engine of
+# TypeScript plugins (core/typescript/).
 # With --with-test-tools (npm test) also tmux, the terminal the console's
 # tests type into (tests/console_test.ts), nats-server, which the
 # workers' test runs (tests/nats_workers_test.ts), and wabt, whose wat2wasm
@@ -20,6 +24,7 @@ PACKAGES=(
   librust-serde-json-dev librust-serde-derive-dev librust-syn-dev
   librust-quote-dev librust-proc-macro2-dev
   clang llvm librust-cc-dev
+  libclang-rt-14-dev-wasm32 duktape-dev
   rust-web-clippy rustfmt-web rust-web-analyzer
 )
 

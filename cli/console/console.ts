@@ -9,6 +9,7 @@
 
 import { ErrorCode } from "../../rpc/errors.ts";
 import type { OpenRpcDocument } from "../../rpc/openrpc.ts";
+import { noDocumentNote } from "../no_document_note.ts";
 import { closest } from "./closest.ts";
 import { complete, type CompletionSource } from "./completer.ts";
 import type { CallOutcome, ConsoleHost } from "./console_host.ts";
@@ -148,7 +149,9 @@ export class Console {
         return await this.core(
           "core.activate",
           { plugin: input.plugin, wasm: worldPath(input.wasm) },
-          () => `${input.plugin} activated: new calls run the new version`,
+          (result) =>
+            `${input.plugin} activated: new calls run the new version` +
+            noDocumentNote(result, input.plugin),
         );
       case "revert":
         return await this.core(
@@ -343,10 +346,10 @@ export class Console {
   private async core(
     method: string,
     params: Record<string, unknown>,
-    done: () => string,
+    done: (result: unknown) => string,
   ): Promise<void> {
     const outcome = await this.run1(method, params, () => {});
-    if ("result" in outcome) return this.say(done());
+    if ("result" in outcome) return this.say(done(outcome.result));
     if ("cancelled" in outcome) return this.fail("cancelled");
     if ("refused" in outcome) return this.fail(outcome.refused);
     const [first, ...rest] = outcome.error.message.split("\n");

@@ -14,6 +14,7 @@ import { optionalParam, stringParam } from "../../rpc/params.ts";
 import type { OpenRpcDocument } from "../../rpc/openrpc.ts";
 import { resolveGuestPath } from "../../vfs/mount.ts";
 import { InvalidDocument } from "./discover_document.ts";
+import { NO_DOCUMENT, noDocument, undocumented } from "./no_document.ts";
 import { sha256 } from "../cache/file_hash.ts";
 import { inWorldFolder, readWorldFile, realInside } from "../world/world_files.ts";
 import type { GraphKeeper } from "./graph_keeper.ts";
@@ -118,14 +119,18 @@ export class Activator {
       const bytes = readWorldFile(root, c.file, `the new ${c.plugin}.wasm`);
       const folder = `plugins/${c.plugin}`;
       const tmp = `.plugin.wasm.${crypto.randomUUID()}`;
+      const made = !this.world.pluginNames().includes(c.plugin);
       inWorldFolder(root, folder, () => Deno.writeFileSync(tmp, bytes, { createNew: true }));
-      return { ...c, folder, tmp, hash: await sha256(bytes) };
+      return { ...c, folder, tmp, made, hash: await sha256(bytes) };
     }));
+    // A refusal leaves the world as it was: the staged copies go, and so do
+    // the folders made for new plugins (when nothing else was put in them since).
     const unstage = () => {
       for (const s of staged) {
         try {
           inWorldFolder(root, s.folder, () => Deno.removeSync(s.tmp));
-        } catch { /* already gone */ }
+          if (s.made) inWorldFolder(root, "plugins", () => Deno.removeSync(s.plugin));
+        } catch { /* already gone, or no longer empty */ }
       }
     };
     const fresh = new Map<string, OpenRpcDocument>();
@@ -134,6 +139,9 @@ export class Activator {
         try {
           fresh.set(s.plugin, await this.discoverFile(s.plugin, `${root}/${s.folder}/${s.tmp}`));
         } catch (e) {
+          // A plugin without a document is activated with no methods (no_document.ts).
+          const why = undocumented(e);
+          if (why !== null) return void fresh.set(s.plugin, noDocument(s.plugin, why));
           const plugins = list.map((x) => x.plugin);
           if (e instanceof InvalidDocument) {
             throw new HostError(
@@ -189,7 +197,8 @@ export class Activator {
         if (hadCurrent) Deno.renameSync("plugin.wasm", "plugin.prev.wasm");
         Deno.renameSync(s.tmp, "plugin.wasm");
       });
-      this.journal.coreEvent(how, { plugin: s.plugin, hash: s.hash, force });
+      const document = fresh.get(s.plugin)?.[NO_DOCUMENT] === undefined;
+      this.journal.coreEvent(how, { plugin: s.plugin, hash: s.hash, force, document });
     }
     return Object.fromEntries(fresh);
   }

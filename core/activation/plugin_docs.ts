@@ -22,6 +22,7 @@ import type { DiscoverOutcome, DiscoverStore } from "./discover_store.ts";
 import type { FileHashes } from "../cache/file_hash.ts";
 import type { World } from "../world/world.ts";
 import { CoreCallFailed } from "../calls/call_as_core.ts";
+import { noDocument, undocumented } from "./no_document.ts";
 
 /**
  * Calls `<plugin>.rpc.discover` and resolves with the checked document
@@ -153,6 +154,14 @@ export class PluginDocs {
       this.keep(hash, { document });
       return document;
     } catch (e) {
+      // A plugin without a document (-32601, or exit 0 without an answer) is
+      // no failure: it has no methods, kept as such for this version.
+      const why = undocumented(e);
+      if (why !== null) {
+        const document = noDocument(plugin, why);
+        this.keep(hash, { document });
+        return document;
+      }
       const failure = keptFailure(e);
       if (failure) this.keep(hash, failure);
       throw e;

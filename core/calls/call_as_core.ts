@@ -13,20 +13,27 @@ import type { Journal } from "../journal/journal.ts";
 import type { Process } from "../processes/process.ts";
 import type { Supervisor } from "../processes/supervisor.ts";
 
-/** A call the core made failed: its JSON-RPC error code (or "timeout") and the exit it tells of. */
+/**
+ * A call the core made itself failed: the message, its JSON-RPC error code (or
+ * "timeout" when the core stopped waiting) and the error's `data`, so that
+ * activation and discovery can tell a plugin that answers "no such method" or
+ * ends cleanly from one that crashed or was killed. A host-local error, never
+ * on the wire as is.
+ */
 export class CoreCallFailed extends Error {
   /**
-   * @param message what failed
+   * @param message what failed, naming the plugin and the method
    * @param code the error's code, or "timeout" when the core stopped waiting
-   * @param exit the exit of a process that ended without an answer (`data` of -32002)
+   * @param data the `data` of the error answer (of -32002: the exit it tells of)
    */
-  constructor(
-    message: string,
-    readonly code: number | "timeout",
-    readonly exit?: { status?: unknown; trap?: unknown },
-  ) {
+  constructor(message: string, readonly code: number | "timeout", readonly data?: unknown) {
     super(message);
     this.name = "CoreCallFailed";
+  }
+
+  /** The exit of a process that ended without an answer (`data` of -32002), if any. */
+  get exit(): { status?: unknown; trap?: unknown; limit?: unknown } | undefined {
+    return typeof this.data === "object" && this.data !== null ? this.data : undefined;
   }
 }
 
@@ -35,7 +42,8 @@ export const CORE_CALL_TIMEOUT_MS = 10_000;
 
 /**
  * Makes a call as the core, to a plugin or to a component file run as that
- * plugin; rejects with the error message, or after `CORE_CALL_TIMEOUT_MS`
+ * plugin; rejects with a `CoreCallFailed` for an error answer, with the
+ * error of a start that failed, or after `CORE_CALL_TIMEOUT_MS`
  * (a plugin that never answers must not hang an activation or a read of /proc).
  */
 export function callAsCore(
@@ -60,8 +68,7 @@ export function callAsCore(
         if (msg.method) return;
         if (!msg.error) return resolve(msg.result);
         const { code, message, data } = msg.error;
-        const exit = typeof data === "object" && data !== null ? data : undefined;
-        reject(new CoreCallFailed(`${plugin}.${method} failed: ${message}`, code, exit));
+        reject(new CoreCallFailed(`${plugin}.${method} failed: ${message}`, code, data));
       },
     };
     supervisor
