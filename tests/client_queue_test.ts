@@ -1,0 +1,94 @@
+/**
+ * Every queue toward a client is bounded (PROTOCOL 4.9, `client_queue_mib`):
+ * a control-socket client that sends calls and never reads its answers is
+ * closed once what waits for it passes the bound, with a `limit` event in
+ * the journal, and other clients go on being served.
+ */
+
+import { strict as assert } from "node:assert";
+import { ControlServer } from "../core/control/control_server.ts";
+import { WorldClient } from "../core/control/world_client.ts";
+import { World } from "../core/world/world.ts";
+import { eventually, TestHost } from "./helpers/host.ts";
+import { builtTestPlugin } from "./helpers/plugins.ts";
+
+const probe = await builtTestPlugin("probe");
+const opts = { sanitizeOps: false, sanitizeResources: false };
+const MiB = 2 ** 20;
+
+/** The `limit` events of the journal for `client_queue_mib`. */
+function queueLimits(h: TestHost): Record<string, unknown>[] {
+  return h.host.journal.query({ grep: "client_queue_mib", limit: 100 })
+    .filter((e) => e.pid === "core")
+    .map((e) => JSON.parse(e.line))
+    .filter((ev) => ev.event === "limit");
+}
+
+Deno.test({
+  name:
+    "a control client that never reads is closed past client_queue_mib, journaled; others go on",
+  ...opts,
+}, async () => {
+  const h = await TestHost.start({
+    plugins: { probe },
+    files: { "config/limits.json": JSON.stringify({ client_queue_mib: 1 }) },
+  });
+  const control = await ControlServer.start(h.host);
+  try {
+    const conn = await Deno.connect({ transport: "unix", path: control.path });
+    const enc = new TextEncoder();
+    await conn.write(
+      enc.encode(JSON.stringify({ jsonrpc: "2.0", id: 0, method: "$/hello" }) + "\n"),
+    );
+    // 2,000 calls of 16 KiB answers each (32 MiB), never read: 32 times the bound.
+    const text = "x".repeat(16 * 1024);
+    const CALLS = 2000;
+    const sent = (async () => {
+      try {
+        for (let i = 1; i <= CALLS; i++) {
+          const line = { jsonrpc: "2.0", id: i, method: "probe.echo", params: { text } };
+          await conn.write(enc.encode(JSON.stringify(line) + "\n"));
+        }
+      } catch { /* the host closed it */ }
+    })();
+    await eventually(() => queueLimits(h).length > 0, "the client_queue_mib limit event", 120_000);
+    const [ev] = queueLimits(h);
+    assert.equal(ev.value, 1);
+    assert.equal(ev.caller, "console");
+    // What waited for it when it was closed: the bound, and one write more at most.
+    assert.ok(
+      (ev.queued_bytes as number) <= 2 * MiB,
+      `${ev.queued_bytes} bytes waited for the client`,
+    );
+    // Another client is served meanwhile and after.
+    const other = await WorldClient.connect(new World(h.root));
+    assert.ok(other);
+    try {
+      assert.deepEqual(await other.request("probe.echo", { n: 1 }), { n: 1 });
+    } finally {
+      other.close();
+    }
+    // The connection was closed by the host: reading it ends (after what was already written).
+    const buf = new Uint8Array(1 << 20);
+    let got = 0;
+    await eventually(
+      async () => {
+        try {
+          const n = await conn.read(buf);
+          if (n === null) return true;
+          got += n;
+          return false;
+        } catch {
+          return true; // reset
+        }
+      },
+      "the connection to end",
+      60_000,
+    );
+    assert.ok(got < 8 * MiB, `the client could read ${got} bytes before the end`);
+    await sent;
+    conn.close();
+  } finally {
+    await h.close();
+  }
+});
