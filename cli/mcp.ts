@@ -16,7 +16,7 @@
  */
 
 import { World } from "../core/world/world.ts";
-import { readLimits } from "../core/world/limits.ts";
+import { defaultLimits, readLimits } from "../core/world/limits.ts";
 import { DEFAULT_MAX_LINE } from "../rpc/line_splitter.ts";
 import { guardArguments } from "../mcp/argument_guard.ts";
 import { StdioTransport } from "../mcp/stdio_transport.ts";
@@ -57,10 +57,24 @@ export async function mcp(args: string[]): Promise<number> {
   if (port === undefined) {
     const server = createServer(tools, name);
     let max = DEFAULT_MAX_LINE;
+    let queueMib = defaultLimits().client_queue_mib;
     try {
-      max = readLimits(world.root).line_mib * 2 ** 20;
+      const limits = readLimits(world.root);
+      max = limits.line_mib * 2 ** 20;
+      queueMib = limits.client_queue_mib;
     } catch { /* the host reports a bad config/limits.json */ }
-    const transport = new StdioTransport(max);
+    // A client that does not read stdout: its session ends rather than this process growing.
+    const transport = new StdioTransport(
+      max,
+      Deno.stdin,
+      Deno.stdout,
+      queueMib * 2 ** 20,
+      (n) =>
+        console.error(
+          `sausage mcp: ${n} bytes of answers wait for a client that does not read them, past ` +
+            `"client_queue_mib" (${queueMib} MiB in config/limits.json): closing the session`,
+        ),
+    );
     await server.connect(transport);
     guardArguments(transport);
     // stdin's end, or a stdout that fails (the client is gone: EPIPE), ends the session.

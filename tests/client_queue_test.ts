@@ -2,7 +2,8 @@
  * Every queue toward a client is bounded (PROTOCOL 4.9, `client_queue_mib`):
  * a control-socket client that sends calls and never reads its answers is
  * closed once what waits for it passes the bound, with a `limit` event in
- * the journal, and other clients go on being served.
+ * the journal, and other clients go on being served; an MCP stdio client
+ * that never reads gets its session closed, and `sausage mcp` ends.
  */
 
 import { strict as assert } from "node:assert";
@@ -11,8 +12,12 @@ import { WorldClient } from "../core/control/world_client.ts";
 import { World } from "../core/world/world.ts";
 import { eventually, TestHost } from "./helpers/host.ts";
 import { builtTestPlugin } from "./helpers/plugins.ts";
+import { makeWorld } from "./helpers/world.ts";
+import { mcpInitialize } from "./helpers/mcp.ts";
+import { CHECKOUT, launcher } from "./helpers/cli.ts";
 
 const probe = await builtTestPlugin("probe");
+const mcpprobe = await builtTestPlugin("mcpprobe");
 const opts = { sanitizeOps: false, sanitizeResources: false };
 const MiB = 2 ** 20;
 
@@ -91,4 +96,52 @@ Deno.test({
   } finally {
     await h.close();
   }
+});
+
+Deno.test({
+  name: "an MCP stdio client that never reads is closed past client_queue_mib; its process ends",
+  ...opts,
+}, async () => {
+  const world = await makeWorld({
+    plugins: { mcpprobe },
+    files: { "config/limits.json": JSON.stringify({ client_queue_mib: 1 }) },
+  });
+  const child = new Deno.Command(launcher, {
+    args: ["mcp", world],
+    cwd: CHECKOUT,
+    stdin: "piped",
+    stdout: "piped", // never read
+    stderr: "piped",
+  }).spawn();
+  const stderr = new Response(child.stderr).text();
+  const writer = child.stdin.getWriter();
+  const send = (msg: unknown) => writer.write(new TextEncoder().encode(JSON.stringify(msg) + "\n"));
+  try {
+    await send(mcpInitialize(0));
+    await send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    // 500 tool calls of 16 KiB answers each (8 MiB: the failure's data is its params), none read.
+    const why = "x".repeat(16 * 1024);
+    for (let i = 1; i <= 500; i++) {
+      await send({
+        jsonrpc: "2.0",
+        id: i,
+        method: "tools/call",
+        params: { name: "mcpprobe_fail", arguments: { why } },
+      });
+    }
+  } catch { /* the session closed: its stdin is gone */ }
+  const ended = await Promise.race([
+    child.status,
+    new Promise<null>((r) => setTimeout(() => r(null), 60_000)),
+  ]);
+  if (!ended) child.kill("SIGKILL");
+  await writer.close().catch(() => {});
+  const said = await stderr;
+  await child.stdout.cancel();
+  assert.ok(ended, `sausage mcp did not end by itself: ${said}`);
+  assert.match(
+    said,
+    /wait for a client that does not read them, past "client_queue_mib" \(1 MiB/,
+    said,
+  );
 });
