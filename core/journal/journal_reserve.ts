@@ -28,6 +28,8 @@ export class JournalReserve {
   /** The reserve's path. */
   readonly path: string;
   private held = false;
+  /** Why the reserve cannot be made, when not for a full disk (then none is kept, and nothing refused). */
+  unavailable: string | null = null;
 
   /**
    * @param journalPath the journal file (the reserve goes in its folder)
@@ -37,9 +39,12 @@ export class JournalReserve {
     this.path = `${journalPath.slice(0, journalPath.lastIndexOf("/") + 1)}${RESERVE_FILE}`;
   }
 
-  /** True while the reserve's space is set aside (always, when its size is 0). */
+  /**
+   * True while the reserve's space is set aside (always, when its size is 0
+   * or it cannot be made for another reason than a full disk).
+   */
   get isHeld(): boolean {
-    return this.bytes === 0 || this.held;
+    return this.bytes === 0 || this.held || this.unavailable !== null;
   }
 
   /**
@@ -52,7 +57,7 @@ export class JournalReserve {
       this.remove(); // none configured: one left by an earlier setting goes
       return true;
     }
-    if (this.held) return true;
+    if (this.held || this.unavailable !== null) return true;
     let f: Deno.FsFile | undefined;
     try {
       let size = 0;
@@ -69,8 +74,9 @@ export class JournalReserve {
         f.syncDataSync();
       }
       this.held = true;
-    } catch {
+    } catch (e) {
       this.remove();
+      if (!isDiskFull(e)) this.unavailable = e instanceof Error ? e.message : String(e);
     } finally {
       f?.close();
     }
@@ -79,7 +85,7 @@ export class JournalReserve {
 
   /** Gives the space back to the disk (the journal's next write uses it); true when it was held. */
   release(): boolean {
-    if (this.bytes === 0 || !this.held) return false;
+    if (!this.held) return false;
     this.remove();
     return true;
   }

@@ -51,8 +51,8 @@ export interface JournalBounds {
  * refuses new calls unless `ok`): `ok`, the reserve set aside (or none
  * configured) and writes working; `reserve-in-use`, the disk filled and
  * the reserve was given to the journal; `no-reserve`, the reserve could not
- * be made (the disk is full); `failing`, writes fail (the entries wait in
- * memory).
+ * be made (the disk is full); `failing`, writes fail for a full disk (the
+ * entries wait in memory).
  */
 export type DiskState = "ok" | "reserve-in-use" | "no-reserve" | "failing";
 
@@ -127,12 +127,22 @@ export class JournalWriter {
   useReserve(reserve: JournalReserve): void {
     this.reserve = reserve;
     if (!reserve.make()) this.remakeLater();
+    if (reserve.unavailable !== null) {
+      this.on.report(
+        `sausage: the journal's reserve ${reserve.path} cannot be made (${reserve.unavailable}); ` +
+          "the journal runs without one",
+      );
+    }
     this.tellDisk();
   }
 
-  /** The disk's state now. */
+  /**
+   * The disk's state now. Writes that fail for another reason than a full
+   * disk (a lock held past the busy timeout) are retried and refuse nothing.
+   */
   disk(): DiskState {
-    if (this.health.view().failing_since !== null) return "failing";
+    const health = this.health.view();
+    if (health.failing_since !== null && isDiskFull(health.last_error)) return "failing";
     if (!this.reserve || this.reserve.isHeld) return "ok";
     return this.reserveUsed ? "reserve-in-use" : "no-reserve";
   }
