@@ -53,27 +53,28 @@ export async function mcp(args: string[]): Promise<number> {
   Deno.addSignalListener("SIGTERM", onSignal);
   session.ended.then((code) => end(code));
 
+  let max = DEFAULT_MAX_LINE;
+  let queueMib = defaultLimits().client_queue_mib;
+  try {
+    const limits = readLimits(world.root);
+    max = limits.line_mib * 2 ** 20;
+    queueMib = limits.client_queue_mib;
+  } catch { /* the host reports a bad config/limits.json */ }
+  // A client that does not read: its session ends rather than this process growing.
+  const overflow = (n: number) =>
+    console.error(
+      `sausage mcp: ${n} bytes of answers wait for a client that does not read them, past ` +
+        `"client_queue_mib" (${queueMib} MiB in config/limits.json): closing the session`,
+    );
   let close: () => Promise<void>;
   if (port === undefined) {
     const server = createServer(tools, name);
-    let max = DEFAULT_MAX_LINE;
-    let queueMib = defaultLimits().client_queue_mib;
-    try {
-      const limits = readLimits(world.root);
-      max = limits.line_mib * 2 ** 20;
-      queueMib = limits.client_queue_mib;
-    } catch { /* the host reports a bad config/limits.json */ }
-    // A client that does not read stdout: its session ends rather than this process growing.
     const transport = new StdioTransport(
       max,
       Deno.stdin,
       Deno.stdout,
       queueMib * 2 ** 20,
-      (n) =>
-        console.error(
-          `sausage mcp: ${n} bytes of answers wait for a client that does not read them, past ` +
-            `"client_queue_mib" (${queueMib} MiB in config/limits.json): closing the session`,
-        ),
+      overflow,
     );
     await server.connect(transport);
     guardArguments(transport);
@@ -86,7 +87,13 @@ export async function mcp(args: string[]): Promise<number> {
     close = () => server.close();
   } else {
     const { token, path } = await httpToken(world.root);
-    const http = await serveHttp({ port, token, newServer: () => createServer(tools, name) });
+    const http = await serveHttp({
+      port,
+      token,
+      newServer: () => createServer(tools, name),
+      maxQueueBytes: queueMib * 2 ** 20,
+      overflow,
+    });
     console.error(
       `sausage mcp: http://127.0.0.1:${http.port}${MCP_HTTP_PATH} for ${world.root}; ` +
         `every request needs "Authorization: Bearer <token>", the token is in ${path}`,

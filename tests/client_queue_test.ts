@@ -145,3 +145,79 @@ Deno.test({
     said,
   );
 });
+
+Deno.test({
+  name:
+    "an MCP HTTP client that never reads its event stream: the session is closed past client_queue_mib",
+  ...opts,
+}, async () => {
+  const world = await makeWorld({
+    plugins: { mcpprobe },
+    files: { "config/limits.json": JSON.stringify({ client_queue_mib: 1 }) },
+  });
+  const server = new Deno.Command(launcher, {
+    args: ["mcp", world, "--http", "0"],
+    cwd: CHECKOUT,
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  let said = "";
+  const drained = (async () => {
+    for await (const text of server.stderr.pipeThrough(new TextDecoderStream())) said += text;
+  })();
+  try {
+    const [, url, tokenFile] = await eventually(
+      () => /(http:\/\/127\.0\.0\.1:\d+\/mcp).*token is in (\S+)/.exec(said),
+      "the server's address",
+      60_000,
+    );
+    const token = (await Deno.readTextFile(tokenFile)).trim();
+    const post = (body: unknown, session?: string) =>
+      fetch(url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          authorization: `Bearer ${token}`,
+          ...session ? { "mcp-session-id": session, "mcp-protocol-version": "2025-06-18" } : {},
+        },
+        body: JSON.stringify(body),
+      });
+    const init = await post(mcpInitialize(1));
+    assert.equal(init.status, 200);
+    await init.body?.cancel();
+    const session = init.headers.get("mcp-session-id")!;
+    assert.ok(session);
+    await (await post({ jsonrpc: "2.0", method: "notifications/initialized" }, session)).body
+      ?.cancel();
+    // 200,000 progress notifications into one call's event stream (~30 MB), never read.
+    const unread = await post({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: {
+        name: "mcpprobe_progress",
+        arguments: { count: 200_000 },
+        _meta: { progressToken: 7 },
+      },
+    }, session);
+    assert.equal(unread.status, 200);
+    await eventually(() => /past "client_queue_mib" \(1 MiB/.test(said), "the overflow", 120_000);
+    // The session is closed; a new one is served.
+    const again = await post({ jsonrpc: "2.0", id: 3, method: "ping" }, session);
+    assert.equal(again.status, 404, "the closed session is gone");
+    await again.body?.cancel();
+    const other = await post(mcpInitialize(4));
+    assert.equal(other.status, 200);
+    await other.body?.cancel();
+    await unread.body?.cancel().catch(() => {});
+  } finally {
+    server.kill("SIGTERM");
+    // A server stuck on a stream nobody reads does not end on SIGTERM: killed after 10 s.
+    const timer = setTimeout(() => server.kill("SIGKILL"), 10_000);
+    await server.status;
+    clearTimeout(timer);
+    await drained;
+  }
+});
