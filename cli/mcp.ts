@@ -16,7 +16,7 @@
  */
 
 import { World } from "../core/world/world.ts";
-import { readLimits } from "../core/world/limits.ts";
+import { defaultLimits, readLimits } from "../core/world/limits.ts";
 import { DEFAULT_MAX_LINE } from "../rpc/line_splitter.ts";
 import { guardArguments } from "../mcp/argument_guard.ts";
 import { StdioTransport } from "../mcp/stdio_transport.ts";
@@ -53,14 +53,29 @@ export async function mcp(args: string[]): Promise<number> {
   Deno.addSignalListener("SIGTERM", onSignal);
   session.ended.then((code) => end(code));
 
+  let max = DEFAULT_MAX_LINE;
+  let queueMib = defaultLimits().client_queue_mib;
+  try {
+    const limits = readLimits(world.root);
+    max = limits.line_mib * 2 ** 20;
+    queueMib = limits.client_queue_mib;
+  } catch { /* the host reports a bad config/limits.json */ }
+  // A client that does not read: its session ends rather than this process growing.
+  const overflow = (n: number) =>
+    console.error(
+      `sausage mcp: ${n} bytes of answers wait for a client that does not read them, past ` +
+        `"client_queue_mib" (${queueMib} MiB in config/limits.json): closing the session`,
+    );
   let close: () => Promise<void>;
   if (port === undefined) {
     const server = createServer(tools, name);
-    let max = DEFAULT_MAX_LINE;
-    try {
-      max = readLimits(world.root).line_mib * 2 ** 20;
-    } catch { /* the host reports a bad config/limits.json */ }
-    const transport = new StdioTransport(max);
+    const transport = new StdioTransport(
+      max,
+      Deno.stdin,
+      Deno.stdout,
+      queueMib * 2 ** 20,
+      overflow,
+    );
     await server.connect(transport);
     guardArguments(transport);
     // stdin's end, or a stdout that fails (the client is gone: EPIPE), ends the session.
@@ -72,7 +87,13 @@ export async function mcp(args: string[]): Promise<number> {
     close = () => server.close();
   } else {
     const { token, path } = await httpToken(world.root);
-    const http = await serveHttp({ port, token, newServer: () => createServer(tools, name) });
+    const http = await serveHttp({
+      port,
+      token,
+      newServer: () => createServer(tools, name),
+      maxQueueBytes: queueMib * 2 ** 20,
+      overflow,
+    });
     console.error(
       `sausage mcp: http://127.0.0.1:${http.port}${MCP_HTTP_PATH} for ${world.root}; ` +
         `every request needs "Authorization: Bearer <token>", the token is in ${path}`,

@@ -112,6 +112,7 @@ export class Host {
           maxBytes: this.limits.journal_mib * 2 ** 20,
           maxAgeMs: this.limits.journal_days * 86_400_000,
           maxEntryBytes: this.limits.journal_entry_kib * 1024,
+          reserveBytes: this.limits.journal_reserve_mib * 2 ** 20,
         },
       );
       // A bad limits file never stops the host: each problem is said once, and journaled.

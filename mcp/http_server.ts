@@ -9,7 +9,9 @@
  * A POST's body is read here (within the SDK's bound), refused when it is
  * not UTF-8 (the SDK read it with U+FFFD for the bad bytes), and parsed with
  * `parseExact`, so a tool's numbers reach the plugin as sent (the SDK's own
- * `JSON.parse` rounded integers past 2^53, decimals, `1e400`, `-0`).
+ * `JSON.parse` rounded integers past 2^53, decimals, `1e400`, `-0`). What
+ * waits in a session's event stream for a client that does not read it is
+ * bounded (`maxQueueBytes`, `bounded_body.ts`): past it the session is closed.
  *
  * @module
  */
@@ -29,6 +31,7 @@ import { authorized } from "./http_token.ts";
 import { JsonDepthError, parseExact } from "../rpc/exact_json.ts";
 import { invalidUtf8At, notUtf8Error } from "../rpc/utf8_check.ts";
 import { guardArguments } from "./argument_guard.ts";
+import { boundedBody } from "./bounded_body.ts";
 
 /** The path the server answers on. */
 export const MCP_HTTP_PATH = "/mcp";
@@ -41,6 +44,14 @@ export interface HttpOptions {
   token: string;
   /** Makes the server of a new session. */
   newServer: () => Server;
+  /**
+   * The most bytes of a response's stream that may wait for a client that
+   * does not read it (`client_queue_mib`; default: no bound). Past it the
+   * session is closed.
+   */
+  maxQueueBytes?: number;
+  /** Told when a session is closed for it, with the bytes that waited. */
+  overflow?: (queuedBytes: number) => void;
 }
 
 /** A running HTTP server. */
@@ -108,6 +119,27 @@ async function boundedBody(req: Request, max: number): Promise<Uint8Array | null
 export function serveHttp(opts: HttpOptions): Promise<HttpServer> {
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
   let port = opts.port;
+  /** A session's event stream, with what waits for its reader bounded (`bounded_body.ts`). */
+  const bounded = (
+    res: Response,
+    t: WebStandardStreamableHTTPServerTransport,
+  ): Response => {
+    const max = opts.maxQueueBytes;
+    if (
+      !res.body || max === undefined || !/event-stream/.test(res.headers.get("content-type") ?? "")
+    ) {
+      return res;
+    }
+    const body = boundedBody(res.body, max, (n) => {
+      opts.overflow?.(n);
+      t.close().catch(() => {});
+    });
+    return new Response(body, {
+      status: res.status,
+      statusText: res.statusText,
+      headers: res.headers,
+    });
+  };
   const handle = async (req: Request): Promise<Response> => {
     if (!authorized(req.headers.get("authorization"), opts.token)) {
       return refuse(401, "send the world's token: Authorization: Bearer <token>", {
@@ -126,11 +158,11 @@ export function serveHttp(opts: HttpOptions): Promise<HttpServer> {
     const t = id === null ? undefined : sessions.get(id);
     if (id !== null && !t) return refuse(404, "no such session; initialize again");
     if (req.method !== "POST") {
-      return t ? await t.handleRequest(req) : refuse(400, "initialize a session first");
+      return t ? bounded(await t.handleRequest(req), t) : refuse(400, "initialize a session first");
     }
     const body = await exactBody(req);
     if (body instanceof Response) return body;
-    if (t) return await t.handleRequest(req, { parsedBody: body.parsed });
+    if (t) return bounded(await t.handleRequest(req, { parsedBody: body.parsed }), t);
     if (!isInitializeRequest(body.parsed)) return refuse(400, "initialize a session first");
     return await newSession(req, body.parsed);
   };

@@ -8,6 +8,11 @@
  * nested past the limit (`MAX_DEPTH`) or not a JSON-RPC message -32600,
  * each with a one-line reason. stdin's end closes the transport.
  *
+ * What waits to be written to stdout is bounded (`maxQueue`: the world's
+ * `client_queue_mib`): a client that stops reading while it sends gets its
+ * session closed, with one line on stderr, instead of a process that grows
+ * without bound.
+ *
  * The SDK's own stdio transport copies its whole buffer on every chunk and
  * searches it again for a newline: a 20 MB line took minutes and then closed
  * the session without an answer.
@@ -58,16 +63,23 @@ export class StdioTransport implements Transport {
   private closed = false;
   private writing: Promise<void> = Promise.resolve();
   private encoder = new TextEncoder();
+  /** Bytes handed to `send` and not yet written to stdout. */
+  private queued = 0;
 
   /**
    * @param max the longest line read, in bytes (`line_mib` of the world)
    * @param input stdin
    * @param output stdout
+   * @param maxQueue the most bytes waiting for stdout (`client_queue_mib`): past it the session
+   *   closes, after `overflow` hears how many waited (one message longer goes when nothing waits)
+   * @param overflow told once, at the overflow
    */
   constructor(
     private max: number,
     private input: RawReader = Deno.stdin,
     private output: RawWriter = Deno.stdout,
+    private maxQueue = Infinity,
+    private overflow: (queuedBytes: number) => void = () => {},
   ) {}
 
   start(): Promise<void> {
@@ -128,8 +140,15 @@ export class StdioTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return Promise.resolve();
     const bytes = this.encoder.encode(JSON.stringify(message) + "\n");
+    if (this.queued > 0 && this.queued + bytes.length > this.maxQueue) {
+      this.overflow(this.queued + bytes.length);
+      this.close();
+      return Promise.resolve();
+    }
+    this.queued += bytes.length;
     this.writing = this.writing.then(async () => {
       for (let at = 0; at < bytes.length;) at += await this.output.write(bytes.subarray(at));
+      this.queued -= bytes.length;
     }).catch((e) => {
       this.onerror?.(e instanceof Error ? e : new Error(String(e)));
       this.close();

@@ -20,16 +20,42 @@ export interface RawWriter {
   write(p: Uint8Array): Promise<number>;
 }
 
+/** A bound on the bytes a {@link LineWriter} holds for a peer that does not read. */
+export interface QueueBound {
+  /**
+   * The most bytes handed to the stream and not yet written to the peer. A
+   * write that would pass it, while something waits already, overflows (one
+   * message longer than the bound still goes when nothing waits).
+   */
+  maxBytes: number;
+  /**
+   * Called once, at the overflow, with the bytes waiting then: the writer
+   * drops everything from then on; the owner closes the connection.
+   */
+  overflow(queuedBytes: number): void;
+}
+
 /** Writes JSON messages, one per line, in order. */
 export class LineWriter {
   private writer: { write(b: Uint8Array): Promise<unknown>; close(): Promise<unknown> };
   private broken = false;
   private pending: string[] = [];
+  private queued = 0;
 
-  /** Wraps a writable byte stream, or a raw writer (whose writes it keeps in order). */
-  constructor(out: WritableStream<Uint8Array> | RawWriter) {
+  /**
+   * Wraps a writable byte stream, or a raw writer (whose writes it keeps in
+   * order). With `bound`, what waits for a peer that does not read is
+   * bounded (the control socket's clients: `client_queue_mib`); without, it
+   * is not (a sandbox's pipe, whose reader is ours).
+   */
+  constructor(out: WritableStream<Uint8Array> | RawWriter, private bound?: QueueBound) {
     // Not `instanceof WritableStream`: naming that global makes Deno load its streams (6 ms).
     this.writer = "getWriter" in out ? out.getWriter() : inOrder(out);
+  }
+
+  /** Bytes handed to the stream and not yet written to the peer. */
+  get queuedBytes(): number {
+    return this.queued;
   }
 
   /** Sends one message (written at the end of this turn); silently dropped once the peer is gone. */
@@ -43,7 +69,17 @@ export class LineWriter {
     const text = this.pending.join("\n") + "\n";
     this.pending = [];
     if (this.broken) return;
-    this.writer.write(encoder.encode(text)).catch(() => (this.broken = true));
+    const bytes = encoder.encode(text);
+    if (this.bound && this.queued > 0 && this.queued + bytes.length > this.bound.maxBytes) {
+      this.broken = true;
+      this.bound.overflow(this.queued + bytes.length);
+      return;
+    }
+    this.queued += bytes.length;
+    this.writer.write(bytes).then(
+      () => (this.queued -= bytes.length),
+      () => (this.broken = true),
+    );
   }
 
   /** Writes what is pending and closes the stream. */

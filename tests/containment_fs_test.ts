@@ -27,6 +27,7 @@ import { eventually, TestHost } from "./helpers/host.ts";
 import { builtTestPlugin } from "./helpers/plugins.ts";
 import { makeWorld } from "./helpers/world.ts";
 import { sausage } from "./helpers/cli.ts";
+import { dropSmallDisk, fill, smallDisk } from "./helpers/small_disk.ts";
 
 const fsprobe = await builtTestPlugin("fsprobe");
 const opts = { sanitizeOps: false, sanitizeResources: false };
@@ -210,40 +211,6 @@ hostTest(
   { "config/limits.json": JSON.stringify({ disk_mib: 16 }) },
 );
 
-/** Mounts a tmpfs of `mib` MiB; null when this machine does not let us (not root, no mount). */
-function smallDisk(mib: number): string | null {
-  const dir = Deno.makeTempDirSync({ prefix: "sausage-small-disk-" });
-  const out = new Deno.Command("mount", {
-    args: ["-t", "tmpfs", "-o", `size=${mib}m,mode=0700`, "tmpfs", dir],
-    stdout: "null",
-    stderr: "null",
-  }).outputSync();
-  if (out.code === 0) return dir;
-  Deno.removeSync(dir);
-  return null;
-}
-
-/** Unmounts and removes a folder of {@link smallDisk}. */
-function dropSmallDisk(dir: string): void {
-  new Deno.Command("umount", { args: ["-l", dir] }).outputSync();
-  Deno.removeSync(dir, { recursive: true });
-}
-
-/** Writes 256 KiB chunks to `path` until the disk is full; returns the bytes written. */
-function fill(path: string): number {
-  const f = Deno.openSync(path, { write: true, create: true });
-  const chunk = new Uint8Array(256 * 1024).fill(7);
-  let n = 0;
-  try {
-    for (;;) n += f.writeSync(chunk);
-  } catch (e) {
-    assert.match(String(e), /space|ENOSPC|full/i);
-  } finally {
-    f.close();
-  }
-  return n;
-}
-
 /** CPU time (user + system) this process used, in ms (every thread: other test modules too). */
 function cpuMs(): number {
   const fields = Deno.readTextFileSync("/proc/self/stat").split(") ")[1].split(" ");
@@ -251,9 +218,21 @@ function cpuMs(): number {
   return ticks * 10; // USER_HZ is 100 on Linux
 }
 
+/** The answer of a call on a full disk: -32004 naming the journal's disk; null when it worked. */
+async function refusal(h: TestHost, root: string): Promise<Record<string, unknown> | null> {
+  const r = await h.call("fsprobe.run", { ops: [{ op: "eprint", text: "refused" }] });
+  if (!r.error) return null;
+  assert.equal(r.error.code, -32004, JSON.stringify(r.error));
+  const data = r.error.data as Record<string, unknown>;
+  assert.equal(data.limit, "journal_reserve_mib");
+  assert.equal(data.disk, `${root}/state/core`);
+  assert.match(r.error.message, /the disk of .* is full/);
+  return data;
+}
+
 Deno.test({
   name:
-    "a full disk leaves the host answering; journal failures are counted, not spun on, and writes resume when space returns",
+    "a full disk without a reserve: the host answers queries, refuses calls (-32004 naming the disk); journal failures are counted, not spun on, and writes resume when space returns",
   ...opts,
   ignore: Deno.uid() !== 0,
 }, async () => {
@@ -265,42 +244,53 @@ Deno.test({
   const root = `${mnt}/world`;
   try {
     Deno.mkdirSync(`${root}/plugins/fsprobe`, { recursive: true });
+    Deno.mkdirSync(`${root}/config`, { recursive: true });
     Deno.copyFileSync(fsprobe, `${root}/plugins/fsprobe/plugin.wasm`);
+    Deno.writeTextFileSync(
+      `${root}/config/limits.json`,
+      JSON.stringify({ journal_reserve_mib: 0 }),
+    );
     const h = await TestHost.open(root);
     const control = await ControlServer.start(h.host);
     try {
       await probe(h, { op: "eprint", text: "before the disk filled" });
+      // A guest that runs while the disk fills, then logs: the journal cannot write its lines.
+      const burst = Array.from({ length: 3000 }, (_, i) => ({ op: "eprint", text: `burst ${i}` }));
+      const running = probe(
+        h,
+        { op: "sleep", ms: 1500 },
+        ...Array.from({ length: 5 }, (_, i) => ({ op: "eprint", text: `while full ${i}` })),
+        // A burst of lines while full (once 1,000 waited, each line used to try a write).
+        ...burst,
+        // A guest's write gets the disk's own insufficient-space.
+        { op: "write", path: "/big.txt", text: "x".repeat(1 << 20) },
+      );
       const filled = fill(`${mnt}/filler`);
       assert.ok(filled > 0);
-      // Guests keep logging: the journal cannot write them.
-      for (let i = 0; i < 5; i++) {
-        await probe(h, { op: "eprint", text: `while full ${i}` });
-      }
+      const outcomes = await within(15_000, "a burst of lines", running);
+      assert.equal(errorOf(outcomes.at(-1)), "StorageFull", JSON.stringify(outcomes.at(-1)));
       await eventually(() => h.host.journal.health.view().failing_since, "a journal failure");
-      // A burst of lines while full (once 1,000 waited, each line used to try a write).
-      const burst = Array.from({ length: 3000 }, (_, i) => ({ op: "eprint", text: `burst ${i}` }));
-      await within(10_000, "a burst of lines", probe(h, ...burst));
       const cpu0 = cpuMs();
       const t0 = performance.now();
-      // For three seconds: calls that need no write answer, $/hello and $/ps answer.
+      // For three seconds: $/hello, $/ps and $/cat answer; calls are refused, naming the disk.
       const client = await within(3000, "$/hello", WorldClient.connect(new World(root)));
       assert.ok(client, "the control socket answers $/hello");
       try {
         while (performance.now() - t0 < 3000) {
-          const r = await within(
+          const cat = await within(
             3000,
-            "a read",
-            probe(h, { op: "read", path: "/proc/core/journal.json" }),
+            "$/cat",
+            client.request("$/cat", { path: "/proc/core/journal.json" }),
           );
-          const view = JSON.parse(r[0] as string);
+          const view = JSON.parse(atob(cat as string));
           assert.ok(view.write_failures >= 1);
           assert.ok(view.failing_since);
+          assert.equal(view.disk, "failing");
           assert.ok(await within(3000, "$/ps", client.request("$/ps", {})));
+          const refused = await within(3000, "a refused call", refusal(h, root));
+          assert.equal(refused?.state, "failing");
           await new Promise((r) => setTimeout(r, 200));
         }
-        // A guest's write gets the disk's own insufficient-space.
-        const w = await probe(h, { op: "write", path: "/big.txt", text: "x".repeat(1 << 20) });
-        assert.equal(errorOf(w[0]), "StorageFull", JSON.stringify(w[0]));
       } finally {
         client.close();
       }
@@ -316,7 +306,7 @@ Deno.test({
           elapsed.toFixed(0)
         } ms`,
       );
-      // Space returns: the journal writes what it kept.
+      // Space returns: the journal writes what it kept, and calls are taken again.
       Deno.removeSync(`${mnt}/filler`);
       await eventually(
         () => h.host.journal.health.view().failing_since === null,
@@ -327,8 +317,72 @@ Deno.test({
         .filter((e) => e.stream === "stderr").map((e) => e.line);
       assert.equal(lines.length, 5, "the entries of the full disk were kept and written");
       assert.ok(h.host.journal.query({ grep: "journal-writes-resumed" }).length === 1);
+      assert.equal(await refusal(h, root), null, "calls are taken again");
     } finally {
       control.close();
+      await h.host.shutdown(200);
+    }
+  } finally {
+    dropSmallDisk(mnt);
+  }
+});
+
+Deno.test({
+  name:
+    "a full disk with the reserve: the journal writes into it, calls are refused, and taken again once the reserve is made again",
+  ...opts,
+  ignore: Deno.uid() !== 0,
+}, async () => {
+  const mnt = smallDisk(24);
+  if (!mnt) {
+    console.error("cannot mount a tmpfs here: the full-disk case was not run");
+    return;
+  }
+  const root = `${mnt}/world`;
+  try {
+    Deno.mkdirSync(`${root}/plugins/fsprobe`, { recursive: true });
+    Deno.mkdirSync(`${root}/config`, { recursive: true });
+    Deno.copyFileSync(fsprobe, `${root}/plugins/fsprobe/plugin.wasm`);
+    Deno.writeTextFileSync(
+      `${root}/config/limits.json`,
+      JSON.stringify({ journal_reserve_mib: 2 }),
+    );
+    const h = await TestHost.open(root);
+    try {
+      const reserve = `${root}/state/core/journal.reserve`;
+      await eventually(
+        () => {
+          try {
+            return Deno.statSync(reserve).size === 2 * MiB;
+          } catch {
+            return false;
+          }
+        },
+        "the reserve to be made (by the journal's worker, once it has started)",
+        60_000,
+      );
+      const running = probe(
+        h,
+        { op: "sleep", ms: 1000 },
+        ...Array.from({ length: 5 }, (_, i) => ({ op: "eprint", text: `while full ${i}` })),
+      );
+      fill(`${mnt}/filler`);
+      await within(15_000, "the guest's lines", running);
+      await eventually(async () => (await refusal(h, root))?.state, "a call refused");
+      assert.equal((await refusal(h, root))?.state, "reserve-in-use");
+      // Written at once, into the reserve's space: no write failed.
+      const lines = () =>
+        h.host.journal.query({ grep: "while full", limit: 100 }).filter((e) =>
+          e.stream === "stderr"
+        );
+      assert.equal(lines().length, 5);
+      assert.equal(h.host.journal.health.view().write_failures, 0);
+      assert.throws(() => Deno.statSync(reserve), Deno.errors.NotFound, "the reserve was given");
+      Deno.removeSync(`${mnt}/filler`);
+      await eventually(async () => (await refusal(h, root)) === null, "calls taken again", 30_000);
+      assert.equal(Deno.statSync(reserve).size, 2 * MiB, "the reserve is set aside again");
+      assert.equal(h.host.journal.query({ grep: "journal-reserve-restored" }).length, 1);
+    } finally {
       await h.host.shutdown(200);
     }
   } finally {

@@ -108,7 +108,11 @@ test(
     const big = "x".repeat(5 * 2 ** 20);
     for (let i = 0; i < 19; i++) {
       const r = await h.call("probe.echo", { i, big });
-      assert.equal((r.result as { big: string }).big.length, big.length, "the call is whole");
+      assert.equal(
+        (r.result as { big: string })?.big.length,
+        big.length,
+        `the call is whole: ${JSON.stringify(r.error)}`,
+      );
     }
     await h.result("probe.spew", { n: 1, len: 200_000 });
     h.host.journal.flush();

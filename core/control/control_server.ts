@@ -172,7 +172,20 @@ export class ControlServer {
   }
 
   private async serve(conn: Deno.UnixConn): Promise<void> {
-    const out = new LineWriter(conn.writable);
+    const maxQueue = this.host.limits.client_queue_mib;
+    // A client that does not read its answers: what waits for it is bounded, then it is closed.
+    const out = new LineWriter(conn.writable, {
+      maxBytes: maxQueue * 2 ** 20,
+      overflow: (queued) => {
+        this.host.journal.coreEvent("limit", {
+          limit: "client_queue_mib",
+          value: maxQueue,
+          queued_bytes: queued,
+          caller: session.name,
+        });
+        open.shut();
+      },
+    });
     const open: Open = {
       drain: () => out.close(),
       shut: () => {

@@ -2,9 +2,10 @@
  * Serving a world: the one place that makes a `Host` for a command and
  * serves it (`sausage run`, `dev`, a `sausage mcp` session's own host, a
  * command's transient host of `world_client.ts`, the test runner's private
- * one), with its control socket, the signals that stop it and the order it
- * shuts down in: signals let go, every process stopped (grace, then kill),
- * the control socket closed, the journal flushed, the world's lock released
+ * one), with its control socket, the signals that stop it (to its pid or
+ * its group: SIGINT, SIGTERM, SIGHUP; a second one exits at once) and the
+ * order it shuts down in: every process stopped (grace, then kill), the
+ * control socket closed, the journal flushed, the world's lock released
  * last.
  *
  * Its users in this OS process call it through `WorldClient.of(host, name)`,
@@ -18,6 +19,16 @@ import type { HostOptions } from "../host_options.ts";
 import { HostLock } from "./host_lock.ts";
 import type { TestHost } from "../test_runner/test_runner.ts";
 
+/** The signals that stop a served host: a terminal's Ctrl-C, a service manager's stop, a hang-up. */
+export const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+/** The exit code of a host forced to exit by a second signal: 128 + the signal's number. */
+const FORCED_EXIT: Record<(typeof STOP_SIGNALS)[number], number> = {
+  SIGHUP: 129,
+  SIGINT: 130,
+  SIGTERM: 143,
+};
+
 /** How a world is served. */
 export interface ServeOptions extends HostOptions {
   /** Whether the control socket is served (default true; the test runner's private world has none). */
@@ -27,7 +38,9 @@ export interface ServeOptions extends HostOptions {
 /** A host made and served by this OS process. */
 export class WorldServer {
   private signalsOn = false;
-  private readonly stop = () => this.host.exit(0);
+  /** The stop signals that came, once the first one did. */
+  private signalled = 0;
+  private readonly listeners = STOP_SIGNALS.map((sig) => [sig, () => this.onSignal(sig)] as const);
 
   private constructor(
     /** The host served. */
@@ -58,12 +71,23 @@ export class WorldServer {
     return new WorldServer(host);
   }
 
-  /** Ends the host (`done` resolves with 0) on SIGINT or SIGTERM, until `shutdown`. */
+  /**
+   * Ends the host (`done` resolves with 0) on SIGINT, SIGTERM or SIGHUP,
+   * sent to its pid or to its process group (its sandboxes and builds are in
+   * sessions of their own and do not take it): the command shuts down in
+   * order. A second one, while that shutdown runs, exits at once (128 + the
+   * signal's number); the sandboxes end with the host (`--pdeathsig`).
+   */
   stopOnSignals(): void {
     if (this.signalsOn) return;
     this.signalsOn = true;
-    Deno.addSignalListener("SIGINT", this.stop);
-    Deno.addSignalListener("SIGTERM", this.stop);
+    for (const [sig, fn] of this.listeners) Deno.addSignalListener(sig, fn);
+  }
+
+  private onSignal(sig: (typeof STOP_SIGNALS)[number]): void {
+    if (this.signalled++ === 0) return this.host.exit(0);
+    console.error(`sausage: ${sig} again: exiting now, without waiting for the processes`);
+    Deno.exit(FORCED_EXIT[sig]);
   }
 
   /** Starts the host (`Host.start`: the sandboxes, then `beforeBoot`, then the boot calls). */
@@ -88,17 +112,21 @@ export class WorldServer {
   }
 
   /**
-   * Shuts down in order: the signals let go, every process stopped (a
-   * guest that called `core.exit` answers its caller in its grace period),
-   * the control socket closed, the world's lock released.
+   * Shuts down in order: every process stopped (a guest that called
+   * `core.exit` answers its caller in its grace period), the control socket
+   * closed, the world's lock released, then the signals let go. A stop
+   * signal during it forces an exit at once.
    */
   async shutdown(graceMs?: number): Promise<void> {
-    if (this.signalsOn) {
-      this.signalsOn = false;
-      Deno.removeSignalListener("SIGINT", this.stop);
-      Deno.removeSignalListener("SIGTERM", this.stop);
+    this.signalled++; // a signal from now on is a second one
+    try {
+      await this.host.shutdown(graceMs);
+    } finally {
+      if (this.signalsOn) {
+        this.signalsOn = false;
+        for (const [sig, fn] of this.listeners) Deno.removeSignalListener(sig, fn);
+      }
     }
-    await this.host.shutdown(graceMs);
   }
 }
 

@@ -25,10 +25,10 @@ import {
   openDatabase,
   openOrRecover,
 } from "./journal_file.ts";
-import type { JournalBounds, Row, WriterEvents } from "./journal_writer.ts";
+import type { DiskState, JournalBounds, Row, WriterEvents } from "./journal_writer.ts";
 import { InlineSink, type JournalSink, WorkerSink } from "./journal_sink.ts";
 
-export type { JournalBounds } from "./journal_writer.ts";
+export type { DiskState, JournalBounds } from "./journal_writer.ts";
 export type { JournalRecovery } from "./journal_file.ts";
 
 /** The stream an entry came from. */
@@ -189,6 +189,16 @@ function toRow(e: Entry): Row {
   ];
 }
 
+/** Why the host refuses new calls for the journal's disk (PROTOCOL 4.9, `journal_reserve_mib`). */
+export interface DiskRefusal {
+  /** The disk's state (never `ok`). */
+  state: Exclude<DiskState, "ok">;
+  /** The folder of the journal, on the disk that is full. */
+  disk: string;
+  /** The reserve's size, in bytes. */
+  reserveBytes: number;
+}
+
 /** The journal of a running host. */
 export class Journal {
   /** The connection reads go through (for an in-memory journal, the writer's). */
@@ -207,6 +217,7 @@ export class Journal {
   /** How writes go (`/proc/core/journal.json`): a full disk pauses them, counted. */
   readonly health = { view: (): JournalHealthView => this.healthView };
   private readonly maxEntryBytes: number;
+  private readonly reserveBytes: number;
   /** The open windows of coalesced events, by key. */
   private windows = new Map<string, Window>();
 
@@ -223,6 +234,7 @@ export class Journal {
     bounds: JournalBounds = UNBOUNDED,
   ) {
     this.maxEntryBytes = bounds.maxEntryBytes ?? DEFAULT_ENTRY_BYTES;
+    this.reserveBytes = bounds.reserveBytes ?? 0;
     const { db, recovered } = openOrRecover(path, report);
     this.db = db;
     const on: WriterEvents = {
@@ -321,6 +333,23 @@ export class Journal {
     }
     this.sink.add(toRow(entry));
     return entry;
+  }
+
+  /**
+   * Null while the journal's disk takes what the host acknowledges; else
+   * why not: the disk filled and the journal writes into its reserve, the
+   * reserve could not be made, or writes fail. The host then refuses new
+   * calls (-32004), so no answer goes out with its entries only in memory.
+   * Read without waiting for the writer.
+   */
+  diskRefusal(): DiskRefusal | null {
+    const state = this.sink.disk();
+    if (state === "ok") return null;
+    return {
+      state,
+      disk: this.path.slice(0, this.path.lastIndexOf("/")) || ".",
+      reserveBytes: this.reserveBytes,
+    };
   }
 
   /** Writes every entry appended so far now (or, while writes fail, keeps them to retry). */

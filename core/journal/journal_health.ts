@@ -28,6 +28,13 @@ export interface JournalHealthView {
   failing_since: string | null;
   /** The last failure's error. */
   last_error: string | null;
+  /**
+   * Whether the disk takes what the host acknowledges (`DiskState` of
+   * `journal_writer.ts`): anything but `ok` refuses new calls.
+   */
+  disk?: string;
+  /** The reserve's size (`journal_reserve_mib`), in bytes; 0 when none. */
+  reserve_bytes?: number;
 }
 
 /** The end of a streak of failed writes. */

@@ -13,6 +13,8 @@ import type { DatabaseSync } from "node:sqlite";
 import type { JournalHealthView } from "./journal_health.ts";
 import type { JournalRecovery } from "./journal_file.ts";
 import {
+  DISK_STATES,
+  type DiskState,
   type JournalBounds,
   JournalWriter,
   type Row,
@@ -20,7 +22,7 @@ import {
 } from "./journal_writer.ts";
 
 /** The slots of the memory the worker answers through. */
-export const SLOT = { done: 0, value: 1, generation: 2 } as const;
+export const SLOT = { done: 0, value: 1, generation: 2, disk: 3 } as const;
 
 /** Core → writer worker. */
 export type ToWriter =
@@ -61,6 +63,8 @@ export interface JournalSink {
   repair(error: unknown): void;
   /** How many times the file was replaced: readers open it again when it changes. */
   readonly generation: number;
+  /** Whether the disk takes what the host acknowledges now (read without waiting). */
+  disk(): DiskState;
   /** Writes what is left (one last try) and closes. */
   close(): void;
 }
@@ -87,6 +91,9 @@ export class InlineSink implements JournalSink {
   get generation(): number {
     return this.writer.generation;
   }
+  disk(): DiskState {
+    return this.writer.disk();
+  }
   close(): void {
     this.writer.close();
   }
@@ -101,7 +108,7 @@ export class WorkerSink implements JournalSink {
   private worker: Worker;
   /** The writer on this thread until the worker is ready. */
   private early: JournalWriter | null;
-  private shared = new Int32Array(new SharedArrayBuffer(4 * 3));
+  private shared = new Int32Array(new SharedArrayBuffer(4 * 4));
   private seq = 0;
   private rows: Row[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -179,6 +186,10 @@ export class WorkerSink implements JournalSink {
   }
   get generation(): number {
     return this.early ? 0 : Atomics.load(this.shared, SLOT.generation);
+  }
+  disk(): DiskState {
+    if (this.early) return this.early.disk();
+    return DISK_STATES[Atomics.load(this.shared, SLOT.disk)] ?? "ok";
   }
   close(): void {
     try {

@@ -3,15 +3,18 @@
  * SQLite connection, so a batch never blocks the core's event loop. It
  * receives rows, and calls that the core waits for (`sync`, `prune`,
  * `repair`, `close`), which it answers through shared memory: the core
- * blocks on `Atomics.wait` until the call's number appears in slot 0.
+ * blocks on `Atomics.wait` until the call's number appears in slot 0. It
+ * holds the journal's reserve (`journal_reserve.ts`) and keeps the disk's
+ * state in shared memory, where the core reads it before each start.
  *
  * @module
  */
 
 /// <reference lib="deno.worker" />
 
-import { type JournalBounds, JournalWriter, type Row } from "./journal_writer.ts";
+import { DISK_STATES, type JournalBounds, JournalWriter, type Row } from "./journal_writer.ts";
 import { openDatabase } from "./journal_file.ts";
+import { JournalReserve } from "./journal_reserve.ts";
 import { SLOT, type ToWriter } from "./journal_sink.ts";
 
 let writer: JournalWriter | null = null;
@@ -30,8 +33,12 @@ function open(path: string, bounds: JournalBounds): void {
     report: (line) => self.postMessage({ op: "report", line }),
     health: (view) => self.postMessage({ op: "health", view }),
     recovered: (r) => self.postMessage({ op: "recovered", r }),
+    // Read by the core at each start of a process, without waiting for a message.
+    disk: (state) => Atomics.store(shared, SLOT.disk, DISK_STATES.indexOf(state)),
   }, 0);
   self.postMessage({ op: "ready" });
+  // Made here, off the core's thread (written once per world); a full disk tries again later.
+  writer.useReserve(new JournalReserve(path, bounds.reserveBytes ?? 0));
 }
 
 self.onmessage = (e: MessageEvent<ToWriter>) => {

@@ -13,6 +13,7 @@ import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { uuidFloor, uuidv7 } from "../processes/uuid.ts";
 import { JournalHealth, type JournalHealthView } from "./journal_health.ts";
 import { isDamaged, type JournalRecovery, openDatabase, recover } from "./journal_file.ts";
+import { isDiskFull, type JournalReserve } from "./journal_reserve.ts";
 
 /** One entry as written: id, time, pid, plugin, stream, line, level, fields (JSON), span. */
 export type Row = [
@@ -38,7 +39,28 @@ export interface JournalBounds {
    * kept as a prefix with its full length (`journal_entry.ts`). Default 64 KiB.
    */
   maxEntryBytes?: number;
+  /**
+   * The space set aside beside the journal for a full disk
+   * (`journal_reserve_mib`, `journal_reserve.ts`), in bytes. Default 0: none.
+   */
+  reserveBytes?: number;
 }
+
+/**
+ * Whether the journal's disk can take what the host acknowledges (the host
+ * refuses new calls unless `ok`): `ok`, the reserve set aside (or none
+ * configured) and writes working; `reserve-in-use`, the disk filled and
+ * the reserve was given to the journal; `no-reserve`, the reserve could not
+ * be made (the disk is full); `failing`, writes fail for a full disk (the
+ * entries wait in memory).
+ */
+export type DiskState = "ok" | "reserve-in-use" | "no-reserve" | "failing";
+
+/** The states in the order of their numbers (shared memory carries the number). */
+export const DISK_STATES: readonly DiskState[] = ["ok", "reserve-in-use", "no-reserve", "failing"];
+
+/** The first and longest pause between two tries to make the reserve again (ms). */
+const REMAKE_MS = [1000, 10_000] as const;
 
 /** What the writer tells its owner (the `Journal`, maybe across a worker). */
 export interface WriterEvents {
@@ -48,6 +70,8 @@ export interface WriterEvents {
   health(view: JournalHealthView): void;
   /** The file was found damaged while writing and replaced. */
   recovered(r: JournalRecovery): void;
+  /** The disk's state changed (`DiskState`). */
+  disk?(state: DiskState): void;
 }
 
 /** SQLite needs about four bytes of file per byte of line (keys, two indexes): measured 3.9x. */
@@ -73,6 +97,13 @@ export class JournalWriter {
   private reopen = false;
   /** How many times the file was replaced (readers open it again). */
   generation = 0;
+  /** The space set aside for a full disk (`journal_reserve.ts`); none in memory and before the worker. */
+  private reserve: JournalReserve | null = null;
+  /** Whether the reserve was given to the journal (and not made again since). */
+  private reserveUsed = false;
+  private remakePause: number = REMAKE_MS[0];
+  private remakeTimer: ReturnType<typeof setTimeout> | undefined;
+  private lastDisk: DiskState = "ok";
 
   /**
    * @param db the open journal (`journal_file.ts`)
@@ -87,6 +118,96 @@ export class JournalWriter {
   ) {
     this.health = new JournalHealth((l) => on.report(l));
     this.use(db);
+  }
+
+  /**
+   * Sets the reserve aside (made now when missing: tried again later on a
+   * full disk) and gives it to the journal when the disk fills.
+   */
+  useReserve(reserve: JournalReserve): void {
+    this.reserve = reserve;
+    if (!reserve.make()) this.remakeLater();
+    if (reserve.unavailable !== null) {
+      this.on.report(
+        `sausage: the journal's reserve ${reserve.path} cannot be made (${reserve.unavailable}); ` +
+          "the journal runs without one",
+      );
+    }
+    this.tellDisk();
+  }
+
+  /**
+   * The disk's state now. Writes that fail for another reason than a full
+   * disk (a lock held past the busy timeout) are retried and refuse nothing.
+   */
+  disk(): DiskState {
+    const health = this.health.view();
+    if (health.failing_since !== null && isDiskFull(health.last_error)) return "failing";
+    if (!this.reserve || this.reserve.isHeld) return "ok";
+    return this.reserveUsed ? "reserve-in-use" : "no-reserve";
+  }
+
+  /** What `/proc/core/journal.json` shows: the health of writes, and the disk's state. */
+  view(): JournalHealthView {
+    return {
+      ...this.health.view(),
+      disk: this.disk(),
+      reserve_bytes: this.reserve?.bytes ?? 0,
+    };
+  }
+
+  /** Tells the owner the disk's state, when it changed. */
+  private tellDisk(): void {
+    const now = this.disk();
+    if (now === this.lastDisk) return;
+    this.lastDisk = now;
+    this.on.disk?.(now);
+    this.on.health(this.view());
+  }
+
+  /** Tries to make the reserve again after a pause (1 s doubling to 10 s). */
+  private remakeLater(): void {
+    if (this.remakeTimer !== undefined) return;
+    this.remakeTimer = setTimeout(() => {
+      this.remakeTimer = undefined;
+      const reserve = this.reserve;
+      if (!reserve || reserve.isHeld) return;
+      if (reserve.make()) {
+        this.remakePause = REMAKE_MS[0];
+        if (this.reserveUsed) {
+          this.reserveUsed = false;
+          this.add([this.event("journal-reserve-restored", { reserve_bytes: reserve.bytes })]);
+        }
+        this.tellDisk();
+      } else {
+        this.remakePause = Math.min(REMAKE_MS[1], this.remakePause * 2);
+        this.remakeLater();
+      }
+    }, this.remakePause);
+  }
+
+  /**
+   * The disk is full: gives the reserve to the journal (true when there was
+   * one to give), says so in the journal, and tries to make it again later.
+   */
+  private useTheReserve(error: unknown): boolean {
+    if (!this.reserve?.release()) return false;
+    this.reserveUsed = true;
+    const disk = this.reserve.path.slice(0, this.reserve.path.lastIndexOf("/"));
+    this.pending.unshift(this.event("journal-reserve-used", {
+      reserve_bytes: this.reserve.bytes,
+      disk,
+      error: error instanceof Error ? error.message : String(error),
+    }));
+    this.on.report(
+      `sausage: the disk of ${disk} is full: the journal writes into its reserve ` +
+        `(${Math.round(this.reserve.bytes / 2 ** 20)} MiB, "journal_reserve_mib" in ` +
+        `config/limits.json) and new calls are refused until there is room again`,
+    );
+    this.remakePause = REMAKE_MS[0];
+    this.remakeLater();
+    this.tellDisk();
+    return true;
   }
 
   /** The open database (an in-memory journal's readers share it). */
@@ -204,6 +325,7 @@ export class JournalWriter {
     }
     const batch = this.pending;
     this.pending = [];
+    let reserveTried = false;
     for (let attempt = 0;; attempt++) {
       try {
         if (this.reopen) {
@@ -214,13 +336,24 @@ export class JournalWriter {
         this.write(batch);
         const streak = this.health.succeeded();
         if (streak) {
-          this.on.health(this.health.view());
+          this.on.health(this.view());
           this.add([this.event("journal-writes-resumed", { ...streak })]);
         }
+        this.tellDisk();
         this.pruneWhenDue();
         return;
       } catch (first) {
         let e = first;
+        // A full disk: the reserve's space goes to the journal and the batch is tried again now.
+        if (!reserveTried && isDiskFull(e)) {
+          reserveTried = true;
+          this.pending.push(...batch.splice(0)); // after the reserve's event
+          if (this.useTheReserve(e)) {
+            batch.push(...this.pending.splice(0));
+            continue;
+          }
+          batch.push(...this.pending.splice(0));
+        }
         if (attempt === 0 && this.path !== ":memory:" && isDamaged(e)) {
           try {
             this.db.close();
@@ -239,7 +372,8 @@ export class JournalWriter {
         }
         this.pending = this.health.bound([...batch, ...this.pending]);
         this.health.failed(e);
-        this.on.health(this.health.view());
+        this.on.health(this.view());
+        this.tellDisk();
         this.timer = setTimeout(() => this.flush(), this.health.wait());
         return;
       }
@@ -267,6 +401,8 @@ export class JournalWriter {
   stop(): Row[] {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
+    if (this.remakeTimer !== undefined) clearTimeout(this.remakeTimer);
+    this.remakeTimer = undefined;
     const left = this.pending;
     this.pending = [];
     return left;

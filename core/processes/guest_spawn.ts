@@ -77,6 +77,7 @@ export class GuestSpawner {
    */
   async call(req: SpawnRequest): Promise<Process> {
     const { checks, lifecycle } = this.deps;
+    checks.disk(`${req.plugin}.${req.method}`, req.caller);
     checks.processes(`${req.plugin}.${req.method}`, req.caller);
     if (req.wasm === undefined) checks.failingPlugin(req.plugin, req.method, req.caller);
     const timeLimit = checks.timeLimit(req.timeoutMs);
@@ -85,6 +86,7 @@ export class GuestSpawner {
       : { path: req.wasm };
     const compiled = await this.deps.cache.load(component.path, component.info);
     const sandbox = await this.deps.placer.place(req.plugin);
+    checks.disk(`${req.plugin}.${req.method}`, req.caller);
     checks.processes(`${req.plugin}.${req.method}`, req.caller);
     const pid = `${req.plugin}-${uuidv7()}`;
     const runner = new GuestRunner(sandbox, pid, this.tookEvery);
@@ -111,6 +113,7 @@ export class GuestSpawner {
    * the router like any process's. Resolves once it runs; `p.ended` tells its exit.
    */
   async command(req: CommandRequest): Promise<Process> {
+    this.deps.checks.disk(`${req.name}.${req.label}`, req.caller);
     this.deps.checks.processes(`${req.name}.${req.label}`, req.caller);
     const sandbox = await this.deps.placer.place();
     const pid = `${req.name}-${uuidv7()}`;

@@ -1,7 +1,8 @@
 /**
  * What the supervisor checks before it starts a process (PROTOCOL 4.9): the
  * world's count of live processes, a plugin held back for failing every
- * call (`failing_calls`), and the time limit a caller asks for.
+ * call (`failing_calls`), the journal's disk (full: `journal_reserve_mib`),
+ * and the time limit a caller asks for.
  *
  * @module
  */
@@ -19,8 +20,43 @@ export class StartChecks {
     private limits: Limits,
     private table: Pick<ProcessTable, "size">,
     private failing: Pick<FailingPlugins, "check">,
-    private journal: Pick<Journal, "coreEvent" | "coalescedEvent">,
+    private journal:
+      & Pick<Journal, "coreEvent" | "coalescedEvent">
+      & Partial<Pick<Journal, "diskRefusal">>,
   ) {}
+
+  /**
+   * Refuses a new process while the journal's disk cannot take its entries
+   * (`Journal.diskRefusal`: the disk filled and the reserve is in use, or
+   * writes fail): its answer would go out with its entries only in memory,
+   * lost to a kill of the host.
+   */
+  disk(method: string, caller: Caller): void {
+    const refusal = this.journal.diskRefusal?.();
+    if (!refusal) return;
+    const why = {
+      "reserve-in-use": "the journal writes into its reserve",
+      "no-reserve": "the journal's reserve cannot be made",
+      "failing": "the journal's writes fail",
+    }[refusal.state];
+    const mib = this.limits.journal_reserve_mib;
+    const message = `${method} was not started: the disk of ${refusal.disk} is full (${why}; ` +
+      `"journal_reserve_mib" in config/limits.json is ${mib}); ` +
+      `free space on that disk and calls are taken again`;
+    this.journal.coalescedEvent("limit", "limit:journal_reserve_mib", {
+      limit: "journal_reserve_mib",
+      method,
+      caller: caller.name,
+      disk: refusal.disk,
+      state: refusal.state,
+    });
+    throw new HostError("limit-reached", message, {
+      limit: "journal_reserve_mib",
+      value: mib,
+      disk: refusal.disk,
+      state: refusal.state,
+    });
+  }
 
   /**
    * The time limit of a call (PROTOCOL 4.9): `timeout_ms` of `core.call`, or

@@ -34,7 +34,9 @@ import type { World } from "../world/world.ts";
  */
 export interface SupervisorOptions {
   world: Pick<World, "root" | "pluginComponent">;
-  journal: Pick<Journal, "append" | "coreEvent" | "coalescedEvent">;
+  journal:
+    & Pick<Journal, "append" | "coreEvent" | "coalescedEvent">
+    & Partial<Pick<Journal, "diskRefusal">>;
   table: ProcessTable;
   /** Where new guests go: the sandbox pool, or workers. */
   placer: GuestPlacer;

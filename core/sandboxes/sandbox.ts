@@ -5,7 +5,9 @@
  * process to that process's handler. The subprocess is killed by the kernel
  * when the host dies, by any means (`setpriv --pdeathsig`), and by the core
  * when it stops answering pings (a stall no check covers); either way every
- * process in it ends with a message that says the sandbox was lost.
+ * process in it ends with a message that says the sandbox was lost. It runs
+ * in a session of its own, so signals to the host's process group reach the
+ * host alone (which stops it in order).
  *
  * @module
  */
@@ -135,6 +137,11 @@ export class Sandbox {
         stdin: hop.stdin,
         stdout: hop.stdout,
         stderr: "inherit",
+        // A session and process group of its own (setsid): a signal to the host's group (a
+        // terminal's Ctrl-C, `timeout`, a service manager's stop) reaches the host, which stops
+        // the sandbox's processes in order, and not the sandbox, which would end them unjournaled.
+        // `--pdeathsig` still ends it with the host.
+        detached: true,
       }).spawn();
     } catch (e) {
       hop.done();

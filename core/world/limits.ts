@@ -39,8 +39,21 @@ export interface Limits {
   stall_ms: number;
   /** The longest line on any channel, in MiB (default 16): a guest's longer line ends it. */
   line_mib: number;
+  /**
+   * What waits to be written to one client that does not read (a control
+   * socket connection: the CLI, the console's, MCP's), in MiB (default 16):
+   * past it the connection is closed and a `limit` event journaled.
+   */
+  client_queue_mib: number;
   /** The journal's most size, in MiB (default 1024): the oldest entries go first. */
   journal_mib: number;
+  /**
+   * Space set aside beside the journal (`state/core/journal.reserve`), in
+   * MiB (default 8; 0: none): when the disk fills, it goes to the journal so
+   * the entries of what was acknowledged are written, and new calls are
+   * refused (-32004) until it can be set aside again.
+   */
+  journal_reserve_mib: number;
   /** Journal entries older than this many days are dropped (default 30). */
   journal_days: number;
   /** One journal entry's most size, in KiB (default 64): a longer line is kept as a prefix. */
@@ -99,7 +112,9 @@ export function defaultLimits(): Limits {
     sandboxes: navigator.hardwareConcurrency || 1,
     stall_ms: 10_000,
     line_mib: 16,
+    client_queue_mib: 16,
     journal_mib: 1024,
+    journal_reserve_mib: 8,
     journal_days: 30,
     journal_entry_kib: 64,
     log_lines_per_second: 1000,
@@ -140,7 +155,9 @@ const BOUNDS: Record<keyof Limits, [number, number]> = {
   sandboxes: [1, 256],
   stall_ms: [100, 3_600_000],
   line_mib: [1, 1024],
+  client_queue_mib: [1, 65_536],
   journal_mib: [1, 1_048_576],
+  journal_reserve_mib: [0, 65_536],
   journal_days: [1, 36_500],
   journal_entry_kib: [1, 1_048_576],
   log_lines_per_second: [1, 1_000_000],
