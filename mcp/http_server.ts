@@ -81,7 +81,7 @@ function refuse(
  * the limit (400, -32600 naming it).
  */
 async function exactBody(req: Request): Promise<{ parsed: unknown } | Response> {
-  const bytes = await boundedBody(req, DEFAULT_MAX_REQUEST_BODY_SIZE);
+  const bytes = await requestBytes(req, DEFAULT_MAX_REQUEST_BODY_SIZE);
   if (bytes === null) return refuse(413, requestBodyTooLargeMessage(DEFAULT_MAX_REQUEST_BODY_SIZE));
   const bad = invalidUtf8At(bytes);
   if (bad >= 0) {
@@ -99,7 +99,7 @@ async function exactBody(req: Request): Promise<{ parsed: unknown } | Response> 
 const decoder = new TextDecoder();
 
 /** The bytes of a request's body; null past `max` (read no further). */
-async function boundedBody(req: Request, max: number): Promise<Uint8Array | null> {
+async function requestBytes(req: Request, max: number): Promise<Uint8Array | null> {
   if (Number(req.headers.get("content-length")) > max) return null;
   if (req.body === null) return new Uint8Array(0);
   const parts: Uint8Array[] = [];
