@@ -31,7 +31,7 @@
  */
 
 const LAUNCHER = decodeURIComponent(new URL("../sausage", import.meta.url).pathname);
-const edits = Number(Deno.args[Deno.args.indexOf("--edits") + 1]) || 3;
+const edits = Number(Deno.args[Deno.args.indexOf("--edits") + 1]) || 10;
 const dec = new TextDecoder();
 
 function load(): string {
