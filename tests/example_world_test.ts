@@ -70,8 +70,11 @@ Deno.test({
         }
       },
       "the page from www",
-      600_000,
-    );
+      // Six plugins' tests and release builds in a new world's folder, before the boot calls.
+      1_800_000,
+    ).catch((e) => {
+      throw new Error(`${e.message}; the host printed:\n${log}`);
+    });
     assert.equal(page, await Deno.readTextFile(`${ROOT}/examples/world/state/www/index.html`));
     // Built as `sausage build` builds: tests first, then activated together (issue 36 item 3).
     const missing = log.match(/^sausage: (.*) have no plugin\.wasm: testing, building/m)?.[1] ?? "";
