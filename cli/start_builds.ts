@@ -22,7 +22,7 @@ import {
 import type { Host } from "../core/host.ts";
 import type { World } from "../core/world/world.ts";
 import { WorldClient } from "../core/control/world_client.ts";
-import { buildAndActivate, printOutcome, printProgress } from "./build.ts";
+import { buildAndActivate, type BuiltFile, printOutcome, printProgress } from "./build.ts";
 import { errorText } from "./error_text.ts";
 import type { Send } from "./world_session.ts";
 
@@ -102,7 +102,51 @@ export async function buildChanged(
     console.error(line);
     left.push({ plugin, line });
   }
+  if (!outcome.ok && outcome.step === "activate" && outcome.built.length > 1) {
+    // Refused as a set: each build that passes the checks alone (a provider before its
+    // consumers, by passes) is activated; one refused is left out, as a failed test leaves it.
+    console.error(
+      `sausage: activating them together was refused (${
+        outcome.error?.message.split("\n")[0]
+      }): activating each alone`,
+    );
+    const refused = await oneByOne(send, outcome.built);
+    for (const b of outcome.built) {
+      if (!refused.some((r) => r.plugin === b.plugin)) clearStartFailure(world, b.plugin);
+    }
+    return [...left, ...refused];
+  }
   if (outcome.built.length) printOutcome(outcome.plugins, outcome, true, worldArg);
   if (outcome.ok) { for (const b of outcome.built) clearStartFailure(world, b.plugin); }
   return left;
+}
+
+/**
+ * Activates `built` one at a time, in passes while one more gets in (a
+ * consumer after its provider); resolves with those refused, each said in
+ * one line (the refusal's first line).
+ */
+async function oneByOne(send: Send, built: BuiltFile[]): Promise<NotInstalled[]> {
+  let todo = [...built];
+  const refusals = new Map<string, string>();
+  for (let progress = true; progress && todo.length;) {
+    progress = false;
+    const next: BuiltFile[] = [];
+    for (const b of todo) {
+      const r = await send("core.activate", { ...b });
+      if (r.error) {
+        refusals.set(b.plugin, r.error.message.split("\n")[0]);
+        next.push(b);
+      } else {
+        progress = true;
+        console.error(`sausage: ${b.plugin} is active`);
+      }
+    }
+    todo = next;
+  }
+  return todo.map((b) => {
+    const line = `sausage: ${refusals.get(b.plugin)} (built to ${b.wasm}, not installed)`;
+    console.error(line);
+    return { plugin: b.plugin, line };
+  });
 }
