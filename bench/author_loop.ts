@@ -7,9 +7,11 @@
  *   build, activation) and the rest;
  * - the template's tests as libtest reports them in that round ("finished
  *   in", each test in its own instance; target ≤ 1 s);
- * - with `--cold`: from an empty cache (`XDG_CACHE_HOME` a new folder) to a
- *   first active plugin: `new`, `cargo test`, `build`, `call` (target
- *   ≤ 5 minutes; std is built once, into the sysroot).
+ * - with `--cold` (`--cold-only`: without the edits): from an empty cache
+ *   (`XDG_CACHE_HOME` a new folder) to a first active plugin: `new`,
+ *   `cargo test`, `build`, `call` (target ≤ 3 minutes quiet; std is built
+ *   once, into the sysroot), and how many times cargo compiled each crate
+ *   (once per profile: `cargo test` and `build` share the world's folder).
  *
  *   node_modules/.bin/deno run -A bench/author_loop.ts [--edits N] [--world W] [--cold]
  *   node_modules/.bin/deno run -A bench/author_loop.ts --compare <checkout> [--world-a W]
@@ -31,7 +33,7 @@
  */
 
 const LAUNCHER = decodeURIComponent(new URL("../sausage", import.meta.url).pathname);
-const edits = Number(Deno.args[Deno.args.indexOf("--edits") + 1]) || 3;
+const edits = Number(Deno.args[Deno.args.indexOf("--edits") + 1]) || 10;
 const dec = new TextDecoder();
 
 function load(): string {
@@ -236,9 +238,10 @@ async function cold(): Promise<void> {
     stderr: "piped",
   }).output();
   if (!test.success) throw new Error(`cargo test failed:\n${dec.decode(test.stderr)}`);
+  const testLines = dec.decode(test.stderr);
   const tested = since(t1);
   const t2 = performance.now();
-  await sausage(LAUNCHER, env, "build", world, "hello");
+  const buildLines = await sausageErr(LAUNCHER, env, "build", world, "hello");
   const built = since(t2);
   const t3 = performance.now();
   await sausage(LAUNCHER, env, "call", world, "hello.greet", '{"name": "Ada"}');
@@ -248,11 +251,28 @@ async function cold(): Promise<void> {
     } s (new ${made} s, cargo test ${tested} s, ` +
       `build ${built} s, call ${since(t3)} s)`,
   );
+  const count = (text: string) => text.match(/^\s*Compiling serde v/gm)?.length ?? 0;
+  console.log(
+    `"Compiling serde" lines: cargo test ${count(testLines)}, build ${count(buildLines)} ` +
+      "(once per profile: the tests' and the release)",
+  );
   await Deno.remove(cache, { recursive: true }).catch(() => {});
+}
+
+/** Runs `<launcher> <args>` to its end; resolves with its stderr, throws when it fails. */
+async function sausageErr(
+  launcher: string,
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<string> {
+  const out = await new Deno.Command(launcher, { args, env, stdout: "piped", stderr: "piped" })
+    .output();
+  if (!out.success) throw new Error(`sausage ${args.join(" ")} failed:\n${dec.decode(out.stderr)}`);
+  return dec.decode(out.stderr);
 }
 
 console.log(`author's loop, ${load()}`);
 if (Deno.args.includes("--compare")) await compare();
-else await warm();
-if (Deno.args.includes("--cold")) await cold();
+else if (!Deno.args.includes("--cold-only")) await warm();
+if (Deno.args.includes("--cold") || Deno.args.includes("--cold-only")) await cold();
 console.log(`done, ${load()}`);

@@ -8,8 +8,8 @@
  * once), else through a transient host. A failure prints the compiler's or
  * the tests' text, or the refusal as the proposal writes it with where the
  * new files are and the commands that would activate them, on stderr;
- * `--json` (or a stdout that is not a terminal) also prints the outcome as
- * one JSON object on stdout.
+ * `--json` also prints the outcome as one JSON object on stdout (without
+ * it, stdout stays empty, on a terminal or not).
  *
  * Exit codes: 0 activated, 1 not (the tests, the build or the checks failed).
  *
@@ -19,7 +19,7 @@
 import { pluginNameProblem, type World, writeCargoConfig } from "../core/mod.ts";
 import type { Request, Response } from "../rpc/message.ts";
 import { parseArgs, UsageError } from "./args.ts";
-import { errorText, forPeople, noteText } from "./error_text.ts";
+import { errorText, noteText } from "./error_text.ts";
 import { type Send, withWorld } from "./world_session.ts";
 import { openWorld } from "./world_arg.ts";
 import { colorWanted, makeStyle } from "./console/style.ts";
@@ -54,6 +54,8 @@ export interface BuildOutcome {
   warnings: string[];
   /** Seconds the whole round took. */
   seconds: number;
+  /** With `keepGoing`: the plugins left out because their tests or build failed, and why. */
+  failed?: { plugin: string; error: { code: number; message: string; data?: unknown } }[];
 }
 
 /** Options of {@link buildAndActivate}. */
@@ -67,6 +69,12 @@ export interface RoundOptions {
   partners?: () => Promise<string[]>;
   /** Hears a line when partners join. */
   report?: (line: string) => void;
+  /**
+   * A plugin whose tests or build fail is left out of the round (kept in
+   * {@link BuildOutcome.failed}) and the others are built and activated
+   * (the build at start: one broken plugin does not keep the others out).
+   */
+  keepGoing?: boolean;
 }
 
 /**
@@ -87,6 +95,7 @@ export async function buildAndActivate(
   let passed = 0;
   const warnings: [string, string][] = []; // [plugin, warning]
   let result: unknown;
+  const failed: NonNullable<BuildOutcome["failed"]> = [];
   const outcome = (fields: Partial<BuildOutcome>): BuildOutcome => ({
     ok: false,
     plugins: names,
@@ -94,12 +103,18 @@ export async function buildAndActivate(
     passed,
     warnings: roundWarnings(built, warnings),
     seconds: seconds(),
+    ...(opts.keepGoing ? { failed } : {}),
     ...fields,
   });
-  let todo = names;
+  let todo = [...names];
   for (;;) {
     for (const plugin of todo) {
       const response: Response = await send("cargo.build", { plugin });
+      if (response.error && opts.keepGoing) {
+        failed.push({ plugin, error: response.error });
+        names.splice(names.indexOf(plugin), 1);
+        continue;
+      }
       if (response.error) {
         return outcome({ step: "build", plugin, error: response.error });
       }
@@ -112,6 +127,9 @@ export async function buildAndActivate(
       built.push({ plugin, wasm: r.wasm });
       passed += r.tests?.passed ?? 0;
       warnings.push(...(r.warnings ?? []).map((w): [string, string] => [plugin, w]));
+    }
+    if (!built.length) {
+      return outcome({ step: "build", plugin: failed[0]?.plugin, error: failed[0]?.error });
     }
     const activated = await send(
       "core.activate",
@@ -273,7 +291,7 @@ export async function build(args: string[]): Promise<number> {
   }
   for (const plugin of plugins) checkPluginSource(world, plugin);
   await writeCargoConfig(world.root, { skipSysroot: true }).catch(() => {});
-  const people = forPeople(flags.has("--json"));
+  const people = !flags.has("--json");
   const outcome = await withWorld(
     world,
     "build",

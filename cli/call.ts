@@ -131,11 +131,9 @@ export async function call(args: string[]): Promise<number> {
   if (response.error) {
     const plugin = target.split(".")[0];
     if (response.error.code === -32001 && response.error.message.startsWith("no such plugin:")) {
-      // A misspelt plugin: the closest of the world's plugins.
-      const near = closest(plugin, world.pluginNames().filter((n) => n !== plugin));
-      if (near) {
-        response.error.message += `; did you mean ${near}.${target.split(".").slice(1).join(".")}?`;
-      }
+      // A misspelt plugin: the closest of the world's plugins (a plugin for a plugin).
+      const near = closest(plugin, world.pluginNames().filter((n) => n !== plugin), 2);
+      if (near) response.error.message += `; did you mean the plugin ${near}?`;
     }
     // On a terminal the error as text (a compiler's output, a refusal); else its JSON object.
     const people = !flags.has("--json") && Deno.stderr.isTerminal();

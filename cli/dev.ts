@@ -1,23 +1,29 @@
 /**
  * `sausage dev <world>`: runs the world (as `sausage run --headless`) and
- * watches every plugin's `source/`: after a change (edits settle for
- * {@link SETTLE_MS}) it tests, builds and activates that plugin, as
+ * watches `plugins/`: after a change (edits settle for {@link SETTLE_MS})
+ * it tests, builds and activates the plugins whose source changed, as
  * `sausage build` does, with cargo's lines and the compiler's text on
  * stderr. A change that does not build, or whose tests fail, or that the
  * checks refuse, leaves the last good version running. Ctrl-C stops it.
  *
- * Plugins added while it runs are not watched: start it again.
+ * It follows the world, not the list it started with: a plugin added
+ * (`sausage new <world> <plugin>`, a copy, a rename) is built, tested,
+ * activated and watched; one removed is no longer watched. Sources that
+ * are links out of the world (the example world's) are watched where they
+ * lead.
  *
  * @module
  */
 
-import { buildMissing, changedPlugins, WorldServer, writeCargoConfig } from "../core/mod.ts";
+import { changedPlugins, WorldServer, writeCargoConfig } from "../core/mod.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { buildAndActivate, printOutcome } from "./build.ts";
 import { buildChanged, localSend } from "./start_builds.ts";
 import { isTsPlugin, withTsBuilds } from "./ts_builds.ts";
 import { HostLock, WorldLockedError } from "../core/control/host_lock.ts";
 import { openWorld } from "./world_arg.ts";
+import type { World } from "../core/world/world.ts";
+import { staleSources } from "../core/cargo/world_build.ts";
 
 /** Usage of `dev`. */
 export const DEV_USAGE = "sausage dev <world>";
@@ -31,6 +37,82 @@ function ignoredPath(rel: string): boolean {
     rel.endsWith("Cargo.lock") || rel.endsWith("~") || /\.sw[a-z]$/.test(rel);
 }
 
+/** The plugins of `world` with a source, and the real folder of each source. */
+async function sourcesOf(world: World): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const name of world.pluginNames()) {
+    const real = await Deno.realPath(`${world.pluginDir(name)}/source`).catch(() => undefined);
+    if (real) out.set(name, real);
+  }
+  return out;
+}
+
+/**
+ * Watches the plugins of a world: `plugins/` itself (recursively), and each
+ * source that is a link out of it where it leads. Calls `changed(name)` for
+ * an edit of a plugin's source, `world()` when a plugin folder or its
+ * `source` appeared, went or was renamed.
+ */
+class PluginWatcher {
+  #outside = new Map<string, { dir: string; watcher: Deno.FsWatcher }>();
+  #inside: Deno.FsWatcher | null = null;
+  #loops: Promise<void>[] = [];
+
+  constructor(
+    readonly plugins: string,
+    readonly changed: (name: string) => void,
+    readonly world: () => void,
+  ) {}
+
+  /** Starts watching `plugins/` and the sources in `sources` that lead out of it. */
+  start(sources: Map<string, string>): void {
+    this.#inside = Deno.watchFs(this.plugins, { recursive: true });
+    this.#loops.push(this.#follow(this.#inside, (path) => this.#inWorld(path)));
+    this.follow(sources);
+  }
+
+  /** Watches the sources of `sources` that lead out of `plugins/`, and no others. */
+  follow(sources: Map<string, string>): void {
+    for (const [name, w] of this.#outside) {
+      if (sources.get(name) !== w.dir) {
+        w.watcher.close();
+        this.#outside.delete(name);
+      }
+    }
+    for (const [name, dir] of sources) {
+      if (dir.startsWith(`${this.plugins}/`) || this.#outside.has(name)) continue;
+      const watcher = Deno.watchFs(dir, { recursive: true });
+      this.#outside.set(name, { dir, watcher });
+      this.#loops.push(this.#follow(watcher, (path) => {
+        if (path.startsWith(`${dir}/`) && !ignoredPath(path.slice(dir.length + 1))) {
+          this.changed(name);
+        }
+      }));
+    }
+  }
+
+  /** An event's path under `plugins/`. */
+  #inWorld(path: string): void {
+    if (!path.startsWith(`${this.plugins}/`)) return;
+    const [name, sub, ...rest] = path.slice(this.plugins.length + 1).split("/");
+    if (sub === undefined || (sub === "source" && rest.length === 0)) this.world();
+    else if (sub === "source" && !ignoredPath(rest.join("/"))) this.changed(name);
+  }
+
+  async #follow(watcher: Deno.FsWatcher, on: (path: string) => void): Promise<void> {
+    try {
+      for await (const event of watcher) for (const path of event.paths) on(path);
+    } catch { /* closed */ }
+  }
+
+  /** Stops every watcher. */
+  async close(): Promise<void> {
+    this.#inside?.close();
+    for (const w of this.#outside.values()) w.watcher.close();
+    await Promise.all(this.#loops);
+  }
+}
+
 /** Runs the subcommand; resolves with the exit code. */
 export async function dev(args: string[]): Promise<number> {
   const { positional } = parseArgs(args, [], []);
@@ -41,43 +123,71 @@ export async function dev(args: string[]): Promise<number> {
     if (!(e instanceof WorldLockedError)) throw e;
     throw new Error(`${e.message}, or use \`sausage build <world> <plugin>\` against it`);
   });
-  await buildMissing(world, report);
   await writeCargoConfig(world.root, { skipSysroot: true }).catch(() => {});
   const server = await WorldServer.open(world.root, { lock, report });
   server.stopOnSignals();
   const { send, end } = localSend(server.host, "dev");
   await server.start(async () => void await buildChanged(world, send, positional[0]));
 
-  // The real folders of the sources (the example world's are links out of it).
-  const sources = new Map<string, string>();
-  for (const name of world.pluginNames()) {
-    const real = await Deno.realPath(`${world.pluginDir(name)}/source`).catch(() => undefined);
-    if (real) sources.set(real, name);
-  }
+  await Deno.mkdir(`${world.root}/plugins`, { recursive: true });
+  let sources = await sourcesOf(world);
+  const pending = new Set<string>();
+  let worldChanged = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const settle = () => {
+    clearTimeout(timer);
+    timer = setTimeout(buildPending, SETTLE_MS);
+  };
+  const watcher = new PluginWatcher(
+    await Deno.realPath(`${world.root}/plugins`),
+    (name) => void (pending.add(name), settle()),
+    () => void (worldChanged = true, settle()),
+  );
+  watcher.start(sources);
   console.error(
     `sausage: dev: running ${world.root}; watching the source of ${
-      [...sources.values()].join(", ") || "no plugin"
-    }; Ctrl-C stops it`,
+      [...sources.keys()].join(", ") || "no plugin"
+    } and plugins/ for new ones; Ctrl-C stops it`,
   );
-  const watcher = sources.size ? Deno.watchFs([...sources.keys()], { recursive: true }) : null;
-  const pending = new Set<string>();
-  let timer: ReturnType<typeof setTimeout> | undefined;
   let queue = Promise.resolve();
-  const buildPending = () => {
+  function buildPending(): void {
     const names = [...pending];
+    const rescan = worldChanged;
     pending.clear();
+    worldChanged = false;
     // Plugins that changed together are activated together (a provider and
     // its consumer changed in one edit pass the checks as a set).
     queue = queue.then(async () => {
+      if (rescan) {
+        const now = await sourcesOf(world);
+        const added = [...now.keys()].filter((n) => !sources.has(n));
+        const gone = [...sources.keys()].filter((n) => !now.has(n));
+        sources = now;
+        watcher.follow(now);
+        if (gone.length) {
+          console.error(`sausage: dev: ${gone.join(", ")}: gone from plugins/, no longer watched`);
+        }
+        if (added.length) {
+          console.error(`sausage: dev: ${added.join(", ")}: new in plugins/, watched`);
+          names.push(...added.filter((n) => !names.includes(n)));
+        }
+      }
+      const watched = names.filter((n) => sources.has(n));
+      if (!watched.length) return;
       // By content: a save that changed nothing (or a change undone) builds nothing.
-      const changed = await changedPlugins(world);
+      const stale = await staleSources(world);
       // TypeScript plugins have no content stamp yet: every save rebuilds them (ts_builds.ts).
-      const same = names.filter((n) => !changed.includes(n) && !isTsPlugin(world, n));
+      const todo = watched.filter((n) => stale.some((s) => s.name === n) || isTsPlugin(world, n));
+      const same = watched.filter((n) => !todo.includes(n));
       if (same.length) {
         console.error(`sausage: dev: ${same.join(", ")}: same content as the running version`);
       }
-      const todo = names.filter((n) => changed.includes(n) || isTsPlugin(world, n));
       if (!todo.length) return;
+      if (todo.some((n) => stale.find((s) => s.name === n)?.why === "no plugin.wasm")) {
+        // A new plugin: as at start (one that fails answers its calls with why).
+        await buildChanged(world, send, positional[0], todo);
+        return;
+      }
       console.error(`sausage: dev: ${todo.join(", ")} changed: testing, building, activating`);
       const outcome = await buildAndActivate(withTsBuilds(world, send), todo, {
         partners: () => changedPlugins(world),
@@ -85,27 +195,12 @@ export async function dev(args: string[]): Promise<number> {
       });
       printOutcome(outcome.plugins, outcome, true, positional[0]);
     }).catch((e) => console.error(`sausage: dev: ${e instanceof Error ? e.message : e}`));
-  };
-  const watching = (async () => {
-    if (!watcher) return;
-    for await (const event of watcher) {
-      for (const path of event.paths) {
-        for (const [dir, name] of sources) {
-          if (!path.startsWith(`${dir}/`) || ignoredPath(path.slice(dir.length + 1))) continue;
-          pending.add(name);
-        }
-      }
-      if (pending.size) {
-        clearTimeout(timer);
-        timer = setTimeout(buildPending, SETTLE_MS);
-      }
-    }
-  })();
+  }
   const code = await server.done;
   console.error("sausage: stopping");
   clearTimeout(timer);
-  watcher?.close();
-  await watching;
+  await watcher.close();
+  await queue;
   await end();
   await server.shutdown(); // closes the control socket, then releases the lock
   return code;

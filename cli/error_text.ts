@@ -5,8 +5,8 @@
  * own last lines, and any other data as indented JSON; what is for scripts
  * only (a build's `step`, the core's events, an exit the message says) is
  * left out.
- * Scripts get the error object itself (`--json`, or a stdout that is not a
- * terminal).
+ * Scripts get the error object itself (`--json`; `call` also when stderr
+ * is not a terminal).
  *
  * @module
  */
@@ -83,9 +83,4 @@ export function noteText(params: unknown): string {
     }
   }
   return JSON.stringify(params);
-}
-
-/** True when output should be for people: not `--json`, and stdout is a terminal. */
-export function forPeople(json: boolean): boolean {
-  return !json && Deno.stdout.isTerminal();
 }

@@ -20,6 +20,8 @@ import { JournalFollower } from "./console/journal_follower.ts";
 import { DiscoveryFilter } from "./discovery_filter.ts";
 import { isLevel, LEVELS } from "../core/journal/log_event.ts";
 import { PeopleLines } from "./log_lines.ts";
+import { closest } from "./console/closest.ts";
+import type { World } from "../core/world/world.ts";
 
 /** Usage of `log`. */
 export const LOG_USAGE =
@@ -57,6 +59,32 @@ export function takeFieldFlags(args: string[], fields: Record<string, unknown>):
     fields[pair.slice(0, eq)] = value;
   }
   return rest;
+}
+
+/**
+ * Throws a usage error when `who` (a plugin, or a pid when `isPid`) has no
+ * entry in the journal and is no plugin of `world`: a typo, with the
+ * closest name of the same kind (plugin for plugin, pid for pid).
+ */
+function unknownWho(world: World, journal: string, who: string, isPid: boolean): void {
+  if (!isPid && world.pluginNames().includes(who)) return; // a plugin not called yet
+  if (isPid) {
+    const pids = new Set(readJournal(journal, { limit: 2000 }).map((e) => e.pid));
+    const near = closest(who, pids, 4);
+    throw new UsageError(
+      `no process ${who} in the journal of ${world.root}` +
+        (near ? `; did you mean ${near}?` : "") +
+        " (`sausage ps <world>` lists the running ones)",
+    );
+  }
+  const plugins = new Set(world.pluginNames());
+  for (const e of readJournal(journal, { limit: 2000 })) if (e.plugin) plugins.add(e.plugin);
+  const near = closest(who, plugins, 2);
+  throw new UsageError(
+    `no plugin ${who} in ${world.root}` +
+      (near ? `; did you mean ${near}?` : "") +
+      (plugins.size ? ` (plugins: ${[...plugins].sort().join(", ")})` : ""),
+  );
 }
 
 /** Runs the subcommand; resolves with the exit code. */
@@ -100,6 +128,10 @@ export async function log(args: string[]): Promise<number> {
     hide ? { ...filter, limit: Math.min(wanted * 4, 10_000) } : filter,
   );
   if (hide) entries = entries.filter((e) => hide.keep(e)).slice(-wanted);
+  if (who !== undefined && !entries.length) {
+    const any = readJournal(journal, { plugin: filter.plugin, pid: filter.pid, limit: 1 });
+    if (!any.length) unknownWho(world, journal, who, filter.pid !== undefined);
+  }
   if (flags.has("-f")) {
     // One entry a line (JSON lines with --json), then the new ones as they come.
     const lines = new PeopleLines();

@@ -52,7 +52,7 @@ async function newExample(world: string, me = selfName()): Promise<number> {
     throw new Error(`${world} is a folder that is not empty: choose a new folder for the example`);
   }
   const files = await copyExampleWorld(world);
-  await writeCargoConfig(world, { onProgress: (line) => console.error(line) });
+  await writeCargoConfig(world, { onProgress: (line) => console.error(line), syncSdk: true });
   const plugins = [...new Set(files.flatMap((f) => f.match(/^plugins\/([^/]+)\//)?.[1] ?? []))];
   console.log(
     `made the example world ${world} (plugins ${plugins.join(", ")}; ${world}/README.md). Next:
@@ -119,7 +119,7 @@ export async function newCommand(args: string[]): Promise<number> {
     if (plugin !== undefined) throw new UsageError(`usage: ${NEW_USAGE}`);
     if (isWorld(world)) {
       const notes = await addAgent(world);
-      await writeCargoConfig(world, { onProgress: (line) => console.error(line) });
+      await writeCargoConfig(world, { onProgress: (line) => console.error(line), syncSdk: true });
       console.log(
         [`added the agent to ${world} (plugins/agent/source/, config/agent.json). Next:`, ...notes]
           .join("\n") + `\n${agentNext(world, me)}`,
@@ -162,12 +162,14 @@ export async function newCommand(args: string[]): Promise<number> {
   await writeFiles(source, pluginFiles(name));
   const agent = flags.has("--agent");
   if (agent) await addAgent(world);
-  await writeCargoConfig(world, { onProgress: progress });
+  await writeCargoConfig(world, { onProgress: progress, syncSdk: true });
   console.log(
     plugin === undefined
-      ? `made the world ${world} with the plugin ${name}${
-        agent ? " and the agent" : ""
-      } (plugins/${name}/source/). Next:
+      ? `made the world ${world}: it holds the plugin ${name} (plugins/${name}/source/)${
+        agent
+          ? " and the agent (plugins/agent/source/, config/agent.json)"
+          : `, and no agent (add one with \`${me} new ${world} --agent\`: it needs a model's API key)`
+      }. Next:
   cd ${source} && cargo test      # its tests, under WASI
   ${me} build ${world} ${name}     # test, build and activate it
   ${me} run ${world}               # run the world (builds what is not built)

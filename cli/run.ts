@@ -8,13 +8,13 @@
  * @module
  */
 
-import { buildMissing, WorldServer, writeCargoConfig } from "../core/mod.ts";
+import { WorldServer, writeCargoConfig } from "../core/mod.ts";
 import { openWorld } from "./world_arg.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { HostLock } from "../core/control/host_lock.ts";
 import { EXIT_CODE_CORE_EXIT } from "../core/calls/core_api.ts";
 import { followCalls } from "./call_lines.ts";
-import { buildChanged, localSend } from "./start_builds.ts";
+import { buildChanged, localSend, type NotInstalled } from "./start_builds.ts";
 import { consoleWanted, type ReportSink, runConsole } from "./console/run_console.ts";
 
 /** Usage of `run`. */
@@ -27,7 +27,6 @@ export async function run(args: string[]): Promise<number> {
   const world = openWorld(positional[0]);
   // The world's lock first (a transient host is waited for; a lasting one refuses with its pid).
   const lock = await HostLock.takeLasting(world, "sausage run", (line) => console.error(line));
-  const failed = await buildMissing(world, (line) => console.error(line));
   // cargo in plugin folders (tests, rust-analyzer): written now, std built in the background.
   await writeCargoConfig(world.root, { skipSysroot: true }).then(
     () => void writeCargoConfig(world.root).catch((e) => console.error(`sausage: ${e.message}`)),
@@ -39,11 +38,14 @@ export async function run(args: string[]): Promise<number> {
   const host = server.host;
   // A changed source goes through what `sausage build` does, before the boot calls.
   const local = localSend(host, "run");
-  await server.start(async () => void await buildChanged(world, local.send, positional[0]));
+  let failed: NotInstalled[] = [];
+  await server.start(async () =>
+    void (failed = await buildChanged(world, local.send, positional[0]))
+  );
   await local.end();
   const interactive = consoleWanted(flags.has("--headless"));
   const count = world.pluginNames().length;
-  const broken = failed.length ? `, ${failed.map((f) => f.plugin).join(", ")} not built` : "";
+  const broken = failed.length ? `, ${failed.map((f) => f.plugin).join(", ")} not installed` : "";
   console.error(
     `sausage: running ${world.root} (${count} plugin${count === 1 ? "" : "s"}${broken}); ` +
       (interactive ? "quit or Ctrl-D stops it" : "Ctrl-C stops it"),

@@ -19,6 +19,6 @@ export { ControlServer } from "./control/control_server.ts";
 export { pluginNameProblem, World } from "./world/world.ts";
 export type { Entry, LogFilter } from "./journal/journal.ts";
 export type { ProcessInfo } from "./processes/process.ts";
-export { buildMissing, changedPlugins } from "./cargo/world_build.ts";
+export { changedPlugins, staleSources } from "./cargo/world_build.ts";
 export { writeCargoConfig } from "./cargo/author_config.ts";
 export { isLibtestHarness, runTests, TestArgsError } from "./test_runner/mod.ts";

@@ -16,7 +16,6 @@ import {
   ErrorCode as McpErrorCode,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { callTool } from "./tool_call.ts";
@@ -51,7 +50,7 @@ export function createServer(tools: WorldTools, worldName: string): Server {
     // A tool the client knows from a newer list than ours (a change not seen yet).
     if (!entry) entry = (await tools.load().catch(fail)).byName.get(req.params.name);
     if (!entry) {
-      throw new McpError(
+      throw protocolError(
         McpErrorCode.InvalidParams,
         `no tool ${req.params.name} in this world; list the tools again`,
       );
@@ -66,7 +65,7 @@ export function createServer(tools: WorldTools, worldName: string): Server {
     try {
       return await readResource(tools.link, req.params.uri);
     } catch (e) {
-      throw new McpError(McpErrorCode.InvalidParams, e instanceof Error ? e.message : String(e));
+      throw protocolError(McpErrorCode.InvalidParams, e instanceof Error ? e.message : String(e));
     }
   });
   const stop = tools.onChange((change) => {
@@ -79,5 +78,15 @@ export function createServer(tools: WorldTools, worldName: string): Server {
 
 /** Turns a failure to read the world into an MCP error with its message. */
 function fail(e: unknown): never {
-  throw new McpError(McpErrorCode.InternalError, e instanceof Error ? e.message : String(e));
+  throw protocolError(McpErrorCode.InternalError, e instanceof Error ? e.message : String(e));
+}
+
+/**
+ * A protocol error the SDK answers with `code` and `message` as they are.
+ * Not the SDK's `McpError`: its message starts "MCP error <code>: ", which
+ * the client's own `McpError` prefixes again ("MCP error -32602: MCP error
+ * -32602: …").
+ */
+function protocolError(code: number, message: string): Error {
+  return Object.assign(new Error(message), { code });
 }

@@ -154,11 +154,13 @@ if (import.meta.main) {
       made = "compiled with deno compile";
     } catch (e) {
       if (form === "compiled") throw e;
+      // A note, not deno's red `error:` line: the packed form is a success.
+      // deno-lint-ignore no-control-regex -- ANSI colour codes
+      const why = String((e as Error).message).replaceAll(/\x1b\[[0-9;]*m/g, "").split("\n")
+        .find((l) => /error/i.test(l))?.replace(/^\s*error:\s*/i, "").trim();
       console.error(
-        `dist: deno compile could not make the file (no denort for Deno ${Deno.version.deno}: ` +
-          `set DENORT_BIN to one); making the packed form.\n  ${
-            String((e as Error).message).split("\n").find((l) => /error/i.test(l)) ?? ""
-          }`,
+        `dist: deno compile cannot make the file here (no denort for Deno ${Deno.version.deno}: ` +
+          `set DENORT_BIN to one), so the packed form is made${why ? ` (deno said: ${why})` : ""}`,
       );
     }
   }

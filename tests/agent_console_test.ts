@@ -76,9 +76,7 @@ Deno.test({
       '  · list_dir {"path":"/plugins"} → ok',
       "  The world has agent and notes.",
       "  That is all.",
-      "  The world has agent and notes.",
-      "  That is all.",
-    ]);
+    ]); // the final text once: it was streamed
     const colored = await t.screen(true);
     const dimmed = colored.split("\n").find((l) => l.includes("Looking around."));
     assert.ok(dimmed?.includes("\x1b[2m"), `interim lines are dimmed: ${JSON.stringify(dimmed)}`);

@@ -68,7 +68,10 @@ Deno.test(
     }).output();
     const text = dec.decode(out.stdout);
     assert.equal(out.code, 0, dec.decode(out.stderr));
-    assert.match(text, /made the world \S+ with the plugin hello and the agent/);
+    assert.match(
+      text,
+      /made the world \S+: it holds the plugin hello \(plugins\/hello\/source\/\) and the agent/,
+    );
     assert.match(text, /^ {2}\.\/sausage build \S+ hello/m);
     assert.match(text, /export OPENAI_API_KEY/);
     assert.ok(Deno.statSync(`${dir}/a/plugins/agent/source/src/main.rs`).isFile);
@@ -160,7 +163,7 @@ Deno.test({
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /Compiling hello/); // cargo's lines, streamed
     assert.match(r.stderr, /hello is active: 2 tests passed/);
-    assert.equal(JSON.parse(r.stdout).ok, true); // not a terminal: the JSON too
+    assert.equal(r.stdout, ""); // JSON only with --json, terminal or not
     const call = await sausage("call", world, "hello.greet", '{"name": "Ada"}');
     assert.equal(call.code, 0, call.stderr);
     assert.deepEqual(JSON.parse(call.stdout), { text: "Hello, Ada!" });
@@ -228,15 +231,18 @@ Deno.test({
     await Deno.writeTextFile(file, (await Deno.readTextFile(file)) + "\nfn oops( {}\n");
     const run = start("run", world, "--headless");
     try {
-      await waitFor(run.stderr, /running .*\(2 plugins, broken not built\)/);
+      await waitFor(run.stderr, /running .*\(2 plugins, broken not installed\)/);
       const hi = await sausage("call", world, "hello.greet", '{"name": "Ada"}');
       assert.equal(hi.code, 0, hi.stderr);
       assert.deepEqual(JSON.parse(hi.stdout), { text: "Hi, Ada!" });
       const broken = await sausage("call", world, "broken.greet", '{"name": "Ada"}');
       assert.equal(broken.code, 1);
       const error = JSON.parse(broken.stderr);
-      assert.match(error.message, /broken does not build, so it cannot be called/);
-      assert.match(error.message, /error: /); // the compiler's message
+      assert.match(
+        error.message,
+        /broken is not installed, so it cannot be called: broken was not built: it does not compile/,
+      );
+      assert.match(error.data.output, /error: /); // the compiler's message
       // A line per call on run's stderr (no console: stdin is not a terminal).
       await waitFor(run.stderr, /hello\.greet hello-\S+ \d+ ms exit 0/);
     } finally {
@@ -330,7 +336,7 @@ Deno.test({
     main,
     renameParam(hello),
   );
-  const refused = await sausage("build", world, "hello");
+  const refused = await sausage("build", world, "hello", "--json");
   assert.equal(refused.code, 1, refused.stderr);
   assert.match(refused.stderr, /hello was not activated: 1 consumer breaks\./);
   const path = refused.stderr.match(

@@ -191,7 +191,7 @@ Deno.test({
       async () => {
         const made = await timed("new w (std for cargo built)", () => on(m, m.exe, ["new", "w"]));
         ok(made, "sausage new w");
-        includes(made.stdout, "made the world w with the plugin hello");
+        includes(made.stdout, "made the world w: it holds the plugin hello");
         // std's build (shown as it goes) has no patch of ours to leave unused.
         assert.doesNotMatch(made.stderr, /was not used in the crate graph/, made.stderr);
         const cargoConfig = await Deno.readTextFile(`${world}/.cargo/config.toml`);

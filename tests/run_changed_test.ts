@@ -127,3 +127,47 @@ Deno.test({
     await dev.child.status;
   }
 });
+
+Deno.test({
+  name:
+    "run installs nothing untested: a plugin cargo.build refused for a failing test stays out; its calls answer with the tests' output",
+  ...opts,
+}, async () => {
+  const world = `${await Deno.makeTempDir()}/w`;
+  assert.equal((await sausage("new", world)).code, 0);
+  assert.equal((await sausage("new", world, "badtest")).code, 0);
+  const main = `${world}/plugins/badtest/source/src/main.rs`;
+  await Deno.writeTextFile(
+    main,
+    (await Deno.readTextFile(main)) +
+      "\n#[cfg(test)]\nmod broken {\n    #[test]\n    fn fails() {\n        assert_eq!(1 + 1, 3);\n    }\n}\n",
+  );
+  const refused = await sausage("build", world, "badtest");
+  assert.equal(refused.code, 1, refused.stderr);
+  assert.match(refused.stderr, /badtest was not built: 1 of 3 tests failed/);
+
+  await running(world, async (stderr) => {
+    const out = stderr();
+    // hello went through its tests too; badtest was refused, in one line, and not installed.
+    assert.match(out, /hello, badtest have no plugin\.wasm|badtest, hello have no plugin\.wasm/);
+    assert.match(out, /hello is active: 2 tests passed/);
+    assert.match(
+      out,
+      /^sausage: badtest was not built: 1 of 3 tests failed; it has no version before, so its calls answer with this/m,
+    );
+    assert.match(out, /running .*\(2 plugins, badtest not installed\)/);
+    assert.doesNotMatch(out, /built badtest/);
+    await assert.rejects(Deno.stat(`${world}/plugins/badtest/plugin.wasm`));
+    const call = await sausage("call", world, "badtest.greet", '{"name": "Ada"}', "--json");
+    assert.equal(call.code, 1);
+    const error = JSON.parse(call.stderr);
+    assert.match(
+      error.message,
+      /badtest is not installed, so it cannot be called: badtest was not built: 1 of 3 tests failed/,
+    );
+    assert.match(error.message, /sausage build \S+ badtest/);
+    assert.match(error.data.output, /assertion `left == right` failed/);
+    const hi = await sausage("call", world, "hello.greet", '{"name": "Ada"}');
+    assert.equal(hi.code, 0, hi.stderr);
+  });
+});

@@ -249,12 +249,20 @@ export class Console {
           `${example ? `, like ${example}.<Tab>` : ""}, or type help`,
       );
     }
+    // The model's text of its last turn, as streamed (a tool call starts a new turn).
+    let streamed = "";
     const outcome = await this.run1(
       AGENT.method,
       { text },
-      (name, p) => this.editor.print(renderNotification(name, p, this.style)),
+      (name, p) => {
+        streamed = name === "text" ? streamed + (textOf(p) ?? "") + "\n" : "";
+        this.editor.print(renderNotification(name, p, this.style));
+      },
     );
     const answer = "result" in outcome ? textOf(outcome.result) : undefined;
+    // The answer is printed once: not again when its lines were the last ones streamed.
+    const words = (t: string) => t.split(/\s+/).filter(Boolean).join(" ");
+    if (answer !== undefined && words(answer) && words(streamed).endsWith(words(answer))) return;
     if (answer !== undefined) return this.say(answer);
     await this.printOutcome(AGENT.method, outcome);
   }

@@ -2,8 +2,12 @@
  * Makes every plugin folder of a world an ordinary cargo project: writes
  * `<world>/.cargo/config.toml`, which cargo finds from any `plugins/<name>/source/`,
  * so `cargo test`, `cargo check`, `cargo doc` and rust-analyzer work there
- * with no flags. It maps `sausage-plugin` to this checkout's SDK, sets the
- * target, the test runner (`sausage test`) and a target folder in the cache.
+ * with no flags. It maps `sausage-plugin` to the world's SDK copy
+ * (`plugins/cargo/sdk/`, made by `new` and by every host), sets the target, the test
+ * runner (`sausage test`) and the world's build folder in the cache, the one
+ * `cargo.build` uses (`build_folders.ts`): with the same flags and the same
+ * paths, what `cargo test` compiled here the world's builds do not compile
+ * again (each crate once per world and profile).
  *
  * On the offline toolchain (Debian's rustc, `toolchain.ts`) it also points
  * cargo at Debian's rustc, the vendored crates and the linker flags, and at a
@@ -25,8 +29,9 @@
  * @module
  */
 
-import { cacheDir } from "../paths.ts";
-import { sha256 } from "../cache/file_hash.ts";
+import { buildFolders } from "./build_folders.ts";
+import { syncSdk, worldSdkDir } from "./world_sdk.ts";
+import { World } from "../world/world.ts";
 import { DEFAULT_SDK_DIR } from "./cargo_build.ts";
 import { worldRunnerCommand } from "./test_run.ts";
 import { detectToolchain, type Toolchain } from "./toolchain.ts";
@@ -140,12 +145,30 @@ function writeToolchainFile(root: string, tc: Toolchain): void {
   } else if (old !== text) writeWorldFile(root, WORLD_TOOLCHAIN_FILE, text);
 }
 
+/**
+ * The world's SDK copy (`plugins/cargo/sdk/`), which `cargo.build` builds
+ * against; with `sync`, brought up to date first as a host does (this
+ * checkout's SDK when no copy can be made). Without, a host makes it at
+ * its start, before any build (`run`, `dev`, `build`).
+ */
+async function worldSdk(root: string, sync: boolean): Promise<string> {
+  if (!sync) return worldSdkDir(root);
+  try {
+    await syncSdk(DEFAULT_SDK_DIR, root, `${new World(root).coreState()}/sdk-copy.json`);
+    return worldSdkDir(root);
+  } catch {
+    return DEFAULT_SDK_DIR;
+  }
+}
+
 /** Options of {@link writeCargoConfig}. */
 export interface CargoConfigOptions {
   /** Progress lines (the sysroot's build, once per toolchain). */
   onProgress?: (line: string) => void;
   /** Write the file without building the sysroot when it is missing (it is built later). */
   skipSysroot?: boolean;
+  /** Bring the world's SDK copy up to date first (`new`: `cargo test` may come before any host). */
+  syncSdk?: boolean;
 }
 
 /**
@@ -161,9 +184,13 @@ export async function writeCargoConfig(
   const sysroot = tc.kind === "offline-wasip1"
     ? (opts.skipSysroot ? tc.sysroot : await prepareSysroot(tc, opts.onProgress))
     : undefined;
+  // The world's build folder and SDK copy, as `cargo.build` has them: what
+  // `cargo test` here compiled, `sausage build` does not compile again.
+  const { target } = await buildFolders(tc, root);
+  await Deno.mkdir(target, { recursive: true });
   const text = cargoConfigText(tc, {
-    targetDir: `${cacheDir()}/target/worlds/${(await sha256(root)).slice(0, 16)}`,
-    sdkDir: DEFAULT_SDK_DIR,
+    targetDir: target,
+    sdkDir: await worldSdk(root, opts.syncSdk ?? false),
     runner: worldRunnerCommand(),
     sysroot,
   });

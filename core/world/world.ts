@@ -120,17 +120,20 @@ export class World {
         failure = readWorldText(this.root, `state/core/build-failures/${name}.txt`) ?? "";
       } catch { /* it never failed at start */ }
       if (source && failure) {
+        // The file: the reason on its first line, then the compiler's or the tests' text.
+        const [why, ...output] = failure.trim().split("\n");
         throw new HostError(
           "no-such-plugin",
-          `${name} does not build, so it cannot be called (fix plugins/${name}/source; ` +
-            `\`sausage build <world> ${name}\` shows the errors): ${failure.trim()}`,
+          `${name} is not installed, so it cannot be called: ${why} (fix plugins/${name}/source; ` +
+            `\`sausage build ${this.root} ${name}\` tests, builds and activates it)`,
+          { output: output.join("\n") },
         );
       }
       throw new HostError(
         "no-such-plugin",
         source
           ? `no such plugin: ${name} is not built (no plugins/${name}/plugin.wasm): ` +
-            `build it with \`sausage run <world>\` (it builds missing plugins at start) or by calling cargo.build {"plugin": "${name}"}, then core.activate`
+            `build it with \`sausage build ${this.root} ${name}\` (or call cargo.build {"plugin": "${name}"}, then core.activate)`
           : `no such plugin: ${name} (no plugins/${name}/plugin.wasm)`,
       );
     }
