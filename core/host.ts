@@ -170,7 +170,7 @@ export class Host {
         (plugin) => discoverAsCore(this.supervisor, this.journal, plugin),
         hashes,
         {
-          store: new DiscoverStore(`${this.world.coreState()}/discovered`),
+          store: new DiscoverStore(() => `${this.world.coreState()}/discovered`),
           journal: this.journal,
           report: opts.report ?? ((l: string) => console.error(l)),
         },

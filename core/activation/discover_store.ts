@@ -26,8 +26,18 @@ export type DiscoverOutcome =
 
 /** The discovery outcomes of a world's plugin versions, by file hash. */
 export class DiscoverStore {
-  /** @param folder where entries are kept (`state/core/discovered`) */
-  constructor(readonly folder: string) {}
+  /**
+   * @param where the folder where entries are kept (`state/core/discovered`),
+   * asked for when first needed: a host that discovers nothing makes no
+   * folder in its world (a test's world stays empty)
+   */
+  constructor(private where: string | (() => string)) {}
+
+  /** The folder where entries are kept. */
+  get folder(): string {
+    if (typeof this.where === "function") this.where = this.where();
+    return this.where;
+  }
 
   /** The entry's path for `hash` (a SHA-256 in hex: nothing else is a name here). */
   path(hash: string): string {
