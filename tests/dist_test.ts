@@ -196,13 +196,14 @@ Deno.test({
         assert.doesNotMatch(made.stderr, /was not used in the crate graph/, made.stderr);
         const cargoConfig = await Deno.readTextFile(`${world}/.cargo/config.toml`);
         includes(cargoConfig, `runner = ${JSON.stringify(`${m.exe} test`)}`);
-        // The SDK the plugin depends on is the one the file carries (unpacked in the cache).
+        // The SDK the plugin depends on is the world's copy (the one cargo.build uses too) of
+        // the SDK the file carries (unpacked in the cache).
         const [hash] = await unpacks(m);
-        includes(
-          cargoConfig,
-          `sausage-plugin = { path = ${
-            JSON.stringify(`${m.cache}/sausage/dist/${hash}/sdk/sausage-plugin`)
-          } }`,
+        const copy = `${world}/plugins/cargo/sdk/sausage-plugin`;
+        includes(cargoConfig, `sausage-plugin = { path = ${JSON.stringify(copy)} }`);
+        assert.equal(
+          await Deno.readTextFile(`${copy}/src/lib.rs`),
+          await Deno.readTextFile(`${m.cache}/sausage/dist/${hash}/sdk/sausage-plugin/src/lib.rs`),
         );
       },
     );
@@ -232,7 +233,7 @@ Deno.test({
     await t.step("build w hello; call w hello.greet", async () => {
       const b = await timed(
         "build w hello (std for the host's builds built)",
-        () => on(m, m.exe, ["build", "w", "hello"]),
+        () => on(m, m.exe, ["build", "w", "hello", "--json"]),
       );
       ok(b, "sausage build w hello");
       assert.deepEqual(JSON.parse(b.stdout.trim().split("\n").pop()!).ok, true);
