@@ -383,9 +383,17 @@ async function discoveryAtStart(
       assert.deepEqual(r.result, {}, JSON.stringify(r.error));
       await Promise.race([all, new Promise((r) => setTimeout(r, PROBE_EVERY_MS))]);
     }
-    const max = Math.max(...waits);
+    // The first answer waits for the host's start (the sandbox's process, the probe's
+    // compile), as in the attack cases before their probing; it is said, not bounded.
+    const [first, ...probed] = waits;
+    const max = Math.max(...probed);
     worst[`discovery of ${Object.keys(modules).length}`] = max;
-    assert.ok(max < probeBound(), `worst wait ${max} ms`);
+    const said = `first answer ${Math.round(first)} ms, then probes ${
+      probed.map(Math.round).join(" ")
+    } ms (load ${loadFactor().load})`;
+    console.log(`discovery of ${Object.keys(modules).length}: ${said}`);
+    assert.ok(probed.length >= 2, `the discoveries ended before the probe ran twice: ${said}`);
+    assert.ok(max < probeBound(), `worst wait ${max.toFixed(1)} ms: ${said}`);
     assert.equal(host.pool.sandboxes[0], sandbox, "the sandbox was never replaced");
     // Each discovery ended: a failure, or (a module that ends 0 without an answer)
     // a plugin without a document (issue 41).

@@ -26,17 +26,34 @@ export function dropSmallDisk(dir: string): void {
 
 /** Writes 256 KiB, then smaller chunks, to `path` until the disk is full; returns the bytes written. */
 export function fill(path: string): number {
+  return fillDisk(path, true);
+}
+
+/**
+ * Fills the disk of `path` once, as a disk fills: 256 KiB writes until the
+ * first refusal, then each smaller size (128 KiB down to 512 bytes) once.
+ * Unlike {@link fill} it does not go on taking what is freed meanwhile (a
+ * space given back at that moment, such as the journal's reserve, stays
+ * free but for less than 256 KiB). Returns the bytes written.
+ */
+export function fillOnce(path: string): number {
+  return fillDisk(path, false);
+}
+
+function fillDisk(path: string, greedy: boolean): number {
   const f = Deno.openSync(path, { write: true, create: true });
   let n = 0;
-  try {
-    for (let size = 256 * 1024; size >= 512; size /= 2) {
-      const chunk = new Uint8Array(size).fill(7);
-      try {
-        for (;;) n += f.writeSync(chunk);
-      } catch (e) {
-        if (!/space|ENOSPC|full/i.test(String(e))) throw e;
-      }
+  const write = (size: number, again: boolean) => {
+    const chunk = new Uint8Array(size).fill(7);
+    try {
+      do n += f.writeSync(chunk); while (again);
+    } catch (e) {
+      if (!/space|ENOSPC|full/i.test(String(e))) throw e;
     }
+  };
+  try {
+    write(256 * 1024, true);
+    for (let size = 128 * 1024; size >= 512; size /= 2) write(size, greedy);
   } finally {
     f.close();
   }
