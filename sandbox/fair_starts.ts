@@ -49,7 +49,7 @@ function pump(): void {
   nextTurn(() => {
     pumping = false;
     if (!admitting && admissions.size) admitNext();
-  });
+  }, true);
 }
 
 /** The start of one process, in turn with the others. */
