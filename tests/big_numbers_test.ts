@@ -11,7 +11,7 @@ import { builtTestPlugin } from "./helpers/plugins.ts";
 import { hostTests, TestHost } from "./helpers/host.ts";
 import { makeWorld } from "./helpers/world.ts";
 import { launcher, sausage } from "./helpers/cli.ts";
-import { mcpInitialize, mcpStdioSession } from "./helpers/mcp.ts";
+import { mcpHttpSession, mcpInitialize, mcpStdioSession } from "./helpers/mcp.ts";
 import { ControlServer } from "../core/control/control_server.ts";
 import { parseExact } from "../rpc/exact_json.ts";
 
@@ -149,57 +149,14 @@ Deno.test({
   }
 });
 
-/** The JSON-RPC messages of an MCP HTTP answer (one JSON body, or `data:` lines of an event stream). */
-async function mcpMessages(res: Response): Promise<Record<string, unknown>[]> {
-  const text = await res.text();
-  if (text === "") return []; // 202 to a notification
-  if (!(res.headers.get("content-type") ?? "").includes("text/event-stream")) {
-    return [parseExact(text) as Record<string, unknown>];
-  }
-  return text.split("\n").filter((l) => l.startsWith("data:"))
-    .map((l) => parseExact(l.slice(5)) as Record<string, unknown>);
-}
-
 Deno.test({
   name: "sausage mcp --http: big integer arguments reach the plugin exactly, results come back so",
   ...opts,
 }, async () => {
   const world = await makeWorld({ plugins: { bigsource } });
-  const server = new Deno.Command(launcher, {
-    args: ["mcp", world, "--http", "0"],
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const reader = server.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  // Bodies written by hand: JSON.stringify of a number would round it before it left.
+  const { post, close } = await mcpHttpSession(launcher, world, parseExact);
   try {
-    let err = "";
-    let banner: RegExpExecArray | null = null;
-    while (!banner) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`no banner: ${err}`);
-      err += value;
-      banner = /(http:\/\/127\.0\.0\.1:\d+\/mcp).*token is in (\S+)/.exec(err);
-    }
-    (async () => {
-      while (!(await reader.read()).done) { /* drain */ }
-    })();
-    const token = (await Deno.readTextFile(banner[2])).trim();
-    let session: string | null = null;
-    // Bodies written by hand: JSON.stringify of a number would round it before it left.
-    const post = async (body: string) => {
-      const res = await fetch(banner[1], {
-        method: "POST",
-        headers: {
-          authorization: `Bearer ${token}`,
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          ...(session ? { "mcp-session-id": session } : {}),
-        },
-        body,
-      });
-      session ??= res.headers.get("mcp-session-id");
-      return await mcpMessages(res);
-    };
     const [init] = await post(JSON.stringify(mcpInitialize(1)));
     assert.ok(init.result, JSON.stringify(init));
     await post('{"jsonrpc":"2.0","method":"notifications/initialized"}');
@@ -214,8 +171,6 @@ Deno.test({
     const max = await tool(3, "bigsource_max", "{}");
     assert.equal(max.result?.content[0].text, U64_MAX, JSON.stringify(max));
   } finally {
-    server.kill("SIGTERM");
-    await server.status;
-    await Deno.remove(world, { recursive: true }).catch(() => {});
+    await close();
   }
 });

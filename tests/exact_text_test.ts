@@ -15,7 +15,7 @@ import { builtTestPlugin } from "./helpers/plugins.ts";
 import { TestHost } from "./helpers/host.ts";
 import { makeWorld } from "./helpers/world.ts";
 import { launcher, sausage } from "./helpers/cli.ts";
-import { mcpInitialize, mcpStdioSession } from "./helpers/mcp.ts";
+import { mcpHttpSession, mcpInitialize, mcpStdioSession } from "./helpers/mcp.ts";
 import { ControlServer } from "../core/control/control_server.ts";
 import { parseExact } from "../rpc/exact_json.ts";
 
@@ -220,46 +220,8 @@ Deno.test({
   ...opts,
 }, async () => {
   const world = await makeWorld({ plugins: { mcpprobe } });
-  const server = new Deno.Command(launcher, {
-    args: ["mcp", world, "--http", "0"],
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const reader = server.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  const { post, close } = await mcpHttpSession(launcher, world, parseExact);
   try {
-    let err = "";
-    let banner: RegExpExecArray | null = null;
-    while (!banner) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`no banner: ${err}`);
-      err += value;
-      banner = /(http:\/\/127\.0\.0\.1:\d+\/mcp).*token is in (\S+)/.exec(err);
-    }
-    (async () => {
-      while (!(await reader.read()).done) { /* drain */ }
-    })();
-    const token = (await Deno.readTextFile(banner[2])).trim();
-    let session: string | null = null;
-    const post = async (body: string | Uint8Array<ArrayBuffer>) => {
-      const res = await fetch(banner[1], {
-        method: "POST",
-        headers: {
-          authorization: `Bearer ${token}`,
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          ...(session ? { "mcp-session-id": session } : {}),
-        },
-        body,
-      });
-      session ??= res.headers.get("mcp-session-id");
-      const text = await res.text();
-      if (text === "") return [];
-      if (!(res.headers.get("content-type") ?? "").includes("text/event-stream")) {
-        return [parseExact(text) as Record<string, unknown>];
-      }
-      return text.split("\n").filter((l) => l.startsWith("data:"))
-        .map((l) => parseExact(l.slice(5)) as Record<string, unknown>);
-    };
     const [init] = await post(JSON.stringify(mcpInitialize(1)));
     assert.ok(init.result, JSON.stringify(init));
     await post('{"jsonrpc":"2.0","method":"notifications/initialized"}');
@@ -277,8 +239,6 @@ Deno.test({
     assert.equal(e.code, -32700, JSON.stringify(bad));
     assert.match(e.message, new RegExp(`offset ${head.length}\\b`));
   } finally {
-    server.kill("SIGTERM");
-    await server.status;
-    await Deno.remove(world, { recursive: true }).catch(() => {});
+    await close();
   }
 });

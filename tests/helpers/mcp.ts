@@ -81,3 +81,76 @@ export function mcpStdioSession(
     },
   };
 }
+
+/** `sausage mcp <world> --http 0`, started, with its address and token read from its banner. */
+export interface McpHttpSession {
+  /**
+   * POSTs `body` (written by hand: its numbers stay as typed) with the token
+   * and the session's id; resolves with the JSON-RPC messages of the answer
+   * (one JSON body, or the `data:` lines of an event stream; none for a 202),
+   * parsed with `parseExact`.
+   */
+  post(body: string | Uint8Array<ArrayBuffer>): Promise<Record<string, unknown>[]>;
+  /** Stops the server (SIGTERM) and removes the world. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts `sausage mcp <world> --http 0` with `launcher`, reads its banner
+ * for the address and the token file, and returns a session that posts to it.
+ */
+export async function mcpHttpSession(
+  launcher: string,
+  world: string,
+  parseExact: (text: string) => unknown,
+): Promise<McpHttpSession> {
+  const server = new Deno.Command(launcher, {
+    args: ["mcp", world, "--http", "0"],
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const reader = server.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  const close = async () => {
+    server.kill("SIGTERM");
+    await server.status;
+    await Deno.remove(world, { recursive: true }).catch(() => {});
+  };
+  let said = "";
+  let banner: RegExpExecArray | null = null;
+  while (!banner) {
+    const { value, done } = await reader.read();
+    if (done) {
+      await close();
+      throw new Error(`no banner: ${said}`);
+    }
+    said += value;
+    banner = /(http:\/\/127\.0\.0\.1:\d+\/mcp).*token is in (\S+)/.exec(said);
+  }
+  (async () => {
+    while (!(await reader.read()).done) { /* drain */ }
+  })();
+  const [, url, tokenFile] = banner;
+  const token = (await Deno.readTextFile(tokenFile)).trim();
+  let session: string | null = null;
+  const post = async (body: string | Uint8Array<ArrayBuffer>) => {
+    const res = await fetch(url, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        ...(session ? { "mcp-session-id": session } : {}),
+      },
+      body,
+    });
+    session ??= res.headers.get("mcp-session-id");
+    const text = await res.text();
+    if (text === "") return []; // 202 to a notification
+    if (!(res.headers.get("content-type") ?? "").includes("text/event-stream")) {
+      return [parseExact(text) as Record<string, unknown>];
+    }
+    return text.split("\n").filter((l) => l.startsWith("data:"))
+      .map((l) => parseExact(l.slice(5)) as Record<string, unknown>);
+  };
+  return { post, close };
+}
