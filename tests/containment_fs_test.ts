@@ -27,7 +27,7 @@ import { eventually, TestHost } from "./helpers/host.ts";
 import { builtTestPlugin } from "./helpers/plugins.ts";
 import { makeWorld } from "./helpers/world.ts";
 import { sausage } from "./helpers/cli.ts";
-import { dropSmallDisk, fill, smallDisk } from "./helpers/small_disk.ts";
+import { fill, onSmallDisk } from "./helpers/small_disk.ts";
 
 const fsprobe = await builtTestPlugin("fsprobe");
 const opts = { sanitizeOps: false, sanitizeResources: false };
@@ -236,20 +236,7 @@ Deno.test({
   ...opts,
   ignore: Deno.uid() !== 0,
 }, async () => {
-  const mnt = smallDisk(24);
-  if (!mnt) {
-    console.error("cannot mount a tmpfs here: the full-disk case was not run");
-    return;
-  }
-  const root = `${mnt}/world`;
-  try {
-    Deno.mkdirSync(`${root}/plugins/fsprobe`, { recursive: true });
-    Deno.mkdirSync(`${root}/config`, { recursive: true });
-    Deno.copyFileSync(fsprobe, `${root}/plugins/fsprobe/plugin.wasm`);
-    Deno.writeTextFileSync(
-      `${root}/config/limits.json`,
-      JSON.stringify({ journal_reserve_mib: 0 }),
-    );
+  await onSmallDisk(24, { fsprobe }, { journal_reserve_mib: 0 }, async (root, mnt) => {
     const h = await TestHost.open(root);
     const control = await ControlServer.start(h.host);
     try {
@@ -324,9 +311,7 @@ Deno.test({
       control.close();
       await h.host.shutdown(200);
     }
-  } finally {
-    dropSmallDisk(mnt);
-  }
+  });
 });
 
 Deno.test({
@@ -335,20 +320,7 @@ Deno.test({
   ...opts,
   ignore: Deno.uid() !== 0,
 }, async () => {
-  const mnt = smallDisk(24);
-  if (!mnt) {
-    console.error("cannot mount a tmpfs here: the full-disk case was not run");
-    return;
-  }
-  const root = `${mnt}/world`;
-  try {
-    Deno.mkdirSync(`${root}/plugins/fsprobe`, { recursive: true });
-    Deno.mkdirSync(`${root}/config`, { recursive: true });
-    Deno.copyFileSync(fsprobe, `${root}/plugins/fsprobe/plugin.wasm`);
-    Deno.writeTextFileSync(
-      `${root}/config/limits.json`,
-      JSON.stringify({ journal_reserve_mib: 2 }),
-    );
+  await onSmallDisk(24, { fsprobe }, { journal_reserve_mib: 2 }, async (root, mnt) => {
     const h = await TestHost.open(root);
     try {
       const reserve = `${root}/state/core/journal.reserve`;
@@ -387,9 +359,7 @@ Deno.test({
     } finally {
       await h.host.shutdown(200);
     }
-  } finally {
-    dropSmallDisk(mnt);
-  }
+  });
 });
 
 // --- 5. Limits belong to the owner ------------------------------------------

@@ -13,7 +13,7 @@ import { strict as assert } from "node:assert";
 import { DatabaseSync } from "node:sqlite";
 import { builtTestPlugin } from "./helpers/plugins.ts";
 import { eventually } from "./helpers/host.ts";
-import { dropSmallDisk, fillOnce, smallDisk } from "./helpers/small_disk.ts";
+import { fillOnce, onSmallDisk } from "./helpers/small_disk.ts";
 import { WorldClient } from "../core/control/world_client.ts";
 import { World } from "../core/world/world.ts";
 import { readJournal } from "../core/journal/journal.ts";
@@ -34,20 +34,7 @@ Deno.test({
   ...opts,
   ignore: Deno.uid() !== 0,
 }, async () => {
-  const mnt = smallDisk(40);
-  if (!mnt) {
-    console.error("cannot mount a tmpfs here: the full-disk case was not run");
-    return;
-  }
-  const world = `${mnt}/world`;
-  try {
-    Deno.mkdirSync(`${world}/plugins/probe`, { recursive: true });
-    Deno.mkdirSync(`${world}/config`, { recursive: true });
-    Deno.copyFileSync(probe, `${world}/plugins/probe/plugin.wasm`);
-    Deno.writeTextFileSync(
-      `${world}/config/limits.json`,
-      JSON.stringify({ journal_reserve_mib: 4 }),
-    );
+  await onSmallDisk(40, { probe }, { journal_reserve_mib: 4 }, async (world, mnt) => {
     const host = new Deno.Command(launcher, {
       args: ["run", world, "--headless", "--quiet"],
       cwd: CHECKOUT,
@@ -130,9 +117,7 @@ Deno.test({
       refused,
       lost: lost.length,
     });
-  } finally {
-    dropSmallDisk(mnt);
-  }
+  });
 });
 
 function report(figures: Record<string, unknown>): void {

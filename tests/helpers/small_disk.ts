@@ -59,3 +59,34 @@ function fillDisk(path: string, greedy: boolean): number {
   }
   return n;
 }
+
+/**
+ * Runs `fn` with a world on a tmpfs of `mib` MiB (`<mnt>/world`): each of
+ * `plugins` (name → component file) copied to `plugins/<name>/plugin.wasm`
+ * and `limits` written as `config/limits.json`; unmounted after. Where no
+ * tmpfs can be mounted (not root), says so and returns without running it.
+ */
+export async function onSmallDisk(
+  mib: number,
+  plugins: Record<string, string>,
+  limits: Record<string, unknown>,
+  fn: (world: string, mnt: string) => Promise<void>,
+): Promise<void> {
+  const mnt = smallDisk(mib);
+  if (!mnt) {
+    console.error("cannot mount a tmpfs here: the full-disk case was not run");
+    return;
+  }
+  const world = `${mnt}/world`;
+  try {
+    for (const [name, wasm] of Object.entries(plugins)) {
+      Deno.mkdirSync(`${world}/plugins/${name}`, { recursive: true });
+      Deno.copyFileSync(wasm, `${world}/plugins/${name}/plugin.wasm`);
+    }
+    Deno.mkdirSync(`${world}/config`, { recursive: true });
+    Deno.writeTextFileSync(`${world}/config/limits.json`, JSON.stringify(limits));
+    await fn(world, mnt);
+  } finally {
+    dropSmallDisk(mnt);
+  }
+}
