@@ -94,6 +94,21 @@ function errnoShortOrTrap(o: Outcome, what: string): void {
   );
 }
 
+/**
+ * On jco's path the preview-1 adapter turns one huge call into many small
+ * host calls in its own (preempted) code: 4 KiB writes for a stderr write,
+ * a pollable per subscription for `poll_oneoff`. The attack is then a
+ * guest that runs long, like a spinner: still running at the window's end
+ * (`killed` by the test) is its outcome too; the probe's bound holds as for
+ * any other.
+ */
+function orSpinningOnJco(check: (o: Outcome) => void): (o: Outcome) => void {
+  return (o) => {
+    if (onJco() && o.killed) return;
+    check(o);
+  };
+}
+
 /** The pids of the live processes of `plugin`. */
 function live(h: TestHost, plugin: string): string[] {
   return h.host.table.all().filter((p) => p.plugin === plugin).map((p) => p.pid);
@@ -202,7 +217,7 @@ attackTest(
   "poll_oneoff over 2.7 million zeroed subscriptions: refused (ENOMEM, as wasmtime) past the bound",
   {
     module: "poll_zeroed",
-    expect: (o) => errnoShortOrTrap(o, "poll_zeroed"),
+    expect: orSpinningOnJco((o) => errnoShortOrTrap(o, "poll_zeroed")),
   },
 );
 
@@ -214,7 +229,9 @@ attackTest("poll_oneoff of 341,000 60-second timers: refused past the bound, one
 attackTest("fd_write of 64 MiB of lines to stderr: sent in batches, or short", {
   module: "stderr_lines",
   // Every line may be sent (in batches, within the output window), or the write is short.
-  expect: (o) => assert.ok(o.status === 0 || o.trapped || o.status! > 0, JSON.stringify(o)),
+  expect: orSpinningOnJco((o) =>
+    assert.ok(o.status === 0 || o.trapped || o.status! > 0, JSON.stringify(o))
+  ),
 });
 
 attackTest("40 random_get of 250 MiB: filled in slices (the test may end it first)", {
@@ -224,7 +241,7 @@ attackTest("40 random_get of 250 MiB: filled in slices (the test may end it firs
 
 attackTest("fd_write of 250 MiB to a file: written in chunks, or short, or an errno", {
   module: "file_write_huge",
-  expect: (o) => assert.ok(o.status !== undefined || o.trapped, JSON.stringify(o)),
+  expect: orSpinningOnJco((o) => assert.ok(o.status !== undefined || o.trapped, JSON.stringify(o))),
 });
 
 attackTest(

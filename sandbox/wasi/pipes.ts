@@ -9,6 +9,7 @@
 import type { ByteSink, ByteSource } from "./streams.ts";
 import { ReadBuffer } from "./read_buffer.ts";
 import { LineSplitter } from "../../rpc/line_splitter.ts";
+import { nextTurn } from "../event_turns.ts";
 import type { OutputWindow } from "../output_window.ts";
 
 /** A byte queue with an end: the core pushes, the guest reads. */
@@ -94,7 +95,8 @@ export class LineSink implements ByteSink {
   private drain(): Promise<void> {
     return this.draining ??= (async () => {
       while (this.queue.length > 0) {
-        await new Promise<void>((r) => setImmediate(r));
+        // A turn of the sandbox's line (`event_turns.ts`): I/O and the other guests go in between.
+        await new Promise<void>((r) => nextTurn(r));
         const batch = this.queue.splice(0, LINES_PER_TURN);
         for (const line of batch) this.send(line);
         this.sent = 0;
