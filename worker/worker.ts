@@ -317,6 +317,9 @@ export class Worker {
       subject: this.subjects.toHost(this.id),
       lead: { op: "worker", id: this.id, instance: this.instance },
       check: checkToWorker,
+      // A process's answer is followed by its exit: one NATS message for both (a message less
+      // for the host to handle per call).
+      linger: (m) => m.op === "out",
     });
     link.listen((msg) => this.handle(msg));
     link.closed.then((why) => {
