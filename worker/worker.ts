@@ -318,8 +318,9 @@ export class Worker {
       lead: { op: "worker", id: this.id, instance: this.instance },
       check: checkToWorker,
       // A process's answer is followed by its exit: one NATS message for both (a message less
-      // for the host to handle per call).
-      linger: (m) => m.op === "out",
+      // for the host to handle per call). A request or notification (a line that names a
+      // method) goes at once: the process waits for its answer.
+      linger: (m) => m.op === "out" && !m.line.includes('"method"'),
     });
     link.listen((msg) => this.handle(msg));
     link.closed.then((why) => {
