@@ -4,7 +4,8 @@
  * caller (latency) and 10 callers (throughput); a read of a small world
  * file (`/hello.txt`, 13 bytes) by a remote process beside a local one; and
  * the host's CPU per call of each (this process's user + system time over
- * the round, divided by its calls: the host runs here). A real nats-server
+ * the round, divided by its calls: the host runs here), each remote row's
+ * beside its local one's (and the read alone: the read's less the no-op's). A real nats-server
  * with credentials, the host in this process (one sandbox), one worker
  * (`sausage worker`, one sandbox) as a subprocess.
  *
@@ -139,6 +140,21 @@ export async function remoteRows(calls = 2000, rounds = 3): Promise<RemoteRow[]>
     }
     for (const [what, { times, wallMs, cpuMs }] of Object.entries(acc)) {
       rows.push(row(what, times, wallMs, cpuMs));
+    }
+    // Each remote row beside its local one: the host's CPU per call, and for the read the file
+    // operation's own (the read's CPU less the no-op's), remote against local.
+    const cpu = (what: string) => acc[what].cpuMs / acc[what].times.length;
+    const noop = (where: string) => `no-op on a ${where}, 1 caller(s)`;
+    const reading = (where: string) => `a 13-byte world file read by a ${where}, 1 caller`;
+    const [ln, rn] = [noop("local sandbox"), noop("remote worker (NATS)")];
+    const [lr, rr] = [reading("local process"), reading("remote process (NATS)")];
+    for (const r of rows) {
+      if (r.what === rn) r.note += `; ${(cpu(rn) / cpu(ln)).toFixed(2)}x local`;
+      if (r.what === rr) {
+        r.note += `; ${(cpu(rr) / cpu(lr)).toFixed(2)}x local; the read alone ${
+          (cpu(rr) - cpu(rn)).toFixed(3)
+        } ms against ${(cpu(lr) - cpu(ln)).toFixed(3)} ms local`;
+      }
     }
   } finally {
     worker.kill("SIGTERM");

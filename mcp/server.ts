@@ -19,6 +19,7 @@ import {
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { callTool } from "./tool_call.ts";
+import { mcpRequestKey } from "./request_key.ts";
 import { listResources, readResource } from "./resources.ts";
 import type { WorldTools } from "./world_tools.ts";
 
@@ -27,6 +28,8 @@ const SERVER_VERSION = "0.1.0";
 
 /** Makes a server for one session; it stops listening for changes when it closes. */
 export function createServer(tools: WorldTools, worldName: string): Server {
+  // This session's part of its tool calls' request keys (`request_key.ts`).
+  const session = crypto.randomUUID();
   const server = new Server(
     { name: `sausage ${worldName}`, version: SERVER_VERSION },
     {
@@ -55,7 +58,8 @@ export function createServer(tools: WorldTools, worldName: string): Server {
         `no tool ${req.params.name} in this world; list the tools again`,
       );
     }
-    return await callTool(tools.link, entry, req.params.arguments ?? {}, extra);
+    const key = mcpRequestKey(session, extra.requestId);
+    return await callTool(tools.link, entry, req.params.arguments ?? {}, extra, key);
   });
   server.setRequestHandler(ListResourcesRequestSchema, async () => {
     const list = await tools.current().catch(fail);

@@ -17,6 +17,8 @@
  *   `{name, params}` as data).
  * - When the client cancels the request, the process is stopped
  *   (`core.stop`).
+ * - The request's id is its request key (`request_key.ts`): a retry of it
+ *   in the session gets the first answer, never a second run.
  *
  * @module
  */
@@ -46,12 +48,17 @@ function notifyText(name: string, params: unknown): string {
   return `${name} ${JSON.stringify(params ?? {})}`;
 }
 
-/** Makes the call behind `entry` with `args`; resolves with the tool result. */
+/**
+ * Makes the call behind `entry` with `args`; resolves with the tool result.
+ * With `key` (`request_key.ts`: the MCP request's id) it goes as `core.call`
+ * with that request key, so a retry of the request never runs it twice.
+ */
 export async function callTool(
   link: WorldLink,
   entry: ToolEntry,
   args: Record<string, unknown>,
   extra: HandlerExtra,
+  key?: string,
 ): Promise<CallToolResult> {
   const token = extra._meta?.progressToken;
   const plugin = entry.method.slice(0, entry.method.indexOf("."));
@@ -78,7 +85,10 @@ export async function callTool(
       });
     sent.catch(() => {/* the session is gone */});
   };
-  const response = await link.call(entry.method, args, { onNotify, signal: extra.signal })
+  const [method, params] = key === undefined
+    ? [entry.method, args]
+    : ["core.call", { method: entry.method, params: args, key }];
+  const response = await link.call(method, params, { onNotify, signal: extra.signal })
     .catch((e) =>
       errorResponse(null, {
         code: ErrorCode.InternalError,

@@ -590,8 +590,13 @@ Deno.test({
       await new Promise((r) => setTimeout(r, 1500));
       assert.deepEqual(set.list().length, 1, "lost although it answered the ping");
       assert.deepEqual(leads.filter((l) => l.ping).length, 1);
-      // Silent again, and it does not answer: lost at loss_ms.
+      // Silent again; a replay of its last beat (no higher count) is no sign of life: lost at
+      // loss_ms, after a round trip to the server.
+      await new Promise((r) => setTimeout(r, 500));
+      peer.publish("sausage.a.hb.w1", beat("w1", "i-w1", { seq: 2 }));
       await until(() => events.some(([e]) => e === "worker-lost"));
       assert(Date.now() - pingedAt >= 2500);
+      const lost = events.find(([e]) => e === "worker-lost")![1];
+      assert.match(lost.reason as string, /the last #2\), nor an answer to a ping/);
     }),
 });

@@ -4,6 +4,8 @@
  * locked counter; a retry while the first runs is told so (-32007); the
  * answers survive a host restart (the journal); a call refused before it
  * started leaves its key free; -32002 says whether the process may have run.
+ * MCP's request id is a request key too: a `tools/call` sent again with its
+ * id in the same session runs once (`sausage mcp` over stdio).
  *
  * @module
  */
@@ -13,6 +15,8 @@ import { TestHost } from "./helpers/host.ts";
 import { builtTestPlugin } from "./helpers/plugins.ts";
 import { makeWorld } from "./helpers/world.ts";
 import { ErrorCode } from "../rpc/errors.ts";
+import { mcpInitialize, mcpStdioSession } from "./helpers/mcp.ts";
+import { launcher } from "./helpers/cli.ts";
 
 Deno.test({
   name: "request keys: a retried call runs once, across a restart; a running one says so",
@@ -114,6 +118,63 @@ Deno.test({
       assert.deepEqual((await h.call("core.call", { ...incr, key: "forged" })).result, 3);
     } finally {
       await h.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "request keys: MCP's request id is one; a tools/call sent again in its session runs once",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const mcpprobe = await builtTestPlugin("mcpprobe");
+    const root = await makeWorld({ plugins: { mcpprobe } });
+    const runs = async () => (await Deno.readFile(`${root}/state/count`).catch(() => [])).length;
+    const session = async () => {
+      const s = mcpStdioSession(launcher, root);
+      await s.send(JSON.stringify(mcpInitialize(1)));
+      assert.ok((await s.answer(1)).result, "initialized");
+      await s.send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+      return s;
+    };
+    const count = (id: unknown) =>
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name: "mcpprobe_count", arguments: {} },
+      });
+    const text = (answer: Record<string, unknown>) =>
+      (answer.result as { content: { text: string }[] }).content[0].text;
+    let s = await session();
+    try {
+      // The same id twice (a client that lost the first answer): one run, the same answer.
+      await s.send(count(7));
+      const first = await s.answer(7);
+      assert.equal(text(first), "1", JSON.stringify(first));
+      await s.send(count(7));
+      assert.deepEqual(await s.answer(7), first);
+      assert.equal(await runs(), 1);
+      // Another id, and a string id: each runs.
+      await s.send(count(8));
+      assert.equal(text(await s.answer(8)), "2");
+      await s.send(count("eight"));
+      assert.equal(text(await s.answer("eight")), "3");
+      await s.send(count("eight"));
+      assert.equal(text(await s.answer("eight")), "3");
+      // An id that does not fit a key (a space): no key, so each send runs.
+      await s.send(count("a b"));
+      assert.equal(text(await s.answer("a b")), "4");
+      assert.equal(await runs(), 4);
+      await s.close();
+      // Another session may use id 7 again: its own call.
+      s = await session();
+      await s.send(count(7));
+      assert.equal(text(await s.answer(7)), "5");
+      assert.equal(await runs(), 5);
+    } finally {
+      await s.close();
+      await Deno.remove(root, { recursive: true }).catch(() => {});
     }
   },
 });

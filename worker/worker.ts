@@ -273,7 +273,9 @@ export class Worker {
    * (it answers every heartbeat): a host killed, or cut off, leaves nothing
    * running here; it has ended them on its side by then. Time this worker
    * itself was held up (this check came over 250 ms late: a loaded machine)
-   * does not count as the host's silence.
+   * does not count as the host's silence, nor do the host's words that
+   * waited for this worker: they end only after a round trip to the server
+   * (a PING answered by its PONG) in which nothing came from the host.
    */
   private watchHost(): void {
     const now = Date.now();
@@ -281,8 +283,26 @@ export class Worker {
     this.lastWatch = now;
     if (late > 250) this.lastHost += late;
     if (this.running.size === 0 || this.hostRun === null) return;
-    const silent = now - this.lastHost;
-    if (silent <= this.hostLossMs) return;
+    if (now - this.lastHost > this.hostLossMs) void this.confirmHostGone();
+  }
+
+  /** Whether {@link confirmHostGone}'s round trip is under way. */
+  private confirming = false;
+
+  /** Ends every process if the host is still silent after a round trip to the server. */
+  private async confirmHostGone(): Promise<void> {
+    if (this.confirming) return;
+    this.confirming = true;
+    const heard = this.lastHost;
+    try {
+      await this.client.flush();
+    } catch {
+      return; // NATS down: `onStatus` ends them; no PONG in 10 s: the next check tries again
+    } finally {
+      this.confirming = false;
+    }
+    const silent = Date.now() - this.lastHost;
+    if (this.lastHost !== heard || silent <= this.hostLossMs || this.running.size === 0) return;
     this.opts.report?.(
       `worker ${this.id}: no word from the host for ${(silent / 1000).toFixed(1)} s; ` +
         `its ${this.running.size} processes end`,
@@ -297,6 +317,10 @@ export class Worker {
       subject: this.subjects.toHost(this.id),
       lead: { op: "worker", id: this.id, instance: this.instance },
       check: checkToWorker,
+      // A process's answer is followed by its exit: one NATS message for both (a message less
+      // for the host to handle per call). A request or notification (a line that names a
+      // method) goes at once: the process waits for its answer.
+      linger: (m) => m.op === "out" && !m.line.includes('"method"'),
     });
     link.listen((msg) => this.handle(msg));
     link.closed.then((why) => {

@@ -168,12 +168,16 @@ export class FsServer {
     if (stat.type !== "regular-file" || stat.size > max) return null;
     const parts: Uint8Array[] = [];
     let got = 0;
+    // Its size and one byte more (a file that grew since the stat shows it): a read of
+    // `max` bytes each time cost the host more than the rest of the open (two 64 KiB buffers).
+    let ask = stat.size + 1;
     for (;;) {
-      const chunk = await h.read(max + 1 - got, got);
-      if (!chunk.length) break;
+      const chunk = await h.read(ask - got, got);
       parts.push(chunk);
       got += chunk.length;
       if (got > max) return null; // it grew meanwhile: served as any other file
+      if (got < ask) break; // a short read: its end (a handle's read fills what it can)
+      ask = max + 1;
     }
     const bytes = new Uint8Array(got);
     let at = 0;

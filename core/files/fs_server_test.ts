@@ -122,6 +122,15 @@ Deno.test("a small file opened for reading comes whole with its open; its handle
     const big = await open("/big.bin");
     assert.equal(big.whole, undefined);
     assert.equal(typeof big.result, "number");
+    // At the bound exactly, and empty: whole, every byte.
+    await Deno.writeFile(`${dir}/edge.bin`, new Uint8Array(64).fill(7));
+    await Deno.writeFile(`${dir}/empty.bin`, new Uint8Array(0));
+    const edge = await open("/edge.bin", READ_ONLY, 4);
+    assert.deepEqual(fromBase64(edge.whole!.data), new Uint8Array(64).fill(7));
+    assert.equal(edge.whole!.stat.size, 64);
+    const empty = await open("/empty.bin", READ_ONLY, 5);
+    assert.equal(empty.whole!.data, "");
+    assert.equal(empty.whole!.stat.size, 0);
     const rw = await open("/small.txt", { ...READ_ONLY, write: true });
     assert.equal(rw.whole, undefined);
     // Without a bound (a local process's own requests): never whole.

@@ -26,6 +26,12 @@ export interface NatsLinkOptions<Out, In> {
   check: (msg: unknown) => In;
   /** Told of messages NATS would not take (it is down, or one is over `max_payload`). */
   dropped?: (msgs: Out[], e: unknown) => void;
+  /**
+   * Whether a message is likely followed at once by another (a process's
+   * answer, then its exit): a batch that ends with one waits a turn of the
+   * event loop, not a microtask, so that both go in one NATS message.
+   */
+  linger?: (msg: Out) => boolean;
 }
 
 /** A message link over NATS: one NATS message per turn's messages, each way. */
@@ -45,7 +51,14 @@ export class NatsLink<Out extends object, In> implements MessageLink<Out, In> {
 
   send(msg: Out): void {
     if (!this.done) return;
-    if (this.pending.push(msg) === 1) queueMicrotask(() => this.flush());
+    if (this.pending.push(msg) === 1) queueMicrotask(() => this.turn());
+  }
+
+  /** The end of the turn that queued the first pending message: flush, or linger a turn. */
+  private turn(): void {
+    const last = this.pending.at(-1);
+    if (last !== undefined && this.opts.linger?.(last)) setTimeout(() => this.flush(), 0);
+    else this.flush();
   }
 
   listen(on: (msg: In) => void): void {

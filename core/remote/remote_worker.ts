@@ -136,13 +136,13 @@ export class RemoteWorker {
     return (this.processes.size + this.pending()) / Math.max(1, this.beat.slots);
   }
 
-  /** Whether it was asked for a heartbeat since its last one. */
-  private pinged = false;
+  /** When it was asked for a heartbeat since its last one (ms), or null. */
+  pingedAt: number | null = null;
 
   /** Asks for a heartbeat now (once per silence): a slow one is not taken for a lost one. */
   ping(): void {
-    if (this.pinged || this.hasEnded) return;
-    this.pinged = true;
+    if (this.pingedAt !== null || this.hasEnded) return;
+    this.pingedAt = Date.now();
     try {
       publishFrames(this.ctx.client, this.ctx.subject, { ...this.lead, ping: true }, []);
     } catch { /* NATS is down: the worker is lost anyway */ }
@@ -154,9 +154,11 @@ export class RemoteWorker {
    * worker's sign that its host is there.
    */
   heard(beat: Heartbeat): void {
+    // Beats count up: one not past the last (a replay) is no sign of life.
+    if (beat !== this.beat && beat.seq <= this.beat.seq) return;
     this.beat = beat;
     this.lastSeen = Date.now();
-    this.pinged = false;
+    this.pingedAt = null;
     if (this.hasEnded) return;
     try {
       publishFrames(this.ctx.client, this.ctx.subject, { ...this.lead, ack: beat.seq }, []);

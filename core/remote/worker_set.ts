@@ -192,20 +192,65 @@ export class WorkerSet {
   }
 
   /**
-   * Loses the workers silent for `lossMs`, after asking each for a heartbeat
-   * (at 60 % of it). Time the host itself was held up (a loaded machine:
-   * this check came late) does not count as their silence: their messages
-   * waited for the host, not the other way round.
+   * Looks for silent workers: one silent for 60 % of `lossMs` is asked for a
+   * heartbeat; one silent for `lossMs` is lost only once a round trip to
+   * the server finds nothing from it ({@link confirm}). Time the host
+   * itself was held up (a loaded machine: this check came late) does not
+   * count as their silence: their messages waited for the host, not the
+   * other way round.
    */
   private check(): void {
     const now = Date.now();
     const late = now - this.lastCheck - this.checkMs;
     this.lastCheck = now;
     if (late > 250) { for (const w of this.workers.values()) w.lastSeen += late; }
+    const silent: RemoteWorker[] = [];
     for (const w of this.workers.values()) {
-      const silent = now - w.lastSeen;
-      if (silent > this.lossMs) this.lose(w, `no heartbeat for ${(silent / 1000).toFixed(1)} s`);
-      else if (silent > this.lossMs * 0.6) w.ping();
+      const quiet = now - w.lastSeen;
+      if (quiet > this.lossMs) silent.push(w);
+      else if (quiet > this.lossMs * 0.6) w.ping();
+    }
+    if (silent.length) void this.confirm(silent);
+  }
+
+  /** Whether a round trip to the server for {@link confirm} is under way. */
+  private confirming = false;
+
+  /**
+   * Loses the workers of `silent` that are still silent after a round trip
+   * to the server (a PING answered by its PONG; each was pinged first): the
+   * server sends in order, so every heartbeat or answer a worker sent before
+   * the PONG has been handled by then, however late this host's loop came
+   * to it. A loaded host (its loop blocked or starved past `lossMs`) so
+   * never takes its own delay for its workers' silence; a worker that is
+   * really gone (or stopped: connected but mute) is lost one round trip
+   * after `lossMs`. When the round trip fails (NATS down, or no PONG in
+   * 10 s) nobody is lost here: the next check tries again, and NATS down
+   * loses every worker by itself (`natsStatus`).
+   */
+  private async confirm(silent: RemoteWorker[]): Promise<void> {
+    if (this.confirming) return;
+    this.confirming = true;
+    const heard = new Map(silent.map((w) => (w.ping(), [w, w.lastSeen])));
+    try {
+      await this.client.flush();
+    } catch {
+      return;
+    } finally {
+      this.confirming = false;
+    }
+    const now = Date.now();
+    for (const [w, seen] of heard) {
+      if (this.workers.get(w.worker) !== w || w.lastSeen !== seen) continue; // heard meanwhile
+      const quiet = now - w.lastSeen;
+      // Pinged just now (this host was too held up to ask earlier): its answer has until the
+      // next round trip, as long as an ordinary silence gives it (40 % of lossMs).
+      if (quiet <= this.lossMs || now - (w.pingedAt ?? now) < this.lossMs * 0.4) continue;
+      this.lose(
+        w,
+        `no heartbeat for ${(quiet / 1000).toFixed(1)} s (the last #${w.beat.seq}), ` +
+          "nor an answer to a ping before the server's PONG",
+      );
     }
   }
 

@@ -2,7 +2,8 @@
 //! MCP server's tests: `progress` sends `core.notify` notifications before it
 //! answers, `wait` answers only when stdin ends (so only a stop ends it), and
 //! `fail` answers a JSON-RPC error with data, `echo` answers its params as
-//! they came (serde_json keeps numbers as their text here).
+//! they came (serde_json keeps numbers as their text here), `count` adds one
+//! to a count kept in a file and answers it (how often it ran).
 
 use serde_json::{json, Value};
 use std::io::{BufRead, Write};
@@ -23,6 +24,9 @@ const DOC: &str = r##"{
      "params": [{"name": "why", "required": false, "description": "Anything.",
                  "schema": {"type": "string"}}],
      "result": {"name": "never", "schema": {"type": "null"}}},
+    {"name": "count", "summary": "Add one to the count in /state/count; answer the count.",
+     "paramStructure": "by-name", "params": [],
+     "result": {"name": "count", "schema": {"type": "integer", "minimum": 1}}},
     {"name": "echo", "summary": "Answer the params as they came.",
      "paramStructure": "by-name",
      "params": [{"name": "value", "required": true, "description": "Anything.", "schema": {}}]}
@@ -58,6 +62,14 @@ fn main() {
             for _ in lines {}
             eprintln!("stdin closed");
             return;
+        }
+        "count" => {
+            // One byte a call: its runs, counted (a retried request that runs once adds one).
+            let path = "/state/count";
+            let _ = std::fs::create_dir_all("/state");
+            let mut f = std::fs::OpenOptions::new().append(true).create(true).open(path).unwrap();
+            f.write_all(b"x").unwrap();
+            json!({"result": std::fs::metadata(path).unwrap().len()})
         }
         "echo" => json!({"result": params}),
         "fail" => json!({"error": {"code": -32042, "message": "asked to fail", "data": params}}),
