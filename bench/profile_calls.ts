@@ -1,11 +1,12 @@
 /**
- * Calls for a profiler: 4,000 warm-up calls from 10 callers, then `n` calls
+ * Calls for a profiler: `warm` warm-up calls from 10 callers (4,000 by
+ * default: 200 leaves the host cold, as `bench/noop_calls.ts` does), then `n` calls
  * of one caller (a no-op, or a nested call `probe.call` → `probe.noop`),
  * with the core's and the sandboxes' CPU per call. With `MARK=<file>` it
  * writes its pid there after the warm-up and waits 300 ms, so that
  * `perf record -p <pid>` (or `strace -c -p`) sees the steady state only.
  *
- *   deno run --allow-all [--cpu-prof] bench/profile_calls.ts [noop|nested] [n]
+ *   deno run --allow-all [--cpu-prof] bench/profile_calls.ts [noop|nested] [n] [warm]
  *
  * `bench/profile_summary.ts` summarises a `--cpu-prof` profile.
  *
@@ -34,7 +35,7 @@ async function run(callers: number, total: number) {
     }
   }));
 }
-await run(10, 4000);
+await run(10, Number(Deno.args[2] ?? 4000));
 const mark = performance.now();
 if (Deno.env.get("MARK")) {
   Deno.writeTextFileSync(Deno.env.get("MARK")!, String(Deno.pid));
