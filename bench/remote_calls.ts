@@ -74,7 +74,9 @@ function row(what: string, times: number[], wallMs: number, cpu: number): Remote
     p99: at(0.99),
     perSecond: times.length / (wallMs / 1000),
     runs: times.length,
-    note: `host CPU ${(cpu / times.length).toFixed(3)} ms per call`,
+    note: `host CPU ${(cpu * 1000 / times.length).toFixed(0)} µs per ${
+      what.includes("remote") ? "remote call" : "call"
+    }`,
   };
 }
 

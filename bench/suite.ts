@@ -38,6 +38,7 @@ import { ourInstance } from "./alternatives/our_instance.ts";
 import { type EngineRow, engineRows } from "./engine.ts";
 import { remoteRows } from "./remote_calls.ts";
 import { besideFlood } from "./flood_calls.ts";
+import { cpuNow } from "./cpu_time.ts";
 import { WASI } from "node:wasi";
 import * as fs from "node:fs";
 
@@ -79,7 +80,12 @@ function summary(what: string, times: number[], wallMs: number, note?: string): 
   return row;
 }
 
-/** `total` calls of `method` from `callers` concurrent callers. */
+/**
+ * `total` calls of `method` from `callers` concurrent callers. The row's
+ * note says the core's CPU per call: this process (the event loop, the
+ * journal's worker, V8's helpers; the callers' own share is small) and the
+ * sandboxes, from `/proc`.
+ */
 async function calls(
   host: Host,
   what: string,
@@ -90,6 +96,7 @@ async function calls(
 ): Promise<void> {
   const times: number[] = [];
   let left = total;
+  const cpu0 = cpuNow();
   const t0 = performance.now();
   await Promise.all(Array.from({ length: callers }, async (_, i) => {
     const c = WorldClient.of(host, `bench${i}`);
@@ -100,7 +107,17 @@ async function calls(
       if ("error" in r && r.error) throw new Error(`${method}: ${JSON.stringify(r.error)}`);
     }
   }));
-  summary(what, times, performance.now() - t0);
+  const wallMs = performance.now() - t0;
+  const cpu1 = cpuNow();
+  const per = (ms: number) => (ms * 1000 / times.length).toFixed(0);
+  summary(
+    what,
+    times,
+    wallMs,
+    `core CPU ${per(cpu1.host - cpu0.host)} µs per call, sandboxes ${
+      per(cpu1.sandboxes - cpu0.sandboxes)
+    }`,
+  );
 }
 
 const probe = await builtTestPlugin("probe");

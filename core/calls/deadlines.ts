@@ -8,6 +8,14 @@
  * waits for the earliest bucket. A deadline fires at most one grain late,
  * never early.
  *
+ * With none left, the timer keeps nothing alive: one due soon fires once
+ * and stops; one due later is unref'd (`Deno.unrefTimer`) and kept for the
+ * next deadline, which refs it again. A lone caller's calls each add and
+ * cancel a time limit 60 s away: clearing the timer at each cancel and
+ * setting it again at the next call cost a `clearTimeout` and a
+ * `setTimeout` per call (1.6-2 µs in a loop, against 0.1 for an unref and
+ * a ref).
+ *
  * @module
  */
 
@@ -23,6 +31,8 @@ export class Deadlines {
   /** The grain the timer waits for, if it waits. */
   private armed: number | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** The timer is unref'd: no deadline waits, and it keeps nothing alive until one does. */
+  private idle = false;
   /** How many deadlines wait: with none, no timer runs (nothing keeps the process alive). */
   private live = 0;
   /** Counts `clear`s: a cancel made for an earlier generation does nothing. */
@@ -49,12 +59,14 @@ export class Deadlines {
     bucket.add(entry);
     this.live++;
     if (this.armed === undefined || grain < this.armed) this.arm(grain);
+    else if (this.idle) this.wake();
     const generation = this.generation;
     return () => {
       if (generation !== this.generation || !bucket.delete(entry) || --this.live > 0) return;
       // None left: a timer due soon fires once and stops (the next call's deadline would need
-      // it again); one due later stops now, so that nothing keeps the process alive.
-      if (this.armed! * this.grainMs - this.now() > KEEP_MS) this.clear();
+      // it again); one due later is unref'd now, so that nothing keeps the process alive, and
+      // kept for the next deadline (it fires, finds none and stops, unless one came).
+      if (this.armed! * this.grainMs - this.now() > KEEP_MS) this.sleep();
     };
   }
 
@@ -67,6 +79,7 @@ export class Deadlines {
   clear(): void {
     clearTimeout(this.timer);
     this.timer = this.armed = undefined;
+    this.idle = false;
     this.generation++; // later cancels of what was here count nothing
     this.buckets.clear();
     this.heap.length = 0;
@@ -76,11 +89,31 @@ export class Deadlines {
   private arm(grain: number): void {
     clearTimeout(this.timer);
     this.armed = grain;
+    this.idle = false;
     this.timer = setTimeout(() => this.fire(), Math.max(0, grain * this.grainMs - this.now()));
+  }
+
+  /**
+   * No deadline waits: the timer stays, unref'd; the empty buckets go (a
+   * lone caller's time limits would otherwise keep one per grain until due).
+   */
+  private sleep(): void {
+    if (this.idle || this.timer === undefined) return;
+    this.idle = true;
+    Deno.unrefTimer(this.timer as unknown as number);
+    this.buckets.clear();
+    this.heap.length = 0;
+  }
+
+  /** A deadline waits again: the kept timer holds the process again. */
+  private wake(): void {
+    this.idle = false;
+    Deno.refTimer(this.timer as unknown as number);
   }
 
   private fire(): void {
     this.timer = this.armed = undefined;
+    this.idle = false;
     const now = this.now() / this.grainMs;
     const failures: unknown[] = [];
     while (this.heap.length && this.heap[0] <= now) {

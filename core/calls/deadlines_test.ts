@@ -64,7 +64,7 @@ Deno.test("deadlines: with none left, no timer runs (this test's op sanitizer ch
   const d = new Deadlines(10);
   const cancels = [d.add(200, () => {}), d.add(60_000, () => {})];
   for (const c of cancels) c();
-  assert.equal(d.size, 0); // cleared at once: the nearest was 200 ms away
+  assert.equal(d.size, 0); // the timer kept, unref'd: the nearest was 200 ms away
   const near = d.add(20, () => {});
   near();
   near(); // twice: counted once
@@ -83,6 +83,54 @@ Deno.test("deadlines: cancelling one that fired already changes nothing (calls c
   d.add(30, () => fired += "b");
   far(); // one deadline left: it must still fire
   assert.equal(d.size, 1);
+  for (let i = 0; i < 500 && fired !== "ab"; i++) await sleep(10);
+  assert.equal(fired, "ab");
+  assert.equal(d.size, 0);
+});
+
+/** Runs `code` (with `Deadlines` imported) in a fresh Deno; its stdout, or a failure after 30 s. */
+async function inChild(code: string): Promise<string> {
+  const url = new URL("./deadlines.ts", import.meta.url).href;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["eval", `import { Deadlines } from "${url}";\n${code}`],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  // A bound, not a timing: a timer held wrongly would keep the child for minutes.
+  const guard = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  const out = await child.output();
+  clearTimeout(guard);
+  assert.equal(out.code, 0, "the child was killed: a timer kept it alive");
+  return new TextDecoder().decode(out.stdout);
+}
+
+Deno.test("deadlines: a far timer kept after its last deadline keeps the process alive no longer", async () => {
+  // A lone caller's time limit, added and cancelled: the process ends at once, not in 10 minutes.
+  const out = await inChild(`
+    const d = new Deadlines(10);
+    d.add(600_000, () => console.log("fired"))();
+    d.add(600_000, () => console.log("fired"))();
+    console.log("done", d.size);
+  `);
+  assert.equal(out, "done 0\n");
+});
+
+Deno.test("deadlines: a deadline added to a kept timer holds the process until it fires", async () => {
+  const out = await inChild(`
+    const d = new Deadlines(10);
+    d.add(300, () => console.log("never"))(); // the timer kept, unref'd, for the 300 ms grain
+    d.add(400, () => console.log("fired")); // later than the kept timer: it holds it again
+  `);
+  assert.equal(out, "fired\n");
+});
+
+Deno.test("deadlines: the kept timer serves later deadlines, near and far, each fired once", async () => {
+  const d = new Deadlines(10);
+  let fired = "";
+  d.add(10_000, () => fired += "x")(); // kept, unref'd, for the 10 s grain
+  d.add(20_000, () => fired += "far")(); // later than it: it is held again, then kept again
+  d.add(30, () => fired += "a"); // earlier: a timer of its own
+  d.add(60, () => fired += "b");
   for (let i = 0; i < 500 && fired !== "ab"; i++) await sleep(10);
   assert.equal(fired, "ab");
   assert.equal(d.size, 0);
