@@ -19,7 +19,6 @@ import { changedPlugins, WorldServer, writeCargoConfig } from "../core/mod.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { buildAndActivate, printOutcome } from "./build.ts";
 import { buildChanged, localSend } from "./start_builds.ts";
-import { isTsPlugin, withTsBuilds } from "./ts_builds.ts";
 import { HostLock, WorldLockedError } from "../core/control/host_lock.ts";
 import { openWorld } from "./world_arg.ts";
 import type { World } from "../core/world/world.ts";
@@ -176,8 +175,7 @@ export async function dev(args: string[]): Promise<number> {
       if (!watched.length) return;
       // By content: a save that changed nothing (or a change undone) builds nothing.
       const stale = await staleSources(world);
-      // TypeScript plugins have no content stamp yet: every save rebuilds them (ts_builds.ts).
-      const todo = watched.filter((n) => stale.some((s) => s.name === n) || isTsPlugin(world, n));
+      const todo = watched.filter((n) => stale.some((s) => s.name === n));
       const same = watched.filter((n) => !todo.includes(n));
       if (same.length) {
         console.error(`sausage: dev: ${same.join(", ")}: same content as the running version`);
@@ -189,7 +187,7 @@ export async function dev(args: string[]): Promise<number> {
         return;
       }
       console.error(`sausage: dev: ${todo.join(", ")} changed: testing, building, activating`);
-      const outcome = await buildAndActivate(withTsBuilds(world, send), todo, {
+      const outcome = await buildAndActivate(send, todo, {
         partners: () => changedPlugins(world),
         report: (line) => console.error(line),
       });
