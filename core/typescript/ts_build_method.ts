@@ -5,10 +5,11 @@
  * and `dev` at start, and `sausage build` build either language the same
  * way. Its tests first (`*_test.ts`, built into `<plugin>.tests.wasm` and
  * run by `sausage test`'s runner, each test a process in an empty world);
- * the plugin is built beside them (`ts_build.ts`) and kept only when they
- * pass. Built in the host's process, not in bubblewrap: nothing of the
- * plugin runs at build time (the TypeScript compiler reads its files, clang
- * compiles the bundled script as data).
+ * the plugin is built beside them (`ts_build.ts`, in a worker:
+ * `ts_compiler.ts`) and kept only when they pass. Built in the host's
+ * process, not in bubblewrap: nothing of the plugin runs at build time (the
+ * TypeScript compiler reads its files, clang compiles the bundled script as
+ * data).
  *
  * @module
  */
@@ -19,7 +20,7 @@ import { runTests } from "../test_runner/mod.ts";
 import type { World } from "../world/world.ts";
 import { writeWorldFile } from "../world/world_files.ts";
 import { HostError } from "../../rpc/errors.ts";
-import { buildTsPlugin } from "./ts_build.ts";
+import { buildInWorker } from "./ts_compiler.ts";
 
 /** What a TypeScript plugin's build needs. */
 export interface TsBuildOptions {
@@ -78,14 +79,14 @@ export async function buildTs(opts: TsBuildOptions): Promise<CargoBuildResult> {
 
   let release: Promise<unknown> | undefined;
   const startRelease = () =>
-    release ??= buildTsPlugin(source, plugin, `${world.root}${wasm}`).then(() => null, (e) => e);
+    release ??= buildInWorker(source, plugin, `${world.root}${wasm}`).then(() => null, (e) => e);
   let tests: TestSummary = { passed: 0, failed: 0, output: "" };
   if (hasTests(source)) {
     if (!opts.openTestHost) {
       throw failure(new Error(`${plugin} was not built: this host cannot run tests`), "prepare");
     }
     try {
-      await buildTsPlugin(source, plugin, `${host}/${plugin}.tests.wasm`, true);
+      await buildInWorker(source, plugin, `${host}/${plugin}.tests.wasm`, true);
     } catch (e) {
       throw failure(e, "test");
     }

@@ -15,23 +15,14 @@
 
 import ts from "typescript";
 import type { OpenRpcDocument } from "../../rpc/openrpc.ts";
+import { TsBuildError } from "./ts_build_error.ts";
+
+export { TsBuildError };
 
 /** The SDK's declarations (`declare module "sausage"`), part of every plugin's program. */
 export const SDK_DECLARATIONS = decodeURIComponent(
   new URL("./sausage.d.ts", import.meta.url).pathname,
 );
-
-/** A build error of a TypeScript plugin: the compiler's or the document's messages. */
-export class TsBuildError extends Error {
-  /**
-   * @param message one line: what failed
-   * @param output the messages, each with its file and line
-   */
-  constructor(message: string, readonly output: string) {
-    super(message);
-    this.name = "BuildError";
-  }
-}
 
 type Schema = Record<string, unknown>;
 
