@@ -23,6 +23,8 @@ import { HostLock, WorldLockedError } from "../core/control/host_lock.ts";
 import { openWorld } from "./world_arg.ts";
 import type { World } from "../core/world/world.ts";
 import { staleSources } from "../core/cargo/world_build.ts";
+import { keepCompilerLoaded } from "../core/typescript/ts_compiler.ts";
+import { isTsSource } from "../core/typescript/ts_source.ts";
 
 /** Usage of `dev`. */
 export const DEV_USAGE = "sausage dev <world>";
@@ -126,6 +128,11 @@ export async function dev(args: string[]): Promise<number> {
   const server = await WorldServer.open(world.root, { lock, report });
   server.stopOnSignals();
   const { send, end } = localSend(server.host, "dev");
+  // Every save of a TypeScript plugin builds it: its compiler stays loaded (in a worker), and
+  // loads now, beside the start, when the world has one.
+  keepCompilerLoaded(
+    world.pluginNames().some((n) => isTsSource(`${world.pluginDir(n)}/source`)),
+  );
   await server.start(async () => void await buildChanged(world, send, positional[0]));
 
   await Deno.mkdir(`${world.root}/plugins`, { recursive: true });

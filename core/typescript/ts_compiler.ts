@@ -5,7 +5,8 @@
  * {@link IDLE_MS}, so a host that builds nothing keeps no compiler in
  * memory, and a burst of builds (tests, then the plugin; `dev`'s saves)
  * loads it once. A live worker keeps the process alive until then (the
- * CLI ends with `Deno.exit`).
+ * CLI ends with `Deno.exit`). `sausage dev` keeps it for its whole run
+ * ({@link keepCompilerLoaded}).
  *
  * @module
  */
@@ -17,6 +18,7 @@ import type { TsWorkerAnswer, TsWorkerRequest } from "./ts_worker.ts";
 export const IDLE_MS = 10_000;
 
 let worker: Worker | undefined;
+let keep = false;
 let idle: ReturnType<typeof setTimeout> | undefined;
 let next = 0;
 const waiting = new Map<number, { resolve: () => void; reject: (e: unknown) => void }>();
@@ -57,6 +59,7 @@ function stop(): void {
 
 /** Ends the worker after {@link IDLE_MS} without a build (a timer that keeps no process alive). */
 function stopWhenIdle(): void {
+  if (keep) return;
   const timer = setTimeout(stop, IDLE_MS);
   Deno.unrefTimer(timer);
   idle = timer;
@@ -77,4 +80,16 @@ export function buildInWorker(
     waiting.set(id, { resolve, reject });
     theWorker().postMessage({ id, root, name, out, tests } satisfies TsWorkerRequest);
   });
+}
+
+/**
+ * Keeps the compiler loaded for the rest of the process (`sausage dev`, where
+ * every save of a TypeScript plugin builds it: loading the compiler costs
+ * about a second of each build otherwise); with `now`, loads it at once.
+ */
+export function keepCompilerLoaded(now: boolean): void {
+  keep = true;
+  if (idle !== undefined) clearTimeout(idle);
+  idle = undefined;
+  if (now) theWorker();
 }
