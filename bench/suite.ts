@@ -23,6 +23,8 @@
  *    through the core (`bench/engine.ts`).
  * 6. A no-op call on a remote worker over NATS beside a local sandbox, 1 and
  *    10 callers (`bench/remote_calls.ts`; none without nats-server).
+ * 7. TypeScript plugins' targets (`bench/typescript_rows.ts`): a no-op call,
+ *    1,000 idle processes' memory, edit → answer under `dev`.
  */
 
 import type { Host } from "../core/host.ts";
@@ -37,6 +39,7 @@ import { inProcess, subprocess } from "./alternatives/jco_shim.ts";
 import { ourInstance } from "./alternatives/our_instance.ts";
 import { type EngineRow, engineRows } from "./engine.ts";
 import { remoteRows } from "./remote_calls.ts";
+import { typescriptRows } from "./typescript_rows.ts";
 import { besideFlood } from "./flood_calls.ts";
 import { cpuNow } from "./cpu_time.ts";
 import { WASI } from "node:wasi";
@@ -388,6 +391,13 @@ try {
     runs: 0,
     note: String(e),
   });
+}
+
+// 7: TypeScript plugins' targets (`typescript_rows.ts`).
+try {
+  rows.push(...await typescriptRows(quick));
+} catch (e) {
+  unmeasured("TypeScript plugins' rows", e);
 }
 
 // Results.

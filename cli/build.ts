@@ -23,7 +23,7 @@ import { errorText, noteText } from "./error_text.ts";
 import { type Send, withWorld } from "./world_session.ts";
 import { openWorld } from "./world_arg.ts";
 import { colorWanted, makeStyle } from "./console/style.ts";
-import { isTsPlugin, withTsBuilds } from "./ts_builds.ts";
+import { sourceLanguage } from "../core/typescript/ts_source.ts";
 
 /** Usage of `build`. */
 export const BUILD_USAGE = "sausage build <world> <plugin>... [--json]";
@@ -180,13 +180,10 @@ export function refusalOthers(error: { data?: unknown } | undefined, names: stri
 export function checkPluginSource(world: World, plugin: string): void {
   const problem = pluginNameProblem(plugin);
   if (problem) throw new UsageError(problem);
-  if (isTsPlugin(world, plugin)) return; // TypeScript: built by ts_builds.ts
-  try {
-    Deno.statSync(`${world.pluginDir(plugin)}/source/Cargo.toml`);
-  } catch {
+  if (!sourceLanguage(`${world.pluginDir(plugin)}/source`)) {
     throw new UsageError(
-      `${plugin} has no source in ${world.root} (no plugins/${plugin}/source/Cargo.toml): ` +
-        `make one with \`sausage new <world> ${plugin}\``,
+      `${plugin} has no source in ${world.root} (no plugins/${plugin}/source/Cargo.toml ` +
+        `or plugin.ts): make one with \`sausage new <world> ${plugin}\``,
     );
   }
 }
@@ -296,7 +293,7 @@ export async function build(args: string[]): Promise<number> {
     world,
     "build",
     printProgress,
-    (send) => buildAndActivate(withTsBuilds(world, send), plugins),
+    (send) => buildAndActivate(send, plugins),
   );
   printOutcome(plugins, outcome, people, positional[0]);
   return outcome.ok ? 0 : 1;

@@ -19,11 +19,12 @@ import { changedPlugins, WorldServer, writeCargoConfig } from "../core/mod.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { buildAndActivate, printOutcome } from "./build.ts";
 import { buildChanged, localSend } from "./start_builds.ts";
-import { isTsPlugin, withTsBuilds } from "./ts_builds.ts";
 import { HostLock, WorldLockedError } from "../core/control/host_lock.ts";
 import { openWorld } from "./world_arg.ts";
 import type { World } from "../core/world/world.ts";
 import { staleSources } from "../core/cargo/world_build.ts";
+import { keepCompilerLoaded } from "../core/typescript/ts_compiler.ts";
+import { isTsSource } from "../core/typescript/ts_source.ts";
 
 /** Usage of `dev`. */
 export const DEV_USAGE = "sausage dev <world>";
@@ -127,6 +128,11 @@ export async function dev(args: string[]): Promise<number> {
   const server = await WorldServer.open(world.root, { lock, report });
   server.stopOnSignals();
   const { send, end } = localSend(server.host, "dev");
+  // Every save of a TypeScript plugin builds it: its compiler stays loaded (in a worker), and
+  // loads now, beside the start, when the world has one.
+  keepCompilerLoaded(
+    world.pluginNames().some((n) => isTsSource(`${world.pluginDir(n)}/source`)),
+  );
   await server.start(async () => void await buildChanged(world, send, positional[0]));
 
   await Deno.mkdir(`${world.root}/plugins`, { recursive: true });
@@ -176,8 +182,7 @@ export async function dev(args: string[]): Promise<number> {
       if (!watched.length) return;
       // By content: a save that changed nothing (or a change undone) builds nothing.
       const stale = await staleSources(world);
-      // TypeScript plugins have no content stamp yet: every save rebuilds them (ts_builds.ts).
-      const todo = watched.filter((n) => stale.some((s) => s.name === n) || isTsPlugin(world, n));
+      const todo = watched.filter((n) => stale.some((s) => s.name === n));
       const same = watched.filter((n) => !todo.includes(n));
       if (same.length) {
         console.error(`sausage: dev: ${same.join(", ")}: same content as the running version`);
@@ -189,7 +194,7 @@ export async function dev(args: string[]): Promise<number> {
         return;
       }
       console.error(`sausage: dev: ${todo.join(", ")} changed: testing, building, activating`);
-      const outcome = await buildAndActivate(withTsBuilds(world, send), todo, {
+      const outcome = await buildAndActivate(send, todo, {
         partners: () => changedPlugins(world),
         report: (line) => console.error(line),
       });

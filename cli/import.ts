@@ -21,6 +21,7 @@ import { withWorld } from "./world_session.ts";
 import { openWorld } from "./world_arg.ts";
 import { pluginNameProblem } from "../core/mod.ts";
 import { tsClientSource } from "../core/typescript/ts_client.ts";
+import { isTsSource } from "../core/typescript/ts_source.ts";
 
 /** Usage of `import`. */
 export const IMPORT_USAGE = "sausage import <world> <consumer> <provider> [--built] [--prune]";
@@ -107,12 +108,16 @@ export async function importCommand(args: string[]): Promise<number> {
   // The typed client of a TypeScript consumer, beside the document (core/typescript/ts_client.ts).
   writeWorldFile(world.root, file.replace(/\.json$/, ".ts"), tsClientSource(provider, doc));
   const methods = (doc.methods ?? []).map((m) => m.name);
+  const wrote = `wrote plugins/${consumer}/source/imports/${provider}.json (${methods.join(", ")})`;
   console.log(
-    `wrote plugins/${consumer}/source/imports/${provider}.json (${methods.join(", ")}). ` +
-      `In ${consumer}'s src/main.rs:\n  sausage_plugin::import!("${provider}");\n` +
-      `then call it as ${provider}::<method>(…).await (see the client: sausage cat ${path} ` +
-      `/proc/core/plugins/${provider}/client.rs); in TypeScript: ` +
-      `import { <method> } from "./imports/${provider}" (imports/${provider}.ts)`,
+    isTsSource(`${world.pluginDir(consumer)}/source`)
+      ? `${wrote} and its typed client imports/${provider}.ts. In ${consumer}'s plugin.ts:\n` +
+        `  import { ${methods[0] ?? "<method>"} } from "./imports/${provider}";`
+      : `${wrote}. ` +
+        `In ${consumer}'s src/main.rs:\n  sausage_plugin::import!("${provider}");\n` +
+        `then call it as ${provider}::<method>(…).await (see the client: sausage cat ${path} ` +
+        `/proc/core/plugins/${provider}/client.rs); in TypeScript: ` +
+        `import { <method> } from "./imports/${provider}" (imports/${provider}.ts)`,
   );
   return 0;
 }

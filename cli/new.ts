@@ -1,6 +1,6 @@
 /**
  * `sausage new <world> [plugin | --example | --agent]`: makes a world (`config/boot.json`, and a
- * first plugin, `hello`), or adds a plugin to a world
+ * first plugin, `hello`: Rust, or TypeScript with `--lang ts`), or adds a plugin to a world
  * (`plugins/<plugin>/source/`, a cargo project that builds as it is). Either
  * way it writes the world's `.cargo/config.toml`, so that `cargo test` works
  * in the plugin's folder at once. It never overwrites: an existing plugin, or
@@ -105,7 +105,9 @@ export async function newCommand(args: string[]): Promise<number> {
   const lang = langOf(flags.get("--lang"));
   if (positional.length < 1 || positional.length > 2) throw new UsageError(`usage: ${NEW_USAGE}`);
   const [world, plugin] = positional;
-  if (lang !== "rust" && (plugin === undefined || flags.size > 1)) {
+  // A new world's first plugin may be TypeScript (no Rust toolchain needed); C and
+  // AssemblyScript plugins are added to a world.
+  if (lang !== "rust" && (flags.size > 1 || (plugin === undefined && lang !== "ts"))) {
     throw new UsageError(
       `--lang makes a plugin in a world: sausage new <world> <plugin> --lang ${lang}`,
     );
@@ -156,7 +158,16 @@ export async function newCommand(args: string[]): Promise<number> {
   if (lang !== "rust") {
     // Another language (docs/languages.md): its template, built by its own toolchain.
     await writeTemplate(lang, name, source);
-    console.log(templateNext(lang, world, name, me));
+    console.log(
+      plugin === undefined
+        ? `made the world ${world}: it holds the TypeScript plugin ${name} (plugins/${name}/source/plugin.ts), ` +
+          `and no agent (add one with \`${me} new ${world} --agent\`). Next:
+  ${me} build ${world} ${name}     # type-check, test, build and activate it
+  ${me} call ${world} ${name}.greet '{"name": "Ada"}'
+  ${me} run ${world}               # run the world (builds what is not built)
+  ${me} new ${world} <plugin> --lang ts   # another plugin`
+        : templateNext(lang, world, name, me),
+    );
     return 0;
   }
   await writeFiles(source, pluginFiles(name));

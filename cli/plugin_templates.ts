@@ -5,7 +5,7 @@
  * `__PLUGIN__` replaced by the plugin's name. C and AssemblyScript build
  * with their own toolchains into `source/build/<plugin>.wasm`, which
  * `core.activate` installs; TypeScript (`plugin.ts`, and the SDK's
- * `sausage.d.ts` for editors) builds with `sausage build` (`ts_builds.ts`).
+ * `sausage.d.ts` for editors) builds with `sausage build` (`cargo.build`, `core/typescript/ts_build_method.ts`).
  *
  * @module
  */

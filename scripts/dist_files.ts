@@ -47,8 +47,13 @@ const UNUSED = new Set([
   "binaryen",
 ]);
 
-/** True for a file of the program that the file does not carry. */
+/**
+ * True for a file of the program that the file does not carry: tests and
+ * test data, but not the templates' tests (`sausage new --lang ts` writes
+ * `cli/templates/ts/plugin_test.ts` into the new plugin).
+ */
 function leftOut(f: string): boolean {
+  if (f.startsWith("cli/templates/")) return false;
   return f.endsWith("_test.ts") || f.includes("/testdata/") || f.startsWith("sdk/tests/");
 }
 

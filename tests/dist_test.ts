@@ -333,6 +333,111 @@ Deno.test({
   }
 });
 
+/** The README's `welcome`, in TypeScript: hello's greeting through its generated client. */
+const WELCOME_TS = `// Welcome: greets newcomers, through the hello plugin.
+import { greet } from "./imports/hello"; // from imports/hello.json: a typed client
+
+/** Welcome someone: hello's greeting, then a word of welcome. */
+export function welcome(params: {
+  /** The newcomer's name. */
+  name: string;
+}): string {
+  return \`\${greet({ name: params.name }).text} Welcome to this world.\`;
+}
+`;
+
+Deno.test({
+  name:
+    "dist/sausage alone, the README walk-through's TypeScript twin from an empty cache: new --lang ts, build, call, methods, a second plugin through hello's typed client, run",
+  ...opts,
+}, async (t) => {
+  const m = await machine();
+  const timings: string[] = [];
+  const timed = async (what: string, args: string[]): Promise<Ran> => {
+    const start = performance.now();
+    const r = await on(m, m.exe, args);
+    timings.push(`${what}: ${((performance.now() - start) / 1000).toFixed(1)} s`);
+    ok(r, `sausage ${args.join(" ")}`);
+    return r;
+  };
+  const world = `${m.work}/my-world`;
+  try {
+    await t.step("new my-world --lang ts; build, call, methods hello", async () => {
+      const made = await timed("new --lang ts", ["new", "my-world", "--lang", "ts"]);
+      includes(made.stdout, "made the world my-world: it holds the TypeScript plugin hello");
+      // No Rust: no cargo config, no std built.
+      await assert.rejects(Deno.stat(`${world}/.cargo/config.toml`));
+      const built = await timed("build hello (the engine compiled once)", [
+        "build",
+        "my-world",
+        "hello",
+      ]);
+      assert.match(built.stderr, /hello is active: 2 tests passed/);
+      const greeted = await timed("call hello.greet", [
+        "call",
+        "my-world",
+        "hello.greet",
+        '{"name": "Ada"}',
+      ]);
+      assert.deepEqual(JSON.parse(greeted.stdout), { text: "Hello, Ada!", count: 1 });
+      const methods = await timed("methods", ["methods", "my-world", "hello"]);
+      includes(methods.stdout, "hello.greet {name?: string} -> {text: string, count: integer}");
+    });
+
+    await t.step("a second plugin, welcome, calls hello through its typed client", async () => {
+      await timed("new welcome --lang ts", ["new", "my-world", "welcome", "--lang", "ts"]);
+      const imported = await timed("import", ["import", "my-world", "welcome", "hello"]);
+      includes(imported.stdout, "In welcome's plugin.ts:");
+      const source = `${world}/plugins/welcome/source`;
+      includes(await Deno.readTextFile(`${source}/imports/hello.ts`), "export function greet(");
+      await Deno.writeTextFile(`${source}/plugin.ts`, WELCOME_TS);
+      await Deno.remove(`${source}/plugin_test.ts`); // the template's tests were of greet
+      const built = await timed("build welcome", ["build", "my-world", "welcome"]);
+      assert.match(built.stderr, /welcome is active/);
+      const welcomed = await timed("call welcome.welcome", [
+        "call",
+        "my-world",
+        "welcome.welcome",
+        '{"name": "Ada"}',
+      ]);
+      assert.equal(JSON.parse(welcomed.stdout), "Hello, Ada! Welcome to this world.");
+    });
+
+    await t.step("run my-world --headless builds nothing (both current) and answers", async () => {
+      const host = new Deno.Command(m.exe, {
+        args: ["run", "my-world", "--headless"],
+        cwd: m.work,
+        env: m.env,
+        clearEnv: true,
+        stdin: "null",
+        stdout: "null",
+        stderr: "piped",
+      }).spawn();
+      let stderr = "";
+      const reading = (async () => {
+        const dec = new TextDecoder();
+        for await (const chunk of host.stderr) stderr += dec.decode(chunk, { stream: true });
+      })();
+      try {
+        await until(() => stderr.includes("sausage: running"), `the host:\n${stderr}`, 300_000);
+        assert.doesNotMatch(stderr, /testing, building/, stderr);
+        const c = await on(m, m.exe, ["call", "my-world", "welcome.welcome", '{"name": "Bo"}']);
+        ok(c, "sausage call against the running host");
+        assert.equal(JSON.parse(c.stdout), "Hello, Bo! Welcome to this world.");
+      } finally {
+        host.kill("SIGTERM");
+        const status = await host.status;
+        await reading;
+        assert.deepEqual(status.code, 0, stderr);
+      }
+    });
+  } finally {
+    console.log(`  dist TypeScript timings (this machine): ${timings.join("; ")}`);
+    await Deno.remove(m.tmp, { recursive: true }).catch(() => {});
+    await Deno.remove(m.bin, { recursive: true }).catch(() => {});
+  }
+});
+
 /** The `.wasm` test binaries cargo built for the crate in `source` (from `cargo test --no-run`). */
 async function testBinaries(m: Machine, source: string): Promise<string[]> {
   const r = await on(m, "cargo", ["test", "--no-run", "--message-format=json"], source);

@@ -28,7 +28,7 @@ Deno.test({
     assert.equal(built.code, 0, built.stderr);
     assert.match(built.stderr, /tsgreet is active: 2 tests passed/);
     // The tests' binary runs under sausage test, as a Rust test binary does.
-    const testBinary = `${root}/state/typescript/builds/1/tsgreet.tests.wasm`;
+    const testBinary = `${root}/state/cargo/builds/1/tsgreet.tests.wasm`;
     const listed = await sausage("test", testBinary, "--list");
     assert.equal(listed.code, 0, listed.stderr);
     assert.match(

@@ -182,6 +182,7 @@ test("a process reads its own /self/info.json and the contract at /proc/core/PRO
     "journal.json",
     "locks.json",
     "plugins",
+    "sausage.d.ts",
   ]);
 });
 

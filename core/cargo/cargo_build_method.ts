@@ -7,7 +7,9 @@
  * Each line cargo prints is a line of its stderr and a `progress`
  * notification (`{"line": …}`) to the caller. A failed step is the error
  * {@link CARGO_BUILD_FAILED} with a one-line message; its `data` has the
- * step and the compiler's or the tests' output.
+ * step and the compiler's or the tests' output. A TypeScript plugin's source
+ * (`plugin.ts`, no `Cargo.toml`) is built by the same method, with the same
+ * answer and errors (`typescript/ts_build_method.ts`).
  *
  * Each world's builds have a target folder of their own
  * (`cargo/build_folders.ts`; std comes from the toolchain's sysroot), so no
@@ -30,6 +32,7 @@ import { recordBuilt, sourceHash } from "./source_stamp.ts";
 import { isCcFailure, NO_WASI_CC } from "./wasi_cc.ts";
 import type { NativeContext, NativeMethod } from "../processes/native_process.ts";
 import { pluginNameProblem, type World } from "../world/world.ts";
+import { sourceLanguage } from "../typescript/ts_source.ts";
 import { inWorldFolder, removeWorldEntry, writeWorldFile } from "../world/world_files.ts";
 
 /** The error code of a failed `cargo.build` (JSON-RPC's range for server errors). */
@@ -110,6 +113,37 @@ async function failure(
   });
 }
 
+/**
+ * A TypeScript plugin's build (`typescript/ts_build_method.ts`, loaded with
+ * the TypeScript compiler on the first one) into the next build folder,
+ * which goes when the build fails.
+ */
+async function typescriptBuild(
+  deps: CargoBuildDeps,
+  plugin: string,
+  source: string,
+  progress: (line: string) => void,
+): Promise<CargoBuildResult> {
+  const n = newBuild(deps.world);
+  try {
+    const { buildTs } = await import("../typescript/ts_build_method.ts");
+    return await buildTs({
+      world: deps.world,
+      plugin,
+      source,
+      folder: `${BUILDS}/${n}`,
+      progress,
+      openTestHost: deps.openTestHost,
+      breaks: deps.breaks,
+    });
+  } catch (e) {
+    try {
+      removeWorldEntry(deps.world.root, `${BUILDS}/${n}`);
+    } catch { /* left behind */ }
+    throw e;
+  }
+}
+
 /** Builds the `cargo.build` method of a world. */
 export function cargoBuildMethod(deps: CargoBuildDeps): NativeMethod {
   return async (ctx: NativeContext) => {
@@ -124,10 +158,17 @@ export function cargoBuildMethod(deps: CargoBuildDeps): NativeMethod {
           `(a link could lead elsewhere in the world or out of it); make it a folder`,
       );
     }
-    if (!(await Deno.stat(`${source}/Cargo.toml`).catch(() => undefined))?.isFile) {
+    const progress = (line: string) => {
+      ctx.log(line);
+      ctx.notify("progress", { line });
+    };
+    const language = sourceLanguage(source);
+    if (language === "typescript") return await typescriptBuild(deps, plugin, source, progress);
+    if (language !== "rust") {
       throw new HostError(
         "invalid-params",
-        `${plugin} has no source: cargo.build builds /plugins/${plugin}/source/ (no Cargo.toml there)`,
+        `${plugin} has no source: cargo.build builds /plugins/${plugin}/source/ ` +
+          `(a Rust crate's Cargo.toml or a TypeScript plugin's plugin.ts; neither is there)`,
       );
     }
     let sdkDir: string;
@@ -142,10 +183,6 @@ export function cargoBuildMethod(deps: CargoBuildDeps): NativeMethod {
         { step: "prepare", output: "" },
       );
     }
-    const progress = (line: string) => {
-      ctx.log(line);
-      ctx.notify("progress", { line });
-    };
     const started = performance.now();
     // The source as it is before the tests: recorded with the component (`source_stamp.ts`).
     const sourceBefore = await sourceHash(source).catch(() => undefined);

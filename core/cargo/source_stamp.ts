@@ -2,7 +2,7 @@
  * Which source a plugin's `plugin.wasm` was built from, by content: every
  * build of a world's plugin (`cargo.build`, the build at start) records the
  * hash of the component it made and the hash of the source it made it from
- * (`state/core/built-from/<plugin>.json`), so `run` and `dev` rebuild a
+ * (a Rust crate or a TypeScript plugin; `state/core/built-from/<plugin>.json`), so `run` and `dev` rebuild a
  * plugin only when its source's content differs from the one its current
  * `plugin.wasm` came from. Touching a file, or `cargo fmt` changing nothing,
  * rebuilds nothing.
@@ -13,13 +13,18 @@
 import { sha256 } from "../cache/file_hash.ts";
 import { folderHash } from "../cache/folder_hash.ts";
 import type { World } from "../world/world.ts";
+import { sourceLanguage } from "../typescript/ts_source.ts";
 
 /** How many builds of a plugin are remembered (the current one, the previous one, and builds not activated). */
 export const BUILT_FROM_ENTRIES = 32;
 
-/** Build output, lockfiles and dot entries (editors' files, `.cargo/`): not the plugin's source. */
+/**
+ * Build output, lockfiles, installed packages and dot entries (editors'
+ * files, `.cargo/`): not the plugin's source.
+ */
 function notSource(name: string, rel: string): boolean {
-  return rel === "target" || name.startsWith(".") || name === "Cargo.lock" || name.endsWith("~");
+  return rel === "target" || rel === "node_modules" || name.startsWith(".") ||
+    name === "Cargo.lock" || name.endsWith("~");
 }
 
 /** Hex SHA-256 of a plugin's source folder: its files' paths and contents. */
@@ -65,7 +70,7 @@ export async function recordBuilt(
 
 /** A plugin's `plugin.wasm` against its source. */
 export type SourceState =
-  /** No `source/Cargo.toml`: not built from source here. */
+  /** No `source/Cargo.toml` or `source/plugin.ts`: not built from source here. */
   | "no source"
   /** A source but no `plugin.wasm` (a fresh clone). */
   | "no plugin.wasm"
@@ -90,7 +95,7 @@ function mtime(path: string): number | undefined {
  */
 export async function sourceState(world: World, plugin: string): Promise<SourceState> {
   const dir = world.pluginDir(plugin);
-  if (mtime(`${dir}/source/Cargo.toml`) === undefined) return "no source";
+  if (!sourceLanguage(`${dir}/source`)) return "no source";
   const built = mtime(`${dir}/plugin.wasm`);
   if (built === undefined) return "no plugin.wasm";
   const [component, source] = await Promise.all([

@@ -16,6 +16,9 @@ import type { World } from "../world/world.ts";
 /** Where the contract lives in the repository. */
 const PROTOCOL = new URL("../../PROTOCOL.md", import.meta.url);
 
+/** The TypeScript SDK's declarations, `/proc/core/sausage.d.ts` (what a TypeScript plugin imports). */
+const TS_SDK = new URL("../typescript/sausage.d.ts", import.meta.url);
+
 /** What `/proc/core/` needs beyond processes. */
 export interface ProcViewDeps {
   world: World;
@@ -63,6 +66,7 @@ export class ProcView implements ProcSource {
         ? { "journal.json": () => JSON.stringify(this.deps.journal!(), null, 2) + "\n" }
         : {},
       "failing.json": () => JSON.stringify(this.deps.failing(), null, 2) + "\n",
+      "sausage.d.ts": () => Deno.readTextFile(TS_SDK),
     };
   }
   plugins(): string[] {

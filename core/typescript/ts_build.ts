@@ -101,12 +101,24 @@ function isTest(rel: string): boolean {
   return rel.endsWith("_test.ts") || rel.endsWith(".test.ts");
 }
 
-/** The plugin's TypeScript files, relative to `root` (no `node_modules`, no `build/`, tests too). */
+/**
+ * The plugin's TypeScript files, relative to `root` (no `node_modules`, no
+ * `build/`, tests too). A link that leads out of the folder is refused: the
+ * bundle would carry a file of the machine's.
+ */
 async function sourceFiles(root: string, prefix = ""): Promise<string[]> {
   const out: string[] = [];
+  const realRoot = await Deno.realPath(root);
   for await (const e of Deno.readDir(`${root}/${prefix}`)) {
     const rel = `${prefix}${e.name}`;
     if (e.name.startsWith(".") || e.name === "node_modules" || e.name === "build") continue;
+    if (e.isSymlink) {
+      const to = await Deno.realPath(`${root}/${rel}`).catch(() => "");
+      if (!to.startsWith(`${realRoot}/`)) {
+        throw new TsBuildError(`${rel} is a link out of the plugin's source folder: refused`, "");
+      }
+      if ((await Deno.stat(to)).isDirectory) continue; // its files are reached where it leads
+    }
     if (e.isDirectory) out.push(...await sourceFiles(root, `${rel}/`));
     else if (rel.endsWith(".ts") && !rel.endsWith(".d.ts")) out.push(rel);
   }

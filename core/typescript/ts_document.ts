@@ -15,23 +15,14 @@
 
 import ts from "typescript";
 import type { OpenRpcDocument } from "../../rpc/openrpc.ts";
+import { TsBuildError } from "./ts_build_error.ts";
+
+export { TsBuildError };
 
 /** The SDK's declarations (`declare module "sausage"`), part of every plugin's program. */
 export const SDK_DECLARATIONS = decodeURIComponent(
   new URL("./sausage.d.ts", import.meta.url).pathname,
 );
-
-/** A build error of a TypeScript plugin: the compiler's or the document's messages. */
-export class TsBuildError extends Error {
-  /**
-   * @param message one line: what failed
-   * @param output the messages, each with its file and line
-   */
-  constructor(message: string, readonly output: string) {
-    super(message);
-    this.name = "BuildError";
-  }
-}
 
 type Schema = Record<string, unknown>;
 
@@ -158,12 +149,45 @@ function where(d: ts.Diagnostic, root: string): string {
 }
 
 /**
+ * A compiler host that reads only the plugin's source folder (`root`, also as
+ * its real path), the SDK's declarations and the compiler's own library: an
+ * import that leads elsewhere (`../../../x`, a link out of the folder) is not
+ * found, so a build the host makes for a guest (the agent's `cargo.build`)
+ * reads nothing of the machine's files, as bubblewrap keeps a crate's build
+ * from them.
+ */
+function confinedHost(root: string, options: ts.CompilerOptions): ts.CompilerHost {
+  const host = ts.createCompilerHost(options);
+  const real = (p: string) => {
+    try {
+      return Deno.realPathSync(p);
+    } catch {
+      return p;
+    }
+  };
+  const folders = [root, real(root)];
+  const lib = host.getDefaultLibLocation?.() ?? "";
+  const allowed = (file: string) => {
+    if (file === SDK_DECLARATIONS || (lib && file.startsWith(`${lib}/`))) return true;
+    const inside = (f: string) => folders.some((d) => f.startsWith(`${d}/`));
+    return inside(file) && inside(real(file));
+  };
+  const { fileExists, readFile, directoryExists } = host;
+  host.fileExists = (f) => allowed(f) && fileExists.call(host, f);
+  host.readFile = (f) => allowed(f) ? readFile.call(host, f) : undefined;
+  host.directoryExists = (d) =>
+    folders.some((f) => d === f || d.startsWith(`${f}/`)) &&
+    (directoryExists?.call(host, d) ?? true);
+  return host;
+}
+
+/**
  * The program of `roots` (files of the plugin at `root`, and what they
  * import) with the SDK's declarations, type-checked against ES5; throws a
  * {@linkcode TsBuildError} with every message when it does not check.
  */
 export function checkedProgram(root: string, roots: string[], name: string): ts.Program {
-  const program = ts.createProgram([...roots, SDK_DECLARATIONS], {
+  const options: ts.CompilerOptions = {
     strict: true,
     noEmit: true,
     target: ts.ScriptTarget.ES5,
@@ -172,7 +196,12 @@ export function checkedProgram(root: string, roots: string[], name: string): ts.
     lib: ["lib.es5.d.ts"],
     types: [],
     skipLibCheck: true,
-  });
+  };
+  const program = ts.createProgram(
+    [...roots, SDK_DECLARATIONS],
+    options,
+    confinedHost(root, options),
+  );
   const diagnostics = ts.getPreEmitDiagnostics(program);
   if (diagnostics.length) {
     const output = diagnostics.map((d) =>

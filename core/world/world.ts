@@ -8,6 +8,7 @@
 import { readConfigFile } from "./config_file.ts";
 import { readWorldText } from "./world_files.ts";
 import { HostError } from "../../rpc/errors.ts";
+import { sourceLanguage } from "../typescript/ts_source.ts";
 
 const NAME = /^[a-z0-9_-]{1,64}$/;
 
@@ -111,10 +112,8 @@ export class World {
       if (known?.identity === identity) return { path: known.real, info };
       real = Deno.realPathSync(path);
     } catch {
-      let source = false;
-      try {
-        source = Deno.statSync(`${this.pluginDir(name)}/source/Cargo.toml`).isFile;
-      } catch { /* no source either */ }
+      // A Rust crate's or a TypeScript plugin's source.
+      const source = sourceLanguage(`${this.pluginDir(name)}/source`) !== undefined;
       let failure = "";
       try {
         failure = readWorldText(this.root, `state/core/build-failures/${name}.txt`) ?? "";

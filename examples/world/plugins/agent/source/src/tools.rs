@@ -22,7 +22,7 @@ pub fn definitions() -> Vec<Value> {
     vec![
         tool(
             "call",
-            "Make a JSON-RPC call through the core: a plugin's method (\"notes.add\"), cargo.build, or a core method (\"core.activate\"). Returns the result as JSON, or the error with its data (a build's compiler output).",
+            "Make a JSON-RPC call through the core: a plugin's method (\"notes.add\"), cargo.build (a Rust or TypeScript plugin's tests and build), or a core method (\"core.activate\"). Returns the result as JSON, or the error with its data (a build's compiler output).",
             json!({
                 "method": {"type": "string", "description": "<plugin>.<method> or core.<method>"},
                 "params": {"type": "object", "description": "The params, a JSON object (default {})."},
