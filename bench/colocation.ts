@@ -15,6 +15,7 @@ import { WorldServer } from "../core/control/world_server.ts";
 import { WorldClient } from "../core/control/world_client.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
+import { pssMiB } from "./pss.ts";
 
 const arg = (name: string, fallback: string) => {
   const i = Deno.args.indexOf(name);
@@ -31,28 +32,6 @@ const { host } = await WorldServer.open(root, { socket: false, watch: false });
 await host.start();
 const caller = WorldClient.of(host, "bench");
 const call = (method: string, params: Record<string, unknown> = {}) => caller.send(method, params);
-
-/** PSS in MiB of this process and every child (the sandboxes). */
-function pssMiB(): number {
-  const pids = [Deno.pid];
-  for (const e of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(e.name)) continue;
-    try {
-      const stat = Deno.readTextFileSync(`/proc/${e.name}/stat`);
-      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === Deno.pid) {
-        pids.push(Number(e.name));
-      }
-    } catch { /* gone */ }
-  }
-  let kib = 0;
-  for (const pid of pids) {
-    try {
-      const m = Deno.readTextFileSync(`/proc/${pid}/smaps_rollup`).match(/^Pss:\s+(\d+) kB/m);
-      kib += Number(m?.[1] ?? 0);
-    } catch { /* gone */ }
-  }
-  return kib / 1024;
-}
 
 async function settle(): Promise<void> {
   await new Promise((r) => setTimeout(r, 1500));

@@ -24,6 +24,7 @@ import { buildTsPlugin } from "../core/typescript/ts_build.ts";
 import { IDLE_MS } from "../core/typescript/ts_compiler.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
+import { pssMiB } from "./pss.ts";
 
 const ROOT = decodeURIComponent(new URL("..", import.meta.url).pathname).replace(/\/$/, "");
 
@@ -55,28 +56,6 @@ export function idle(): null {
 /** Percentile `p` of sorted `s`. */
 function at(s: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor(s.length * p))];
-}
-
-/** PSS in MiB of this process and its children (the sandboxes). */
-function pssMiB(): number {
-  const pids = [Deno.pid];
-  for (const e of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(e.name)) continue;
-    try {
-      const stat = Deno.readTextFileSync(`/proc/${e.name}/stat`);
-      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === Deno.pid) {
-        pids.push(Number(e.name));
-      }
-    } catch { /* gone */ }
-  }
-  let kib = 0;
-  for (const pid of pids) {
-    try {
-      const m = Deno.readTextFileSync(`/proc/${pid}/smaps_rollup`).match(/^Pss:\s+(\d+) kB/m);
-      kib += Number(m?.[1] ?? 0);
-    } catch { /* gone */ }
-  }
-  return kib / 1024;
 }
 
 /** `n` no-op calls of `method`, one caller; the row. */
