@@ -204,7 +204,9 @@ export const CASES: Record<string, Case> = {
         call: { method: "sdkprobe.fail", params: { code: -32001, message: "no" } },
       }],
       ["sdkprobe.try_lock", { path: "/state/l", hold_ms: 1 }],
-      ["sdkprobe.abandon", { call: { method: "sdkprobe.sleepy", params: { ms: 2000 } }, ms: 20 }],
+      // Abandoned after 500 ms, when the callee has started on either engine: abandoned after
+      // 20 ms, a cold run's callee was sometimes cancelled before it started (an exit fewer).
+      ["sdkprobe.abandon", { call: { method: "sdkprobe.sleepy", params: { ms: 2000 } }, ms: 500 }],
       ["sdkprobe.fail", { code: -32001, message: "no" }],
     ],
   },
