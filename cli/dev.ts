@@ -30,7 +30,7 @@ import { isTsSource } from "../core/typescript/ts_source.ts";
 export const DEV_USAGE = "sausage dev <world>";
 
 /** How long the sources must stay unchanged before a build starts. */
-export const SETTLE_MS = 300;
+export const SETTLE_MS = 100;
 
 /** Files whose change is not a change of the plugin: build output, lockfiles, editors' files. */
 function ignoredPath(rel: string): boolean {

@@ -54,6 +54,7 @@ import {
 } from "./sections.ts";
 import { type ImportEntry, listImports } from "./import_list.ts";
 import { copyExpression, type ExpressionEdit } from "./instructions.ts";
+import { BodyMemo } from "./body_memo.ts";
 
 /** The import module of the added functions. */
 export const PREEMPT_MODULE = "sausage:preempt";
@@ -397,6 +398,26 @@ function mayRecurse(bodies: Body[]): boolean[] {
   return out;
 }
 
+/** A body's rewrite as {@link rewriteCode} keeps it, with what it added to the stats. */
+interface Rewrite {
+  fn: Body;
+  loops: number;
+  grows: number;
+  bulk: number;
+}
+
+/**
+ * Bodies rewritten before, for a module built again after an edit
+ * (`body_memo.ts`). A kept {@link Body} is shared, never changed: the
+ * rewrite reads it and writes new bytes.
+ */
+const REWRITES = new BodyMemo<Rewrite>();
+
+/** Forgets every kept rewrite (for tests: a module instrumented next is rewritten whole). */
+export function clearRewrites(): void {
+  REWRITES.clear();
+}
+
 function rewriteCode(
   body: Uint8Array,
   edit: ExpressionEdit,
@@ -405,6 +426,8 @@ function rewriteCode(
   stats: PreemptStats,
   /** Function bodies (locals and code) to add after the defined functions. */
   extra: Uint8Array[],
+  /** What a body's rewrite depends on besides its bytes (the added indices): {@link REWRITES}' key. */
+  context: string,
 ): Uint8Array {
   const r = new Reader(body);
   const n = r.u32();
@@ -420,12 +443,22 @@ function rewriteCode(
       f.u32();
       skipValType(f);
     }
+    const whole = body.subarray(localsStart, end);
+    const known = REWRITES.get(context, whole);
+    if (known) {
+      bodies.push(known.fn);
+      stats.loops += known.loops;
+      stats.grows += known.grows;
+      stats.bulk += known.bulk;
+      continue;
+    }
     const fn: Body = {
-      locals: body.subarray(localsStart, f.pos),
+      locals: body.slice(localsStart, f.pos),
       code: new Uint8Array(),
       callees: [],
       indirect: false,
     };
+    const before = { loops: stats.loops, grows: stats.grows, bulk: stats.bulk };
     const code = new Writer();
     copyExpression(f, code, {
       ...edit,
@@ -436,6 +469,12 @@ function rewriteCode(
     }, false);
     fn.code = code.view().slice();
     bodies.push(fn);
+    REWRITES.set(context, whole, {
+      fn,
+      loops: stats.loops - before.loops,
+      grows: stats.grows - before.grows,
+      bulk: stats.bulk - before.bulk,
+    }, fn.locals.length + fn.code.length);
   }
   const checked = mayRecurse(bodies);
   const w = new Writer().u32(n + extra.length);
@@ -557,7 +596,14 @@ export function instrumentModule(
   replaced.set(SECTION.export, rewriteExports(body(SECTION.export), remap, expireFunc));
   replaced.set(
     SECTION.code,
-    rewriteCode(code.body, edit, check, shape.funcImports, stats, [fill, copy, expire]),
+    rewriteCode(code.body, edit, check, shape.funcImports, stats, [fill, copy, expire], [
+      shape.funcImports,
+      fuelGlobal,
+      growFunc,
+      fillFunc,
+      copyFunc,
+      chunked,
+    ].join()),
   );
   const start = body(SECTION.start);
   if (start) {

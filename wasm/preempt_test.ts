@@ -2,6 +2,7 @@ import { strict as assert } from "node:assert";
 import { Writer } from "./binary.ts";
 import {
   BULK_BYTES,
+  clearRewrites,
   BULK_IMPORT,
   CHECK_IMPORT,
   EXPIRE_EXPORT,
@@ -30,10 +31,12 @@ function func(locals: number[][], code: number[]): Uint8Array {
  * move when imports are added), a counting loop, a recursive factorial that
  * also calls the import, an exported `grow` of its memory and a `fill` of it.
  */
-function testModule(): Uint8Array {
+function testModule(extraImports = 0): Uint8Array {
   const w = new Writer().bytes(new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]));
   section(w, 1, new Writer().u32(1).u8(0x60).u32(1).u8(0x7f).u32(1).u8(0x7f)); // (i32) -> i32
-  section(w, 2, new Writer().u32(1).name("env").name("id").u8(0).u32(0));
+  const imports = new Writer().u32(1 + extraImports).name("env").name("id").u8(0).u32(0);
+  for (let i = 0; i < extraImports; i++) imports.name("env").name(`more${i}`).u8(0).u32(0);
+  section(w, 2, imports);
   section(w, 3, new Writer().u32(4).u32(0).u32(0).u32(0).u32(0));
   section(w, 5, new Writer().u32(1).u8(0).u32(4));
   const exports = new Writer().u32(4);
@@ -217,4 +220,19 @@ Deno.test("a module without code is left alone; a component is refused", () => {
   assert.equal(instrumentModule(empty), null);
   const component = new Uint8Array([0, 0x61, 0x73, 0x6d, 0x0d, 0, 1, 0]);
   assert.throws(() => instrumentModule(component), /not a core module/);
+});
+
+Deno.test("a module instrumented again reuses its bodies' rewrites, and only under the same indices", () => {
+  clearRewrites();
+  const fresh = instrumentModule(testModule())!;
+  const again = instrumentModule(testModule())!;
+  assert.deepEqual(again.bytes, fresh.bytes);
+  assert.deepEqual(again.stats, fresh.stats);
+  // The same bodies in a module with another import: every index moves, so nothing is reused.
+  const moved = instrumentModule(testModule(1))!;
+  clearRewrites();
+  const movedFresh = instrumentModule(testModule(1))!;
+  assert.deepEqual(moved.bytes, movedFresh.bytes);
+  assert.notDeepEqual(moved.bytes.length === fresh.bytes.length && moved.bytes, fresh.bytes);
+  assert.deepEqual(moved.stats, movedFresh.stats);
 });

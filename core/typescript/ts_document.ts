@@ -148,6 +148,9 @@ function where(d: ts.Diagnostic, root: string): string {
   return `${d.file.fileName.replace(`${root}/`, "")}:${line + 1}:${character + 1}: `;
 }
 
+/** The library's and the SDK's declarations, parsed (by file and language version). */
+const FIXED_FILES = new Map<string, ts.SourceFile>();
+
 /**
  * A compiler host that reads only the plugin's source folder (`root`, also as
  * its real path), the SDK's declarations and the compiler's own library: an
@@ -172,7 +175,20 @@ function confinedHost(root: string, options: ts.CompilerOptions): ts.CompilerHos
     const inside = (f: string) => folders.some((d) => f.startsWith(`${d}/`));
     return inside(file) && inside(real(file));
   };
-  const { fileExists, readFile, directoryExists } = host;
+  const { fileExists, readFile, directoryExists, getSourceFile } = host;
+  // The compiler's library and the SDK's declarations never change in a
+  // process: parsed once, not for each of a build's programs.
+  host.getSourceFile = (file, language, onError, create) => {
+    const fixed = file === SDK_DECLARATIONS || (lib && file.startsWith(`${lib}/`));
+    if (!fixed) return getSourceFile.call(host, file, language, onError, create);
+    const key = `${file}\0${JSON.stringify(language)}`;
+    let parsed = FIXED_FILES.get(key);
+    if (!parsed) {
+      parsed = getSourceFile.call(host, file, language, onError, create);
+      if (parsed) FIXED_FILES.set(key, parsed);
+    }
+    return parsed;
+  };
   host.fileExists = (f) => allowed(f) && fileExists.call(host, f);
   host.readFile = (f) => allowed(f) ? readFile.call(host, f) : undefined;
   host.directoryExists = (d) =>
