@@ -19,7 +19,11 @@
  */
 
 import { EXIT_TESTS_FAILED, type OpenTestHost, runTests } from "../test_runner/test_runner.ts";
-import { testPool, type TestSandboxes } from "../test_runner/test_pool.ts";
+import {
+  type StartedSandboxes,
+  startTestSandboxes,
+  type TestSandboxes,
+} from "../test_runner/test_pool.ts";
 import { cacheDir } from "../paths.ts";
 import { relativeTo } from "../../vfs/confined_dir.ts";
 
@@ -91,24 +95,16 @@ export function runningLine(t: BuiltTest): string {
 
 /** The tests of one crate, run in this process on sandboxes started before they compile. */
 export class HostTests {
+  private started: StartedSandboxes;
   private sandboxes: Promise<TestSandboxes>;
-  private closed = false;
 
   private constructor(
     packageDir: string,
     private openHost: OpenTestHost,
     private cache: string,
   ) {
-    const made = Deno.mkdir(cache, { recursive: true });
-    this.sandboxes = made.then(() => Deno.makeTempDir({ prefix: "sausage-test-" })).then(
-      (worlds) => {
-        const pool = testPool(worlds, packageDir, cache, navigator.hardwareConcurrency || 1);
-        if (this.closed) pool.close();
-        else pool.warm().catch(() => {}); // a failure is the first test run's
-        return { pool, worlds };
-      },
-    );
-    this.sandboxes.catch(() => {});
+    this.started = startTestSandboxes(packageDir, cache);
+    this.sandboxes = this.started.sandboxes;
   }
 
   /**
@@ -200,11 +196,8 @@ export class HostTests {
   }
 
   /** Stops the sandboxes and removes the tests' worlds. */
-  async close(): Promise<void> {
-    this.closed = true;
-    const { pool, worlds } = await this.sandboxes.catch(() => ({ pool: null, worlds: null }));
-    pool?.close();
-    if (worlds) await Deno.remove(worlds, { recursive: true }).catch(() => {});
+  close(): Promise<void> {
+    return this.started.close();
   }
 }
 

@@ -42,3 +42,38 @@ export function testPool(
     size,
   );
 }
+
+/** Sandboxes being started for a package's tests, and their end. */
+export interface StartedSandboxes {
+  /** The pool and its worlds folder, once the folder is made (the pool warming). */
+  sandboxes: Promise<TestSandboxes>;
+  /** Stops the pool (now, or as soon as it is made) and removes its worlds folder. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts sandboxes for the tests of the package at `packageDir` before its
+ * test binary is built (they start while it compiles): a pool in a new
+ * worlds folder, reading the runner's entries under `cache`.
+ */
+export function startTestSandboxes(packageDir: string, cache: string): StartedSandboxes {
+  let closed = false;
+  const sandboxes = Deno.mkdir(cache, { recursive: true })
+    .then(() => Deno.makeTempDir({ prefix: "sausage-test-" }))
+    .then((worlds) => {
+      const pool = testPool(worlds, packageDir, cache, navigator.hardwareConcurrency || 1);
+      if (closed) pool.close();
+      else pool.warm().catch(() => {}); // a failure is the first test run's
+      return { pool, worlds };
+    });
+  sandboxes.catch(() => {});
+  return {
+    sandboxes,
+    async close() {
+      closed = true;
+      const made = await sandboxes.catch(() => null);
+      made?.pool.close();
+      if (made) await Deno.remove(made.worlds, { recursive: true }).catch(() => {});
+    },
+  };
+}

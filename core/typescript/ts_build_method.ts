@@ -17,6 +17,8 @@
 import type { CargoBuildDeps, CargoBuildResult } from "../cargo/cargo_build_method.ts";
 import { recordBuilt, sourceHash } from "../cargo/source_stamp.ts";
 import { runTests } from "../test_runner/mod.ts";
+import { startTestSandboxes, type TestSandboxes } from "../test_runner/test_pool.ts";
+import { cacheDir } from "../paths.ts";
 import type { World } from "../world/world.ts";
 import { writeWorldFile } from "../world/world_files.ts";
 import { HostError } from "../../rpc/errors.ts";
@@ -85,15 +87,29 @@ export async function buildTs(opts: TsBuildOptions): Promise<CargoBuildResult> {
     if (!opts.openTestHost) {
       throw failure(new Error(`${plugin} was not built: this host cannot run tests`), "prepare");
     }
+    // The tests' sandboxes start, and the plugin is built, while the tests' binary is
+    // built and run (it is kept only when they pass): on 2 cores the two clang runs overlap.
+    const sandboxes = startTestSandboxes(source, cacheDir());
+    const testBuild = buildInWorker(source, plugin, `${host}/${plugin}.tests.wasm`, true);
+    startRelease(); // asked second: the worker checks the tests' program first
     try {
-      await buildInWorker(source, plugin, `${host}/${plugin}.tests.wasm`, true);
-    } catch (e) {
-      throw failure(e, "test");
+      try {
+        await testBuild;
+      } catch (e) {
+        await release;
+        throw failure(e, "test");
+      }
+      progress(`Running ${plugin}'s tests`);
+      tests = await runTsTests(
+        source,
+        `${host}/${plugin}.tests.wasm`,
+        opts.openTestHost,
+        progress,
+        await sandboxes.sandboxes,
+      );
+    } finally {
+      await sandboxes.close();
     }
-    // The plugin is built while its tests run (it is kept only when they pass).
-    startRelease();
-    progress(`Running ${plugin}'s tests`);
-    tests = await runTsTests(source, `${host}/${plugin}.tests.wasm`, opts.openTestHost, progress);
     if (tests.failed || !/test result: /.test(tests.output)) {
       await release;
       const message = tests.failed
@@ -137,6 +153,7 @@ async function runTsTests(
   binary: string,
   openHost: NonNullable<CargoBuildDeps["openTestHost"]>,
   progress: (line: string) => void,
+  sandboxes: TestSandboxes,
 ): Promise<TestSummary> {
   let output = "";
   let pending = "";
@@ -155,6 +172,7 @@ async function runTsTests(
     write,
     writeErr: write,
     openHost,
+    sandboxes,
   });
   if (pending.trim()) progress(pending);
   const totals = output.match(/test result: \w+\. (\d+) passed; (\d+) failed/);
