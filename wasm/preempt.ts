@@ -596,14 +596,22 @@ export function instrumentModule(
   replaced.set(SECTION.export, rewriteExports(body(SECTION.export), remap, expireFunc));
   replaced.set(
     SECTION.code,
-    rewriteCode(code.body, edit, check, shape.funcImports, stats, [fill, copy, expire], [
+    rewriteCode(
+      code.body,
+      edit,
+      check,
       shape.funcImports,
-      fuelGlobal,
-      growFunc,
-      fillFunc,
-      copyFunc,
-      chunked,
-    ].join()),
+      stats,
+      [fill, copy, expire],
+      [
+        shape.funcImports,
+        fuelGlobal,
+        growFunc,
+        fillFunc,
+        copyFunc,
+        chunked,
+      ].join(),
+    ),
   );
   const start = body(SECTION.start);
   if (start) {

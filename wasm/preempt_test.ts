@@ -2,9 +2,9 @@ import { strict as assert } from "node:assert";
 import { Writer } from "./binary.ts";
 import {
   BULK_BYTES,
-  clearRewrites,
   BULK_IMPORT,
   CHECK_IMPORT,
+  clearRewrites,
   EXPIRE_EXPORT,
   GROW_IMPORT,
   INITIAL_FUEL,
