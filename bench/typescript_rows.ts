@@ -18,6 +18,7 @@
  * @module
  */
 
+import { spawnCollecting } from "../tests/helpers/author.ts";
 import { WorldServer } from "../core/control/world_server.ts";
 import { WorldClient } from "../core/control/world_client.ts";
 import { buildTsPlugin } from "../core/typescript/ts_build.ts";
@@ -157,35 +158,31 @@ async function devRow(edits: number): Promise<TsRow> {
     new Deno.Command(`${ROOT}/sausage`, { args, stdout: "piped", stderr: "piped" }).output();
   const made = await sausage("new", world, "tsdev", "--lang", "ts");
   if (!made.success) throw new Error(new TextDecoder().decode(made.stderr));
-  const child = new Deno.Command(`${ROOT}/sausage`, {
+  const childRun = spawnCollecting(`${ROOT}/sausage`, {
     args: ["dev", world],
     stdin: "null",
     stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  let stderr = "";
-  const reading = (async () => {
-    const dec = new TextDecoder();
-    for await (const chunk of child.stderr) stderr += dec.decode(chunk, { stream: true });
-  })();
+  });
+  const child = childRun.child;
+  const stderr = childRun.stderr;
   const times: number[] = [];
   const active: number[] = [];
   try {
-    await waitFor(() => stderr, /dev: running .*watching the source of tsdev/);
+    await waitFor(stderr, /dev: running .*watching the source of tsdev/);
     const source = `${world}/plugins/tsdev/source/plugin.ts`;
     const text = await Deno.readTextFile(source);
     for (let i = 1; i <= edits; i++) {
-      const mark = stderr.length;
+      const mark = stderr().length;
       const t = performance.now();
       await Deno.writeTextFile(
         source,
         `${text}\n/** The version. */\nexport function version(): string {\n  return "${i}";\n}\n`,
       );
-      await waitFor(() => stderr, /tsdev is active|tsdev was not built/, mark);
+      await waitFor(stderr, /tsdev is active|tsdev was not built/, mark);
       active.push(performance.now() - t);
       const r = await sausage("call", world, "tsdev.version");
       const out = new TextDecoder().decode(r.stdout).trim();
-      if (out !== `"${i}"`) throw new Error(`edit ${i} answered ${out}:\n${stderr.slice(mark)}`);
+      if (out !== `"${i}"`) throw new Error(`edit ${i} answered ${out}:\n${stderr().slice(mark)}`);
       times.push(performance.now() - t);
       // Past the compiler worker's idle end (`ts_compiler.ts`), as a person's next edit
       // usually is (dev keeps the compiler loaded: `keepCompilerLoaded`).
@@ -194,7 +191,7 @@ async function devRow(edits: number): Promise<TsRow> {
   } finally {
     child.kill("SIGINT");
     await child.status;
-    await reading;
+    await childRun.read;
     await Deno.remove(world, { recursive: true }).catch(() => {});
   }
   const s = [...times].sort((a, b) => a - b);

@@ -3,6 +3,7 @@
  * real component built from Rust source.
  */
 
+import { spawnCollecting } from "./helpers/author.ts";
 import { strict as assert } from "node:assert";
 import { launcher, type Ran, sausage } from "./helpers/cli.ts";
 import { builtTestPlugin } from "./helpers/plugins.ts";
@@ -274,26 +275,21 @@ Deno.test({
       "plugins/broken/source/src/main.rs": 'fn main() { let x: u32 = "no"; }\n',
     },
   });
-  const host = new Deno.Command(launcher, {
+  const hostRun = spawnCollecting(launcher, {
     args: ["run", world, "--headless"],
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  let stderr = "";
-  const reading = (async () => {
-    const dec = new TextDecoder();
-    for await (const chunk of host.stderr) stderr += dec.decode(chunk, { stream: true });
-  })();
+  });
+  const host = hostRun.child;
+  const stderr = hostRun.stderr;
   try {
-    await eventually(() => stderr.includes("sausage: running"), "the host to run", 180_000);
-    assert.match(stderr, /broken has no plugin\.wasm: testing, building, checking/);
-    assert.match(stderr, /mismatched types/);
-    assert.match(stderr, /src\/main\.rs:1:26/);
+    await eventually(() => stderr().includes("sausage: running"), "the host to run", 180_000);
+    assert.match(stderr(), /broken has no plugin\.wasm: testing, building, checking/);
+    assert.match(stderr(), /mismatched types/);
+    assert.match(stderr(), /src\/main\.rs:1:26/);
     assert.match(
-      stderr,
+      stderr(),
       /^sausage: broken was not built: it does not compile; it has no version before/m,
     );
-    assert.match(stderr, /running .*broken not installed/);
+    assert.match(stderr(), /running .*broken not installed/);
     // The others run; the broken one answers with what went wrong.
     const ok = await sausage("call", world, "probe.noop");
     assert.equal(ok.code, 0, ok.stderr);
@@ -304,7 +300,7 @@ Deno.test({
   } finally {
     host.kill("SIGTERM");
     assert.equal((await host.status).code, 0);
-    await reading;
+    await hostRun.read;
   }
 });
 

@@ -14,6 +14,7 @@
  * @module
  */
 
+import { spawnCollecting } from "./helpers/author.ts";
 import { strict as assert } from "node:assert";
 import pkg from "../package.json" with { type: "json" };
 import config from "../deno.json" with { type: "json" };
@@ -249,24 +250,18 @@ Deno.test({
     await t.step(
       "run w --headless, with ps, log, call, mcp against it; sandboxes' narrow flags",
       async () => {
-        const host = new Deno.Command(m.exe, {
+        const hostRun = spawnCollecting(m.exe, {
           args: ["run", "w", "--headless"],
           cwd: m.work,
           env: m.env,
           clearEnv: true,
-          stdin: "null",
-          stdout: "null",
-          stderr: "piped",
-        }).spawn();
-        let stderr = "";
-        const reading = (async () => {
-          const dec = new TextDecoder();
-          for await (const chunk of host.stderr) stderr += dec.decode(chunk, { stream: true });
-        })();
+        });
+        const host = hostRun.child;
+        const stderr = hostRun.stderr;
         try {
           await until(
-            () => stderr.includes("sausage: running"),
-            `the host to run:\n${stderr}`,
+            () => stderr().includes("sausage: running"),
+            `the host to run:\n${stderr()}`,
             300_000,
           );
           const c = await on(m, m.exe, ["call", "w", "hello.greet", '{"name": "Grace"}']);
@@ -275,7 +270,7 @@ Deno.test({
 
           const ps = await on(m, m.exe, ["ps", "w"]);
           ok(ps, "sausage ps");
-          // The running host serves (said on stderr); the call has ended, so no process runs.
+          // The running host serves (said on stderr()); the call has ended, so no process runs.
           assert.match(ps.stderr, /sausage run/, ps.stderr);
           assert.ok(!ps.stderr.includes("no host runs"), ps.stderr);
           assert.equal(ps.stdout, "no process runs\n");
@@ -321,8 +316,8 @@ Deno.test({
         } finally {
           host.kill("SIGTERM");
           const status = await host.status;
-          await reading;
-          assert.deepEqual(status.code, 0, stderr);
+          await hostRun.read;
+          assert.deepEqual(status.code, 0, stderr());
         }
       },
     );
@@ -404,31 +399,25 @@ Deno.test({
     });
 
     await t.step("run my-world --headless builds nothing (both current) and answers", async () => {
-      const host = new Deno.Command(m.exe, {
+      const hostRun = spawnCollecting(m.exe, {
         args: ["run", "my-world", "--headless"],
         cwd: m.work,
         env: m.env,
         clearEnv: true,
-        stdin: "null",
-        stdout: "null",
-        stderr: "piped",
-      }).spawn();
-      let stderr = "";
-      const reading = (async () => {
-        const dec = new TextDecoder();
-        for await (const chunk of host.stderr) stderr += dec.decode(chunk, { stream: true });
-      })();
+      });
+      const host = hostRun.child;
+      const stderr = hostRun.stderr;
       try {
-        await until(() => stderr.includes("sausage: running"), `the host:\n${stderr}`, 300_000);
-        assert.doesNotMatch(stderr, /testing, building/, stderr);
+        await until(() => stderr().includes("sausage: running"), `the host:\n${stderr()}`, 300_000);
+        assert.doesNotMatch(stderr(), /testing, building/, stderr());
         const c = await on(m, m.exe, ["call", "my-world", "welcome.welcome", '{"name": "Bo"}']);
         ok(c, "sausage call against the running host");
         assert.equal(JSON.parse(c.stdout), "Hello, Bo! Welcome to this world.");
       } finally {
         host.kill("SIGTERM");
         const status = await host.status;
-        await reading;
-        assert.deepEqual(status.code, 0, stderr);
+        await hostRun.read;
+        assert.deepEqual(status.code, 0, stderr());
       }
     });
   } finally {

@@ -28,13 +28,19 @@ export function start(...args: string[]): Started {
 export function startWith(opts: { env?: Record<string, string> }, ...args: string[]): Started {
   // In the checkout, never the test process's working folder: another test thread may be inside a
   // folder it is about to remove (vfs/confined_dir.ts), which the command would keep.
-  const child = new Deno.Command(launcher, {
-    args,
-    cwd: CHECKOUT,
-    env: opts.env,
-    stdout: "null",
-    stderr: "piped",
+  return spawnCollecting(launcher, { args, cwd: CHECKOUT, env: opts.env });
+}
+
+/**
+ * Spawns `command` as `options` say (stdin and stdout null unless they say
+ * otherwise) with its stderr collected ({@link Started}).
+ */
+export function spawnCollecting(command: string, options: Deno.CommandOptions): Started {
+  const child = new Deno.Command(command, {
     stdin: "null",
+    stdout: "null",
+    ...options,
+    stderr: "piped",
   }).spawn();
   let text = "";
   const read = (async () => {
