@@ -2,7 +2,8 @@
  * The world as MCP resources, so an agent outside learns it the way a
  * plugin does: `/proc/core/PROTOCOL.md` (the contract), `graph.json`
  * (plugins, imports, checks), and each plugin's `discover.json` (its
- * interface) and `client.rs` (the Rust client `import!` generates). A
+ * interface), `client.rs` (the Rust client `import!` generates) and
+ * `client.ts` (the typed TypeScript client). A
  * resource's URI is `sausage://` and its path as a process sees it:
  * `sausage:///proc/core/plugins/notes/discover.json`.
  *
@@ -55,6 +56,12 @@ export function listResources(plugins: string[]): Resource[] {
       name: `${p}/client.rs`,
       description: `The Rust client that import!("${p}") generates for the plugin ${p}.`,
       mimeType: "text/x-rust",
+    }, {
+      uri: resourceUri(`/proc/core/plugins/${p}/client.ts`),
+      name: `${p}/client.ts`,
+      description:
+        `The typed TypeScript client of the plugin ${p} (imports/${p}.ts of a consumer).`,
+      mimeType: "text/typescript",
     });
   }
   return out;
@@ -65,7 +72,7 @@ function resourcePath(uri: string): string | null {
   if (!uri.startsWith("sausage:///")) return null;
   const path = uri.slice("sausage://".length);
   if (path === "/proc/core/PROTOCOL.md" || path === "/proc/core/graph.json") return path;
-  return /^\/proc\/core\/plugins\/[a-z0-9_-]+\/(discover\.json|client\.rs)$/.test(path)
+  return /^\/proc\/core\/plugins\/[a-z0-9_-]+\/(discover\.json|client\.rs|client\.ts)$/.test(path)
     ? path
     : null;
 }

@@ -235,6 +235,7 @@ Deno.test(
           "sausage:///proc/core/graph.json",
           "sausage:///proc/core/plugins/notes/discover.json",
           "sausage:///proc/core/plugins/notes/client.rs",
+          "sausage:///proc/core/plugins/notes/client.ts",
         ]
       ) assert.ok(uris.includes(uri), uri);
       const protocol = await readText(client, "sausage:///proc/core/PROTOCOL.md");

@@ -180,6 +180,10 @@ Deno.test({
       client,
       /export function note\(params: \{\n {2}\/\*\* The text of the note to add\. \*\/\n {2}text: string;\n\}\): number \{/,
     );
+    // The same client at /proc (what the agent copies, having no `sausage import`).
+    const served = await sausage("cat", root, "/proc/core/plugins/consumer/client.ts");
+    assert.equal(served.code, 0, served.stderr);
+    assert.equal(served.stdout, client);
     const front = await sausage("build", root, "front");
     assert.equal(front.code, 0, front.stderr);
     // front (TypeScript) → consumer (Rust, through the TS client) → notes (TypeScript, through the Rust client).

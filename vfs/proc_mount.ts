@@ -19,7 +19,7 @@ import { ProcessDir } from "./process_dir.ts";
 import type { ProcSource } from "./proc_source.ts";
 import { type Content, render, virtualDirStat, VirtualFile, virtualStat } from "./virtual_file.ts";
 
-const PLUGIN_FILES = ["client.rs", "discover.json"] as const;
+const PLUGIN_FILES = ["client.rs", "client.ts", "discover.json"] as const;
 
 /** What a path of `/proc` names. */
 type Node =

@@ -8,6 +8,8 @@
 import type { MemMount } from "./mem_mount.ts";
 import type { ServedFiles } from "./served_mount.ts";
 
+/** The files of `/proc/core/plugins/<name>/`. */
+export type PluginFile = "discover.json" | "client.rs" | "client.ts";
 /** The core's state, as the `/proc` and `/self` mounts read it. */
 export interface ProcSource {
   /** The pids of the running processes. */
@@ -24,6 +26,9 @@ export interface ProcSource {
   coreFiles(): Record<string, () => string | Promise<string>>;
   /** The plugin names of `/proc/core/plugins/`. */
   plugins(): string[];
-  /** `discover.json` or `client.rs` of a plugin; rejects with a message when it cannot be made. */
-  pluginFile(name: string, file: "discover.json" | "client.rs"): Promise<string>;
+  /**
+   * `discover.json`, `client.rs` or `client.ts` of a plugin; rejects with a
+   * message when it cannot be made.
+   */
+  pluginFile(name: string, file: PluginFile): Promise<string>;
 }

@@ -6,7 +6,8 @@
  */
 
 import type { MemMount } from "../../vfs/mem_mount.ts";
-import type { ProcSource } from "../../vfs/proc_source.ts";
+import type { PluginFile, ProcSource } from "../../vfs/proc_source.ts";
+import { tsClientSource } from "../typescript/ts_client.ts";
 import type { ServedFiles } from "../../vfs/served_mount.ts";
 import type { LockTable } from "./locks.ts";
 import type { PluginDocs } from "../activation/plugin_docs.ts";
@@ -79,8 +80,11 @@ export class ProcView implements ProcSource {
       }
     });
   }
-  async pluginFile(name: string, file: "discover.json" | "client.rs"): Promise<string> {
+  async pluginFile(name: string, file: PluginFile): Promise<string> {
     if (file === "client.rs") return await this.deps.client(name);
-    return JSON.stringify(await this.deps.docs.get(name), null, 2) + "\n";
+    const doc = await this.deps.docs.get(name);
+    // What `sausage import` writes as a TypeScript consumer's `imports/<name>.ts`.
+    if (file === "client.ts") return tsClientSource(name, doc);
+    return JSON.stringify(doc, null, 2) + "\n";
   }
 }
