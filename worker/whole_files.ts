@@ -1,10 +1,12 @@
 /**
  * A worker's small world files, answered here rather than by the host: a
- * file that came whole with the reply to its open (`FsServer.handle`)
- * answers that handle's reads, size, stat and close; one the host let the
- * worker keep (`keep`: `core/remote/kept_files.ts`) also answers later
- * read-only opens of its path, by any process here, until the host says
- * to drop it (`uncache`). No open answered here reaches the host.
+ * file that came whole with the reply to its open (`FsServer.handle`) goes
+ * on whole to the sandbox, which answers that handle's reads, size and
+ * stat itself (`sandbox/remote_mount.ts`; here too, for a sandbox that
+ * asks) and tells its close; one the host let the worker keep (`keep`:
+ * `core/remote/kept_files.ts`) also answers later read-only opens of its
+ * path, by any process here, whole, until the host says to drop it
+ * (`uncache`). No open answered here reaches the host.
  *
  * @module
  */
@@ -15,9 +17,10 @@ import type { WireStat } from "../vfs/wire.ts";
 import { fromBase64, toBase64 } from "../rpc/base64.ts";
 import { keptKey } from "../core/remote/kept_files.ts";
 
-/** A file's bytes and stat, as the host sent them. */
+/** A file's bytes and stat, as the host sent them (and its bytes in base64, to send on). */
 interface Whole {
   bytes: Uint8Array;
+  data: string;
   stat: WireStat;
 }
 
@@ -44,16 +47,17 @@ export class WholeFiles {
   }
 
   /**
-   * A reply from the host: a whole file is taken off it (its handle is
-   * answered here, and it is kept if the host said so); the rest goes on.
+   * A reply from the host: a whole file's handle is counted (and answered
+   * here if asked), and the file kept if the host said so; the reply goes
+   * on with the file whole, for the sandbox.
    */
-  took(msg: FsReply & { whole?: WholeFile }): FsReply {
+  took(msg: FsReply & { whole?: WholeFile }): FsReply & { whole?: WholeFile } {
     const { whole, ...reply } = msg;
     if (typeof reply.result !== "number" || typeof whole?.data !== "string") return reply;
-    const file = { bytes: fromBase64(whole.data), stat: whole.stat };
+    const file = { bytes: fromBase64(whole.data), data: whole.data, stat: whole.stat };
     this.hold(reply.pid, reply.result, file);
     if (typeof whole.keep === "string") this.kept.set(whole.keep, file);
-    return reply;
+    return { ...reply, whole: { data: whole.data, stat: whole.stat } };
   }
 
   private hold(pid: string, handle: number, file: Whole): void {
@@ -73,7 +77,7 @@ export class WholeFiles {
    * open of a kept file; a read, size, stat or close of a handle opened
    * here), or null when it is for the host.
    */
-  answer(m: FsRequest): FsReply | null {
+  answer(m: FsRequest): (FsReply & { whole?: WholeFile }) | null {
     const reply = { op: "fs-reply" as const, pid: m.pid, id: m.id };
     const call = m.call as { method?: string; args?: unknown[] };
     if (call?.method === "open") {
@@ -82,7 +86,7 @@ export class WholeFiles {
       if (!file || (this.handles.get(m.pid)?.size ?? 0) >= HELD_MAX) return null;
       const handle = this.next++;
       this.hold(m.pid, handle, file);
-      return { ...reply, result: handle };
+      return { ...reply, result: handle, whole: { data: file.data, stat: file.stat } };
     }
     if (!call?.method?.startsWith("h.") || !Array.isArray(call.args)) return null;
     const mine = this.handles.get(m.pid);

@@ -33,8 +33,14 @@ Deno.test("a whole file's handle is answered here; not kept, its path's next ope
   const reply = files.took(whole("p1", 3));
   assert.deepEqual(
     reply,
-    { op: "fs-reply", pid: "p1", id: 1, result: 3 },
-    "the bytes are taken off",
+    {
+      op: "fs-reply",
+      pid: "p1",
+      id: 1,
+      result: 3,
+      whole: { data: whole("p1", 3).whole.data, stat },
+    },
+    "the file goes on whole, for the sandbox",
   );
   const read = files.answer(req("p1", "h.read", [3, 4, 5]));
   assert.equal(new TextDecoder().decode(fromBase64(read!.result as string)), "the ");
@@ -51,6 +57,8 @@ Deno.test("a kept file answers read-only opens of its path by any process, until
   files.took(whole("p1", 3, KEY));
   assert.equal(files.keptCount, 1);
   const opened = files.answer(req("p2", "open", ["hello.txt", READ_ONLY]))!;
+  assert.equal(new TextDecoder().decode(fromBase64(opened.whole!.data)), "from the host");
+  assert.deepEqual(opened.whole!.stat, stat);
   const h = opened.result as number;
   assert(h > 2 ** 40, "a handle of its own, far from the host's");
   const read = files.answer(req("p2", "h.read", [h, 100, 0]))!;
