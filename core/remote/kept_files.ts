@@ -31,6 +31,7 @@
  */
 
 import type { Mount, Stat } from "../../vfs/mount.ts";
+import { DiskMount } from "../../vfs/disk_mount.ts";
 
 /** How often the kept files are compared while the host has nothing to send (ms). */
 export const CHECK_MS = 250;
@@ -60,18 +61,44 @@ export function keptKey(call: unknown): string | null {
   return JSON.stringify([path, o.nofollow === true]);
 }
 
-/** What a kept file's stat was, and where it is. */
+/** What a kept file's stat was, and where it is on the host. */
 interface Kept {
-  path: string;
+  host: string;
   follow: boolean;
-  seen: Stat;
+  seen: Signature;
 }
 
-/** Whether two stats are of the same, unchanged file. */
-function same(a: Stat, b: Stat): boolean {
-  return a.type === b.type && a.size === b.size && a.ino === b.ino && a.nlink === b.nlink &&
-    a.mtime === b.mtime && a.mtimeNs === b.mtimeNs && a.ctime === b.ctime &&
-    a.ctimeNs === b.ctimeNs;
+/** What tells one unchanged file from another, or from itself changed. */
+interface Signature {
+  ino: number | null;
+  dev: number;
+  size: number;
+  nlink: number | null;
+  mode: number | null;
+  mtime: number | undefined;
+  ctime: number | undefined;
+}
+
+function signature(info: Deno.FileInfo): Signature {
+  return {
+    ino: info.ino,
+    dev: info.dev,
+    size: info.size,
+    nlink: info.nlink,
+    mode: info.mode,
+    mtime: info.mtime?.getTime(),
+    ctime: info.ctime?.getTime(),
+  };
+}
+
+function same(a: Signature, b: Signature): boolean {
+  return a.ino === b.ino && a.dev === b.dev && a.size === b.size && a.nlink === b.nlink &&
+    a.mode === b.mode && a.mtime === b.mtime && a.ctime === b.ctime;
+}
+
+/** A path of plain names only (no `.`, `..`, or empty one): the host resolves it as the mount. */
+function plain(path: string): boolean {
+  return path.length > 0 && path.split("/").every((s) => s !== "" && s !== "." && s !== "..");
 }
 
 /** The files one worker keeps, and the drops it has not been told yet. */
@@ -87,23 +114,32 @@ export class KeptFiles {
    */
   private unknown = true;
 
-  /** @param world `/` of remote processes (its `stat` must answer at once: a disk) */
-  constructor(private world: Mount) {}
+  /** The world folder on the host (none: no file is kept). */
+  private folder: string | null;
+
+  /**
+   * @param world `/` of remote processes: a `DiskMount` (the world folder),
+   * whose files are compared by one `stat` of their host path each (any
+   * other mount keeps nothing)
+   */
+  constructor(world: Mount) {
+    this.folder = world instanceof DiskMount ? world.folder : null;
+  }
 
   /** How many files the worker keeps. */
   get size(): number {
     return this.kept.size;
   }
 
-  /** The path's stat now, or null (gone, refused, or a mount that answers later). */
-  private statNow(path: string, follow: boolean): Stat | null {
+  /**
+   * The host path's stat now, or null (gone, refused). The kernel resolves
+   * it as the mount does (plain names, links followed): a name that now
+   * leads elsewhere (a folder renamed or replaced by a link) finds another
+   * file, or none.
+   */
+  private statNow(host: string, follow: boolean): Signature | null {
     try {
-      const s = this.world.stat(path, follow);
-      if (s instanceof Promise) {
-        s.catch(() => {});
-        return null;
-      }
-      return s;
+      return signature(follow ? Deno.statSync(host) : Deno.lstatSync(host));
     } catch {
       return null;
     }
@@ -119,12 +155,16 @@ export class KeptFiles {
    */
   offer(key: string, seen: Stat, at: number): boolean {
     const [path, nofollow] = JSON.parse(key) as [string, boolean];
+    if (this.folder === null || !plain(path)) return false;
     if (seen.type !== "regular-file" || seen.ctime === undefined) return false;
     if (seen.ctime > at - RACY_MS) return false;
-    const now = this.statNow(path, !nofollow);
-    if (!now || !same(now, seen)) return false;
+    const host = `${this.folder}/${path}`;
+    const now = this.statNow(host, !nofollow);
+    // The file read, unchanged since its stat (a change would have moved its change time).
+    if (!now?.ino || BigInt(now.ino) !== seen.ino || now.size !== seen.size) return false;
+    if (now.ctime !== seen.ctime || now.nlink !== seen.nlink) return false;
     this.kept.delete(key);
-    this.kept.set(key, { path, follow: !nofollow, seen });
+    this.kept.set(key, { host, follow: !nofollow, seen: now });
     for (const [old] of this.kept) {
       if (this.kept.size <= KEPT_FILES_MAX) break;
       this.kept.delete(old);
@@ -141,7 +181,7 @@ export class KeptFiles {
    */
   check(): string[] | "all" | null {
     for (const [key, k] of this.kept) {
-      const now = this.statNow(k.path, k.follow);
+      const now = this.statNow(k.host, k.follow);
       if (now && same(now, k.seen)) continue;
       this.kept.delete(key);
       this.dropped.push(key);

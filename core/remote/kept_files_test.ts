@@ -8,6 +8,7 @@
 import { strict as assert } from "node:assert";
 import { KEPT_FILES_MAX, KeptFiles, keptKey, RACY_MS } from "./kept_files.ts";
 import { DiskMount } from "../../vfs/disk_mount.ts";
+import { MemMount } from "../../vfs/mem_mount.ts";
 import { READ_ONLY, type Stat } from "../../vfs/mount.ts";
 
 const open = (path: string, opts: object = READ_ONLY) => ({ method: "open", args: [path, opts] });
@@ -48,6 +49,24 @@ Deno.test("a file changed in the last RACY_MS is not kept; an older one is", asy
     assert.equal(offer(kept, mount, "new.txt"), false);
     assert.equal(offer(kept, mount, "old.txt"), true);
     assert.equal(kept.size, 1);
+    // Only plain names: the host's stat resolves them as the mount does.
+    await Deno.mkdir(`${root}/d`);
+    for (const odd of ["d/../old.txt", "./old.txt", "d//../old.txt"]) {
+      assert.equal(
+        kept.offer(keptKey(open(odd))!, mount.stat("old.txt", true) as Stat, Date.now()),
+        false,
+        odd,
+      );
+    }
+    // A mount that is not a disk keeps nothing.
+    assert.equal(
+      new KeptFiles(new MemMount()).offer(
+        keptKey(open("old.txt"))!,
+        mount.stat("old.txt", true) as Stat,
+        Date.now(),
+      ),
+      false,
+    );
     assert.equal(kept.check(), null, "nothing changed");
   } finally {
     await Deno.remove(root, { recursive: true });
