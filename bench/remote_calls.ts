@@ -2,7 +2,10 @@
  * Benchmark: a no-op call on a remote worker (over NATS on loopback) beside
  * the same call on a local sandbox, in one run, rounds interleaved: one
  * caller (latency) and 10 callers (throughput); a read of a small world
- * file (`/hello.txt`, 13 bytes) by a remote process beside a local one; and
+ * file (`/hello.txt`, 13 bytes, unchanged: after its first read the worker
+ * keeps it and answers its opens itself, `core/remote/kept_files.ts`; the
+ * note says how many files the worker keeps) by a remote process beside a
+ * local one; and
  * the host's CPU per call of each (this process's user + system time over
  * the round, divided by its calls: the host runs here), each remote row's
  * beside its local one's (and the read alone: the read's less the no-op's). A real nats-server
@@ -150,12 +153,13 @@ export async function remoteRows(calls = 2000, rounds = 3): Promise<RemoteRow[]>
     const reading = (where: string) => `a 13-byte world file read by a ${where}, 1 caller`;
     const [ln, rn] = [noop("local sandbox"), noop("remote worker (NATS)")];
     const [lr, rr] = [reading("local process"), reading("remote process (NATS)")];
+    const kept = host.remote!.workers.list()[0]?.kept ?? 0;
     for (const r of rows) {
       if (r.what === rn) r.note += `; ${(cpu(rn) / cpu(ln)).toFixed(2)}x local`;
       if (r.what === rr) {
         r.note += `; ${(cpu(rr) / cpu(lr)).toFixed(2)}x local; the read alone ${
           (cpu(rr) - cpu(rn)).toFixed(3)
-        } ms against ${(cpu(lr) - cpu(ln)).toFixed(3)} ms local`;
+        } ms against ${(cpu(lr) - cpu(ln)).toFixed(3)} ms local; the worker keeps ${kept} file(s)`;
       }
     }
   } finally {

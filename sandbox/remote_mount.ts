@@ -10,13 +10,29 @@ import { fromBase64, toBase64 } from "../rpc/base64.ts";
 import { HostError } from "../rpc/errors.ts";
 import type * as vfs from "../vfs/mount.ts";
 import { FsError } from "../vfs/mount.ts";
-import { type FsCall, type FsMethod, type FsResult, statFromWire } from "../vfs/wire.ts";
+import {
+  type FsCall,
+  type FsMethod,
+  type FsResult,
+  statFromWire,
+  type WireStat,
+} from "../vfs/wire.ts";
 import type { FromSandbox, FsReply, RemoteMountName } from "./protocol.ts";
 
 /** A request waiting for its reply. */
 interface Waiting {
-  resolve(result: FsResult): void;
+  resolve(reply: FsReply): void;
   reject(e: Error): void;
+}
+
+/**
+ * A small file that came whole with the reply to its open (a remote
+ * worker's process: `FsServer.handle`, `worker/whole_files.ts`): its bytes,
+ * base64, and its stat.
+ */
+interface WholeReply {
+  data: string;
+  stat: WireStat;
 }
 
 /** Sends filesystem requests to the core and matches the replies. */
@@ -35,14 +51,19 @@ export class FsChannel {
    * code, or with a `host-fault` `HostError` when the core failed serving
    * it (which the WASI layer turns into a trap).
    */
-  request<M extends FsMethod>(
+  async request<M extends FsMethod>(
     mount: RemoteMountName,
     call: FsCall & { method: M },
   ): Promise<FsResult<M>> {
+    // The core answers the method it was asked (the sandbox trusts the core).
+    return (await this.requestReply(mount, call)).result as FsResult<M> ?? null;
+  }
+
+  /** Makes a request; resolves with the whole reply (an open's may carry the file whole). */
+  requestReply(mount: RemoteMountName, call: FsCall): Promise<FsReply> {
     const id = ++this.next;
     return new Promise((resolve, reject) => {
-      // The core answers the method it was asked (the sandbox trusts the core).
-      this.waiting.set(id, { resolve: resolve as (r: FsResult) => void, reject });
+      this.waiting.set(id, { resolve, reject });
       this.send({ op: "fs", pid: this.pid, id, mount, call });
     });
   }
@@ -54,7 +75,7 @@ export class FsChannel {
     this.waiting.delete(msg.id);
     if (msg.fault !== undefined) w.reject(new HostError("host-fault", msg.fault));
     else if (msg.error) w.reject(new FsError(msg.error.code, msg.error.message));
-    else w.resolve(msg.result ?? null);
+    else w.resolve(msg);
   }
 
   /** Fails every pending request (the process ended). */
@@ -90,6 +111,40 @@ class RemoteFile implements vfs.FileHandle {
   }
 }
 
+/**
+ * A file that came whole with its open: its reads, size and stat are
+ * answered here, without a message; its close is told (not waited for), so
+ * that the worker counts what its process holds.
+ */
+class WholeFile implements vfs.FileHandle {
+  constructor(
+    private mount: RemoteMount,
+    private handle: number,
+    private bytes: Uint8Array,
+    private seen: vfs.Stat,
+  ) {}
+  read(len: number, offset: number): Uint8Array {
+    const from = Math.min(offset, this.bytes.length);
+    return this.bytes.slice(from, from + len);
+  }
+  write(): number {
+    throw new FsError("bad-descriptor", "the file was opened for reading only");
+  }
+  size(): number {
+    return this.bytes.length;
+  }
+  stat(): vfs.Stat {
+    return this.seen;
+  }
+  truncate(): void {
+    throw new FsError("bad-descriptor", "the file was opened for reading only");
+  }
+  sync(): void {}
+  close(): void {
+    this.mount.call({ method: "h.close", args: [this.handle] }).catch(() => {});
+  }
+}
+
 /** A mount whose operations the core performs. */
 export class RemoteMount implements vfs.Mount {
   /**
@@ -112,8 +167,17 @@ export class RemoteMount implements vfs.Mount {
     return statFromWire(await this.call({ method: "stat", args: [path, follow] }));
   }
   async open(path: string, opts: vfs.OpenOptions): Promise<vfs.FileHandle | null> {
-    const handle = await this.call({ method: "open", args: [path, opts] });
-    return handle === null ? null : new RemoteFile(this, handle);
+    const reply = await this.channel.requestReply(this.name, {
+      method: "open",
+      args: [path, opts],
+    });
+    const handle = reply.result as number | null ?? null;
+    if (handle === null) return null;
+    const whole = (reply as { whole?: WholeReply }).whole;
+    if (typeof whole?.data === "string" && typeof whole.stat === "object" && whole.stat) {
+      return new WholeFile(this, handle, fromBase64(whole.data), statFromWire(whole.stat));
+    }
+    return new RemoteFile(this, handle);
   }
   readDir(path: string): Promise<vfs.DirEntry[]> {
     return this.call({ method: "readDir", args: [path] });

@@ -12,7 +12,7 @@ import { HostError } from "../rpc/errors.ts";
 import { type Fixture, mountConformance } from "../vfs/conformance.ts";
 import { DiskMount } from "../vfs/disk_mount.ts";
 import { MemMount } from "../vfs/mem_mount.ts";
-import type { Mount } from "../vfs/mount.ts";
+import { type Mount, READ_ONLY } from "../vfs/mount.ts";
 import { ProcMount } from "../vfs/proc_mount.ts";
 import type { ProcSource } from "../vfs/proc_source.ts";
 import { ProcessDir } from "../vfs/process_dir.ts";
@@ -35,12 +35,15 @@ function remote(
   writable: boolean,
   cleanup: () => unknown = () => {},
   existingFile?: string,
+  wholeMax = 0,
 ): Promise<Fixture> {
   const faults: HostError[] = [];
-  const server = new FsServer({ [name]: mount }, (fault) => faults.push(fault));
+  const server = new FsServer({ [name]: mount }, (fault) => faults.push(fault), wholeMax > 0);
   const channel: FsChannel = new FsChannel("p-1", (msg) => {
     if (msg.op !== "fs") return;
-    server.handle(wire(msg)).then((reply: FsReply) => channel.reply(wire(reply)));
+    server.handle(wire(msg), wholeMax).then(({ seen: _seen, ...reply }) =>
+      channel.reply(wire(reply as FsReply))
+    );
   });
   return Promise.resolve({
     mount: new RemoteMount(name, writable, channel),
@@ -81,6 +84,36 @@ mountConformance("a disk folder (remote)", async () => {
   const dir = await Deno.makeTempDir();
   return remote("run", new DiskMount(dir), true, () => Deno.remove(dir, { recursive: true }));
 }, true);
+
+mountConformance("a world served to a remote worker's process (small files whole)", async () => {
+  const dir = await Deno.makeTempDir();
+  const clean = () => Deno.remove(dir, { recursive: true });
+  return remote("world", new DiskMount(dir), true, clean, undefined, 64 * 1024);
+}, true);
+
+Deno.test("a file that comes whole with its open is read and stat'ed without a message; its close is told", async () => {
+  const sent: string[] = [];
+  const stat = { type: "regular-file", size: 13, nlink: 1, ino: "7" };
+  const channel: FsChannel = new FsChannel("p-1", (msg) => {
+    if (msg.op !== "fs") return;
+    sent.push(msg.call.method);
+    const whole = msg.call.method === "open"
+      ? { whole: { data: btoa("from the host"), stat } }
+      : {};
+    queueMicrotask(() =>
+      channel.reply({ op: "fs-reply", pid: "p-1", id: msg.id, result: 5, ...whole })
+    );
+  });
+  const mount = new RemoteMount("world", true, channel);
+  const h = (await mount.open("hello.txt", READ_ONLY))!;
+  assert.equal(new TextDecoder().decode(await h.read(100, 5)), "the host");
+  assert.equal(await h.size(), 13);
+  assert.equal((await h.stat()).ino, 7n);
+  await assert.rejects(async () => await h.write(new Uint8Array(1), 0), /reading only/);
+  assert.deepEqual(sent, ["open"]);
+  h.close();
+  assert.deepEqual(sent, ["open", "h.close"]);
+});
 
 Deno.test("a host fault in the core reaches the sandbox as a HostError, which the WASI layer does not turn into an error-code", async () => {
   const run = new MemMount();

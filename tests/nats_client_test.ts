@@ -427,10 +427,16 @@ Deno.test({
           request: '{"jsonrpc":"2.0","id":1,"method":"x"}',
         }, (m) => seen.push(m));
       }
-      await until(() => toWorker.length >= 3);
-      // The host's run leads; each run names its component by key, `/` is served.
-      const [lead, run] = toWorker.slice(-3) as [Record<string, unknown>, RunMessage];
+      await until(() => toWorker.length >= 4);
+      // The host's run leads; a worker new to it first drops any file it kept (kept_files.ts);
+      // each run names its component by key, `/` is served.
+      const [lead, drop, run] = toWorker.slice(-4) as [
+        Record<string, unknown>,
+        ToWorker,
+        RunMessage,
+      ];
       assert.equal(lead.op, "host");
+      assert.deepEqual(drop, { op: "uncache", keys: [], all: true });
       assert.equal(run.dir, "view.abc");
       assert.equal(run.world, SERVED_WORLD);
       assert.equal(run.request, '{"jsonrpc":"2.0","id":1,"method":"x"}');

@@ -25,6 +25,7 @@ import { ErrorCode } from "../rpc/errors.ts";
 import { createUser } from "@nats-io/nkeys";
 import { nkeyUserLine } from "../cli/workers_add.ts";
 import { Subjects } from "../core/remote/wire.ts";
+import { RACY_MS } from "../core/remote/kept_files.ts";
 import { NatsClient, type PermissionRefusal } from "../core/remote/nats_client.ts";
 import { encodeFrames } from "../sandbox/frames.ts";
 
@@ -158,6 +159,42 @@ Deno.test({
             "written remotely",
           );
           assert.deepEqual((r[2] as { error?: string }).error, undefined); // the world's own files
+        },
+      );
+
+      await t.step(
+        "a file kept by the workers: a write by a local process, the host or a remote one is read next",
+        async () => {
+          const reads = async () => {
+            const rs = await calls(clients, 12, "fsprobe.run", () => ({
+              ops: [{ op: "read", path: "/hello.txt" }],
+            }));
+            for (const r of rs) assert(!r.error, JSON.stringify(r.error));
+            return new Set(rs.map((r) => (r.result as string[])[0]));
+          };
+          const kept = async () => (await listed()).reduce((n, w) => n + w.kept, 0);
+          // Each text as long as the last: only the file's times tell a change.
+          const texts = ["from a local!", "from outside!", "from remote!!"];
+          const writes = [
+            () => client.request("lprobe.write_file", { path: "/hello.txt", text: texts[0] }),
+            () => Deno.writeTextFile(`${root}/hello.txt`, texts[1]),
+            () =>
+              client.request("fsprobe.run", {
+                ops: [{ op: "write", path: "/hello.txt", text: texts[2] }],
+              }),
+          ];
+          let now = "from the host";
+          for (let i = 0; i < writes.length; i++) {
+            // Unchanged for over RACY_MS: read, and kept by the workers that read it.
+            await new Promise((r) => setTimeout(r, RACY_MS + 200));
+            assert.deepEqual(await reads(), new Set([now]));
+            assert.deepEqual(await reads(), new Set([now]));
+            assert((await kept()) > 0, "no worker keeps the file");
+            await writes[i]();
+            now = texts[i];
+            assert.deepEqual(await reads(), new Set([now]), `after the write ${i + 1}`);
+          }
+          await Deno.writeTextFile(`${root}/hello.txt`, "from the host");
         },
       );
 

@@ -99,6 +99,11 @@ export class DiskMount implements Mount {
   /** The nanoseconds of times that guests set (the disk keeps milliseconds). */
   private subMillis = new SubMillis();
 
+  /** The host folder, its real path. */
+  get folder(): string {
+    return this.root;
+  }
+
   /** @param root the host folder; it must exist */
   constructor(root: string, opts: DiskMountOptions = {}) {
     this.root = Deno.realPathSync(root);

@@ -4,7 +4,8 @@
  * sandboxes do (the same `Sandbox` subprocesses: preemption, pooled memory,
  * limits, kill); their components come from the host by key
  * (`component_fetch.ts`), their files (`/`, `/proc`, `/self`, `/run`) are
- * served by the host, their calls go to the host's router as their output
+ * served by the host (small world files answered here once they came
+ * whole: `whole_files.ts`), their calls go to the host's router as their output
  * lines. It sends a heartbeat every second with its load. When NATS goes
  * down, or the host says it was declared lost, its processes end here
  * (the host has ended them already); it rejoins when NATS returns.
@@ -27,16 +28,9 @@ import { NatsLink } from "../core/remote/nats_link.ts";
 import { SandboxPool } from "../core/sandboxes/sandbox_pool.ts";
 import { NEVER_STARTED } from "../core/processes/process.ts";
 import type { Sandbox } from "../core/sandboxes/sandbox.ts";
-import type {
-  FromSandbox,
-  FsReply,
-  FsRequest,
-  RunMessage,
-  ToSandbox,
-} from "../sandbox/protocol.ts";
+import type { FromSandbox, FsReply, RunMessage, ToSandbox } from "../sandbox/protocol.ts";
 import type { WholeFile } from "../core/files/fs_server.ts";
-import type { WireStat } from "../vfs/wire.ts";
-import { fromBase64, toBase64 } from "../rpc/base64.ts";
+import { WholeFiles } from "./whole_files.ts";
 import { SERVED_WORLD } from "../sandbox/preopens.ts";
 import { ComponentCopies } from "./component_fetch.ts";
 import { DEFAULT_MEMORY_POOL_MIB } from "../sandbox/memory_pool.ts";
@@ -134,8 +128,8 @@ export class Worker {
   /** Whether the host turned it away (another live worker has its id). */
   private refused = false;
   private watch: ReturnType<typeof setInterval> | undefined;
-  /** Small files of the world its processes opened for reading, whole, by `<pid> <handle>`. */
-  private wholeFiles = new Map<string, { bytes: Uint8Array; stat: WireStat }>();
+  /** Small files of the world, answered here: open handles, and files kept for later opens. */
+  private wholeFiles = new WholeFiles();
   /** When `watchHost` last ran (ms). */
   private lastWatch = Date.now();
 
@@ -347,20 +341,14 @@ export class Worker {
 
   private handle(msg: ToWorker): void {
     if (msg.op === "forget") return this.forget();
+    if (msg.op === "uncache") return this.wholeFiles.uncache(msg.keys, msg.all);
     if (msg.op === "run") return void this.run(msg);
     if (msg.op === "fs-reply" && "whole" in msg) {
       // A small file opened for reading, whole: its handle's reads are answered here.
-      const { whole, ...reply } = msg as typeof msg & { whole: WholeFile };
-      if (typeof reply.result === "number" && typeof whole?.data === "string") {
-        this.wholeFiles.set(`${reply.pid} ${reply.result}`, {
-          bytes: fromBase64(whole.data),
-          stat: whole.stat,
-        });
-      }
-      msg = reply;
+      msg = this.wholeFiles.took(msg as FsReply & { whole: WholeFile });
     }
     const r = this.running.get(msg.pid);
-    if (!r) return;
+    if (!r) return this.wholeFiles.ended(msg.pid); // a whole file for a process gone meanwhile
     if (r.sandbox) r.sandbox.send(msg);
     else r.queue.push(msg);
   }
@@ -386,54 +374,16 @@ export class Worker {
     sandbox.start({ ...msg, dir, world: SERVED_WORLD }, (m) => {
       if (m.op === "exit") {
         this.running.delete(m.pid);
-        for (const k of this.wholeFiles.keys()) {
-          if (k.startsWith(`${m.pid} `)) this.wholeFiles.delete(k);
-        }
+        this.wholeFiles.ended(m.pid);
       }
       if (m.op === "fs" && m.mount === "world") {
-        const reply = this.answerWhole(m);
+        const reply = this.wholeFiles.answer(m);
         if (reply) return sandbox.send(reply);
       }
       this.link.send(m);
     });
     for (const queued of r.queue) sandbox.send(queued);
     r.queue = [];
-  }
-
-  /**
-   * The answer to a request on a handle whose file came whole (its reads,
-   * size, stat and close), or null when it is for the host.
-   */
-  private answerWhole(m: FsRequest): FsReply | null {
-    const call = m.call as { method: string; args: unknown[] };
-    if (!call?.method?.startsWith("h.") || !Array.isArray(call.args)) return null;
-    const key = `${m.pid} ${call.args[0]}`;
-    const file = this.wholeFiles.get(key);
-    if (!file) return null;
-    const reply = { op: "fs-reply" as const, pid: m.pid, id: m.id };
-    const [, a, b] = call.args;
-    switch (call.method) {
-      case "h.read": {
-        const ok = (n: unknown) => Number.isSafeInteger(n) && (n as number) >= 0;
-        if (!ok(a) || !ok(b)) {
-          return { ...reply, error: { code: "invalid", message: "a read's length and offset" } };
-        }
-        const from = Math.min(b as number, file.bytes.length);
-        return { ...reply, result: toBase64(file.bytes.subarray(from, from + (a as number))) };
-      }
-      case "h.size":
-        return { ...reply, result: file.bytes.length };
-      case "h.stat":
-        return { ...reply, result: file.stat };
-      case "h.close":
-        this.wholeFiles.delete(key);
-        return { ...reply, result: null };
-      default:
-        return {
-          ...reply,
-          error: { code: "bad-descriptor", message: "the file was opened for reading only" },
-        };
-    }
   }
 
   /** Ends every process here (the host no longer counts them). */

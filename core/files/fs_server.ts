@@ -13,7 +13,7 @@
 import { fromBase64, toBase64 } from "../../rpc/base64.ts";
 import { HostError } from "../../rpc/errors.ts";
 import { fsErrorOf } from "../../vfs/errno.ts";
-import { type FileHandle, FsError, type Mount } from "../../vfs/mount.ts";
+import { type FileHandle, FsError, type Mount, type Stat } from "../../vfs/mount.ts";
 import {
   checkFsCall,
   type FsCall,
@@ -56,6 +56,18 @@ export interface WholeFile {
   data: string;
   /** Its stat, as `h.stat` answers. */
   stat: WireStat;
+  /**
+   * The key under which the worker may keep it for later opens of its path
+   * (`core/remote/kept_files.ts`); absent: for this handle only.
+   */
+  keep?: string;
+}
+
+/** A whole file's stat before its bytes were read, and when (not sent: the host's own). */
+export interface WholeSeen {
+  stat: Stat;
+  /** `Date.now()` before the stat. */
+  at: number;
 }
 
 /** The core-served mounts of one process, and its open handles. */
@@ -86,9 +98,13 @@ export class FsServer {
    * bytes and stat) and its handle is closed here at once: the worker
    * answers that handle's reads, stats and close itself, one message for a
    * small file instead of five (the contents as they were at the open, as
-   * NFS's close-to-open consistency gives).
+   * NFS's close-to-open consistency gives); `seen` is the file's stat
+   * before its bytes were read (for the host only: take it off the reply).
    */
-  async handle(req: UncheckedFsRequest, wholeMax = 0): Promise<FsReply & { whole?: WholeFile }> {
+  async handle(
+    req: UncheckedFsRequest,
+    wholeMax = 0,
+  ): Promise<FsReply & { whole?: WholeFile; seen?: WholeSeen }> {
     const reply: Pick<FsReply, "op" | "pid" | "id"> = { op: "fs-reply", pid: req.pid, id: req.id };
     try {
       const call = checkFsCall(req.call);
@@ -96,8 +112,8 @@ export class FsServer {
       if (wholeMax > 0 && call.method === "open" && typeof result === "number") {
         const [, o] = call.args;
         if (o.read && !o.write && !o.truncate && !o.directory) {
-          const whole = await this.whole(result, wholeMax);
-          if (whole) return { ...reply, result, whole };
+          const got = await this.whole(result, wholeMax);
+          if (got) return { ...reply, result, whole: got.whole, seen: got.seen };
         }
       }
       return { ...reply, result };
@@ -162,8 +178,12 @@ export class FsServer {
   }
 
   /** The whole of open file `n` when it has at most `max` bytes (its handle closed then). */
-  private async whole(n: number, max: number): Promise<WholeFile | null> {
+  private async whole(
+    n: number,
+    max: number,
+  ): Promise<{ whole: WholeFile; seen: WholeSeen } | null> {
     const h = this.file(n);
+    const seenAt = Date.now();
     const stat = await h.stat();
     if (stat.type !== "regular-file" || stat.size > max) return null;
     const parts: Uint8Array[] = [];
@@ -184,7 +204,10 @@ export class FsServer {
     for (const p of parts) (bytes.set(p, at), at += p.length);
     h.close();
     this.handles.delete(n);
-    return { data: toBase64(bytes), stat: statToWire({ ...stat, size: got }) };
+    return {
+      whole: { data: toBase64(bytes), stat: statToWire({ ...stat, size: got }) },
+      seen: { stat, at: seenAt },
+    };
   }
 
   /** Closes every handle (the process ended). */

@@ -32,6 +32,11 @@ export interface NatsLinkOptions<Out, In> {
    * event loop, not a microtask, so that both go in one NATS message.
    */
   linger?: (msg: Out) => boolean;
+  /**
+   * Sees each batch just before it is published, and returns what goes
+   * (the host puts its drops of kept files first: `kept_files.ts`).
+   */
+  prepare?: (msgs: Out[]) => Out[];
 }
 
 /** A message link over NATS: one NATS message per turn's messages, each way. */
@@ -93,8 +98,9 @@ export class NatsLink<Out extends object, In> implements MessageLink<Out, In> {
 
   private flush(): void {
     if (this.pending.length === 0 || !this.done) return;
-    const msgs = this.pending;
+    let msgs = this.pending;
     this.pending = [];
+    if (this.opts.prepare) msgs = this.opts.prepare(msgs);
     try {
       publishFrames(this.opts.client, this.opts.subject, this.opts.lead, msgs);
     } catch (e) {

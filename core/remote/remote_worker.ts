@@ -22,6 +22,7 @@ import { NatsLink } from "./nats_link.ts";
 import { checkFromSandbox } from "../../sandbox/protocol_check.ts";
 import { SERVED_WORLD } from "../../sandbox/preopens.ts";
 import { NEVER_STARTED } from "../processes/process.ts";
+import { CHECK_MS, KeptFiles, keptKey } from "./kept_files.ts";
 
 /**
  * The largest world file a remote process's read-only open brings whole
@@ -58,6 +59,10 @@ export class RemoteWorker {
   private wholes = new Map<string, number>();
   /** Each process's files (`/` of the world), served here. */
   private files = new Map<string, FsServer>();
+  /** The small files the worker keeps for later opens, compared before each message to it. */
+  private kept: KeptFiles;
+  /** Compares the kept files while any is kept. */
+  private keptTimer: ReturnType<typeof setInterval> | undefined;
   /** The sandbox protocol both ways; its `receive` is fed by the set's subscription. */
   readonly link: NatsLink<ToWorker, FromSandbox>;
   /** The frame that opens each message to it. */
@@ -86,7 +91,9 @@ export class RemoteWorker {
       lead: this.lead,
       check: checkFromSandbox,
       dropped: (msgs, e) => this.dropped(msgs, e),
+      prepare: (msgs) => this.withDrops(msgs),
     });
+    this.kept = new KeptFiles(ctx.world);
     this.link.listen((msg) => this.deliver(msg));
     this.link.closed.then((why) => {
       if (!this.hasEnded) ctx.untrusted(why);
@@ -96,6 +103,11 @@ export class RemoteWorker {
   /** The worker's name, as `sausage ps` and the journal show it. */
   get worker(): string {
     return this.beat.worker;
+  }
+
+  /** How many small world files it keeps for later opens. */
+  get keptFiles(): number {
+    return this.kept.size;
   }
 
   /** True once it was lost. */
@@ -212,18 +224,58 @@ export class RemoteWorker {
       // Whole files until the process has had WHOLE_FILES_MAX of them (the worker keeps each
       // until its close: this bounds what a process that never closes holds there).
       const wholes = this.wholes.get(msg.pid) ?? 0;
-      files.handle(msg, wholes < WHOLE_FILES_MAX ? WHOLE_FILE_MAX : 0).then((reply) => {
+      files.handle(msg, wholes < WHOLE_FILES_MAX ? WHOLE_FILE_MAX : 0).then((got) => {
+        const { seen, ...reply } = got;
         if (reply.whole) this.wholes.set(msg.pid, (this.wholes.get(msg.pid) ?? 0) + 1);
-        if (this.processes.has(msg.pid)) this.send(reply);
+        if (!this.processes.has(msg.pid)) return;
+        // Kept by the worker for later opens of its path, if it has not changed lately.
+        const key = reply.whole && seen && keptKey(msg.call);
+        if (key && this.kept.offer(key, seen.stat, seen.at)) {
+          reply.whole = { ...reply.whole!, keep: key };
+          this.keptTimer ??= setInterval(() => this.checkKept(), CHECK_MS);
+        }
+        this.send(reply);
       });
     } else this.processes.deliver(msg);
   }
 
+  /**
+   * A batch about to go: the kept files that changed are dropped first, and
+   * a file kept in this batch but dropped meanwhile goes for its handle only.
+   */
+  private withDrops(batch: ToWorker[]): ToWorker[] {
+    const drops = this.kept.check();
+    if (drops === null) return batch;
+    if (drops === "all") return [{ op: "uncache", keys: [], all: true }, ...batch];
+    const gone = new Set(drops);
+    const out = batch.map((m) => {
+      if (m.op !== "fs-reply") return m;
+      const { whole } = m as { whole?: { keep?: string } };
+      if (whole?.keep === undefined || !gone.has(whole.keep)) return m;
+      const { keep: _k, ...rest } = whole;
+      return { ...m, whole: rest } as ToWorker;
+    });
+    return [{ op: "uncache", keys: drops }, ...out];
+  }
+
+  /** Between messages: the kept files that changed are dropped at once. */
+  private checkKept(): void {
+    if (this.hasEnded || this.kept.size === 0) {
+      clearInterval(this.keptTimer);
+      this.keptTimer = undefined;
+      return;
+    }
+    const drops = this.kept.check();
+    if (drops === "all") this.link.send({ op: "uncache", keys: [], all: true });
+    else if (drops) this.link.send({ op: "uncache", keys: drops });
+  }
+
   /** Messages NATS would not take: their processes end now (the worker cannot hear them). */
   private dropped(batch: ToWorker[], e: unknown): void {
+    this.kept.lost();
     const why = e instanceof Error ? e.message : String(e);
     for (const msg of batch) {
-      if (msg.op === "forget") continue;
+      if (msg.op === "forget" || msg.op === "uncache") continue;
       const never = msg.op === "run" ? ` (${NEVER_STARTED})` : "";
       this.processes.end(
         msg.pid,
@@ -236,6 +288,8 @@ export class RemoteWorker {
   lose(why: string): number {
     if (this.hasEnded) return 0;
     const ended = this.processes.lose(why);
+    clearInterval(this.keptTimer);
+    this.kept.clear();
     this.link.close(why);
     // Past the link (closed already if the worker sent a bad frame).
     try {

@@ -136,12 +136,24 @@ export interface Heartbeat {
 }
 
 /**
+ * Host → worker: drop these kept files (`kept_files.ts`), or all of them;
+ * it comes before anything else of its NATS message.
+ */
+export interface Uncache {
+  op: "uncache";
+  /** The kept files' keys (`keptKey`). */
+  keys: string[];
+  /** Drop every kept file (a message to the worker was lost). */
+  all?: boolean;
+}
+
+/**
  * Host → worker: the sandbox protocol's messages (a run names its component
  * by the cache entry's key in `dir`, and its `world` is `SERVED_WORLD`: the
- * host serves `/`), or "forget everything" (it was declared lost). No pings:
- * heartbeats say a worker is there.
+ * host serves `/`), "forget everything" (it was declared lost), or "drop
+ * these kept files". No pings: heartbeats say a worker is there.
  */
-export type ToWorker = Exclude<ToSandbox, { op: "ping" }> | { op: "forget" };
+export type ToWorker = Exclude<ToSandbox, { op: "ping" }> | { op: "forget" } | Uncache;
 
 /**
  * The frame that opens each NATS message to a worker: which run of the host
@@ -175,6 +187,13 @@ export interface WorkerLead {
 /** A message from the host, checked (a worker's side). */
 export function checkToWorker(v: unknown): ToWorker {
   if ((v as { op?: unknown })?.op === "forget") return { op: "forget" };
+  if ((v as { op?: unknown })?.op === "uncache") {
+    const { keys, all } = v as Partial<Uncache>;
+    if (!Array.isArray(keys) || !keys.every((k) => typeof k === "string")) {
+      throw new FrameError("an uncache without its keys");
+    }
+    return { op: "uncache", keys, all: all === true };
+  }
   const m = checkToSandbox(v);
   if (m.op === "ping") throw new FrameError("a ping (heartbeats say a worker is there)");
   return m;

@@ -35,6 +35,8 @@ export interface WorkerInfo {
   joined: string;
   /** Ms since its last heartbeat. */
   seen_ms: number;
+  /** How many small world files it keeps for its processes' opens (`kept_files.ts`). */
+  kept: number;
 }
 
 export { DEFAULT_LOSS_MS };
@@ -321,6 +323,7 @@ export class WorkerSet {
       placed: w.placed,
       joined: w.joined,
       seen_ms: now - w.lastSeen,
+      kept: w.keptFiles,
     }));
   }
 
