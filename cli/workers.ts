@@ -37,13 +37,14 @@ export async function workers(args: string[]): Promise<number> {
     return 0;
   }
   console.log(table(
-    ["WORKER", "MACHINE", "LOAD", "SANDBOXES", "PLACED", "JOINED", "SEEN"],
+    ["WORKER", "MACHINE", "LOAD", "SANDBOXES", "PLACED", "KEPT FILES", "JOINED", "SEEN"],
     list.map((w) => [
       w.worker,
       w.machine,
       String(w.load),
       String(w.slots),
       String(w.placed),
+      String(w.kept),
       w.joined,
       `${(w.seen_ms / 1000).toFixed(1)} s ago`,
     ]),

@@ -124,6 +124,10 @@ Deno.test({
         );
         assert.deepEqual(seen.map((w) => w.worker).sort(), ["w1", "w2", "w3"]);
         const out = await sausage("workers", root);
+        assert.match(
+          out.stdout,
+          /^WORKER +MACHINE +LOAD +SANDBOXES +PLACED +KEPT FILES +JOINED +SEEN/,
+        );
         for (const id of ["w1", "w2", "w3"]) assert.match(out.stdout, new RegExp(`\\b${id}\\b`));
       });
 
