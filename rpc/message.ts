@@ -7,6 +7,7 @@
 
 import { ErrorCode, type RpcErrorObject } from "./errors.ts";
 import { JsonDepthError, MAX_DEPTH, parseExact } from "./exact_json.ts";
+import { keepResultText } from "./result_text.ts";
 
 /** A request or response id. Process ids are strings; callers may use numbers. */
 export type Id = string | number;
@@ -119,10 +120,10 @@ export function parseLine(line: string): Parsed {
   if ("result" in v || "error" in v) {
     const id = isId(v.id) ? v.id : null;
     const error = isObject(v.error) ? errorObject(v.error) : undefined;
-    return {
-      kind: "response",
-      msg: error ? errorResponse(id, error) : response(id, v.result),
-    };
+    const msg = error ? errorResponse(id, error) : response(id, v.result);
+    // Its result can go on as this text (`result_text.ts`), not serialised again.
+    if (!error) keepResultText(msg, trimmed);
+    return { kind: "response", msg };
   }
   return { kind: "text" };
 }
