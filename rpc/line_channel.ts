@@ -8,7 +8,7 @@
  * @module
  */
 
-import { messageText } from "./result_text.ts";
+import { messageText } from "./forwarded_text.ts";
 
 const encoder = new TextEncoder();
 

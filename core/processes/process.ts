@@ -15,7 +15,7 @@
 import { findPanic } from "./panic_message.ts";
 import type { Id, JsonObject, Message, Response } from "../../rpc/message.ts";
 import { ErrorCode } from "../../rpc/errors.ts";
-import { passResultText } from "../../rpc/result_text.ts";
+import { passResultText } from "../../rpc/forwarded_text.ts";
 import { MemMount } from "../../vfs/mem_mount.ts";
 import type { FsServer } from "../files/fs_server.ts";
 

@@ -8,7 +8,7 @@
  */
 
 import type { Message } from "../../rpc/message.ts";
-import { messageText } from "../../rpc/result_text.ts";
+import { messageText } from "../../rpc/forwarded_text.ts";
 import type { ProcessRunner } from "../processes/process.ts";
 import type { Sandbox } from "./sandbox.ts";
 

@@ -1,5 +1,5 @@
 import { strict as assert } from "node:assert";
-import { memberTexts, messageText, passResultText } from "./result_text.ts";
+import { memberTexts, messageText, passResultText, requestText } from "./forwarded_text.ts";
 import { parseLine, type Response } from "./message.ts";
 import { parseExact } from "./exact_json.ts";
 
@@ -62,4 +62,26 @@ Deno.test("an answer with a repeated or an extra member is serialised again, as 
     '{"jsonrpc":"2.0","id":1,"result":{}}',
   );
   assert.equal(messageText("text"), '"text"');
+});
+
+Deno.test("a call's params go to the callee as the text the caller wrote; params made in the host are serialised", () => {
+  const params = '{"n": 18446744073709551615, "d": 1.0, "s": "é\\u00e9"}';
+  const parsed = parseLine(`{"jsonrpc":"2.0","id":1,"method":"p.m","params":${params}}`);
+  assert.equal(parsed.kind, "request");
+  const req = (parsed as { msg: { params: object } }).msg;
+  const text = requestText("p-1", "p.m", req.params);
+  assert.equal(text, `{"jsonrpc":"2.0","id":"p-1","method":"p.m","params":${params}}`);
+  assert.equal(
+    requestText("p-1", "p.m", { a: 1 }),
+    JSON.stringify({ jsonrpc: "2.0", id: "p-1", method: "p.m", params: { a: 1 } }),
+  );
+  // A repeated member: serialised from what the parse made.
+  const twice = parseLine(
+    '{"jsonrpc":"2.0","id":1,"method":"p.m","params":{"a":1},"params":{"a":2}}',
+  );
+  const p2 = (twice as { msg: { params: object } }).msg.params;
+  assert.equal(
+    requestText("p-1", "p.m", p2),
+    '{"jsonrpc":"2.0","id":"p-1","method":"p.m","params":{"a":2}}',
+  );
 });

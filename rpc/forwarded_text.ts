@@ -1,21 +1,23 @@
 /**
- * Results forwarded as the text they came in (issue 38, item 2): the core
- * parses a process's answer once (it must: is it JSON-RPC, whose id, a
- * result or an error), and the caller that takes it as text (a process's
- * stdin, a client of the control socket) gets the result's own text with
- * only the id written anew, not a second serialisation of what the parse
- * made. Every number and string stays as sent (PROTOCOL 4.1).
+ * Params and results forwarded as the text they came in (issue 38, item 2):
+ * the core parses a message once (it must: is it JSON-RPC, whose id, which
+ * method, a result or an error), and what it only passes on (a call's
+ * params to the callee's stdin, a result to a caller that takes text: a
+ * process's stdin, a client of the control socket) goes as its own text
+ * with only the id written anew, not a second serialisation of what the
+ * parse made. Every number and string stays as sent (PROTOCOL 4.1).
  *
- * Only an answer of exactly `jsonrpc`, `id` and `result`, each once, keeps
- * its text: a repeated member (`"result":1,"result":2`) or any other makes
- * the line serialised as before.
+ * Only a line whose members each come once keeps its text, and an answer
+ * only when it has exactly `jsonrpc`, `id` and `result`: anything else is
+ * serialised as before. The text is found when it is sent, so a message
+ * that is never sent as text costs a `WeakMap` entry.
  *
  * @module
  */
 
-import type { Message, Response } from "./message.ts";
+import type { Id, Message, Response } from "./message.ts";
 
-/** The line each response was parsed from (its result's text is found when it is sent). */
+/** The line each response, and each request's params object, was parsed from. */
 const lines = new WeakMap<object, string>();
 
 /** True for JSON's whitespace. */
@@ -135,4 +137,22 @@ export function messageText(msg: Message | unknown): string {
   const text = line === undefined ? undefined : resultText(line);
   if (text === undefined) return JSON.stringify(msg);
   return `{"jsonrpc":"2.0","id":${JSON.stringify((msg as Response).id)},"result":${text}}`;
+}
+
+/** Keeps `line`, the JSON text a request with these `params` was parsed from. */
+export function keepParamsText(params: object, line: string): void {
+  lines.set(params, line);
+}
+
+/**
+ * The request line of a call as a process reads it on stdin: `params` as
+ * the text they came in when they were parsed from a line (and their member
+ * came once there), else `JSON.stringify`'s.
+ */
+export function requestText(id: Id, method: string, params: object): string {
+  const line = lines.get(params);
+  const members = line === undefined ? null : memberTexts(line);
+  const text = members?.get("params") ?? JSON.stringify(params);
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":${JSON.stringify(method)},` +
+    `"params":${text}}`;
 }
