@@ -8,8 +8,6 @@
  * @module
  */
 
-import { messageText } from "./forwarded_text.ts";
-
 const encoder = new TextEncoder();
 
 /**
@@ -63,7 +61,7 @@ export class LineWriter {
   /** Sends one message (written at the end of this turn); silently dropped once the peer is gone. */
   send(msg: unknown): void {
     if (this.broken) return;
-    if (this.pending.push(messageText(msg)) === 1) queueMicrotask(() => this.flush());
+    if (this.pending.push(JSON.stringify(msg)) === 1) queueMicrotask(() => this.flush());
   }
 
   private flush(): void {

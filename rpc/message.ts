@@ -7,7 +7,6 @@
 
 import { ErrorCode, type RpcErrorObject } from "./errors.ts";
 import { JsonDepthError, MAX_DEPTH, parseExact } from "./exact_json.ts";
-import { keepParamsText, keepResultText } from "./forwarded_text.ts";
 
 /** A request or response id. Process ids are strings; callers may use numbers. */
 export type Id = string | number;
@@ -112,8 +111,6 @@ export function parseLine(line: string): Parsed {
         },
       };
     }
-    // Params it passes on can go as this text (`forwarded_text.ts`), not serialised again.
-    if (params === v.params) keepParamsText(params, trimmed);
     return {
       kind: "request",
       msg: { jsonrpc: "2.0", id: v.id as Id | undefined, method: v.method, params },
@@ -122,10 +119,10 @@ export function parseLine(line: string): Parsed {
   if ("result" in v || "error" in v) {
     const id = isId(v.id) ? v.id : null;
     const error = isObject(v.error) ? errorObject(v.error) : undefined;
-    const msg = error ? errorResponse(id, error) : response(id, v.result);
-    // Its result can go on as this text (`forwarded_text.ts`), not serialised again.
-    if (!error) keepResultText(msg, trimmed);
-    return { kind: "response", msg };
+    return {
+      kind: "response",
+      msg: error ? errorResponse(id, error) : response(id, v.result),
+    };
   }
   return { kind: "text" };
 }

@@ -28,7 +28,6 @@ import { DiskMount } from "../../vfs/disk_mount.ts";
 import type { Mount } from "../../vfs/mount.ts";
 import { ProcessDir } from "../../vfs/process_dir.ts";
 import type { ProcSource } from "../../vfs/proc_source.ts";
-import { requestText } from "../../rpc/forwarded_text.ts";
 
 /**
  * The mounts every process shares: `/proc` and `/run`, with the source of
@@ -100,7 +99,7 @@ export class GuestSpawner {
         ["SAUSAGE_PARENT", p.parent],
         ...agentTokenEnv(this.deps.world.root, req.plugin),
       ],
-      request: requestText(pid, req.method, req.params),
+      request: JSON.stringify({ jsonrpc: "2.0", id: pid, method: req.method, params: req.params }),
     }, compiled.engine);
     if (req.wasm === undefined) lifecycle.countFailures(p);
     // Only a call someone waits for has a time limit: a server answers, then lives on.

@@ -15,7 +15,6 @@
 import { findPanic } from "./panic_message.ts";
 import type { Id, JsonObject, Message, Response } from "../../rpc/message.ts";
 import { ErrorCode } from "../../rpc/errors.ts";
-import { passResultText } from "../../rpc/forwarded_text.ts";
 import { MemMount } from "../../vfs/mem_mount.ts";
 import type { FsServer } from "../files/fs_server.ts";
 
@@ -267,13 +266,11 @@ export class Process implements Caller {
     this.answered = true;
     if (this.current === "running") this.current = "answered";
     if (this.callerId === undefined || this.caller.hasEnded) return null;
-    if (msg.error) {
-      this.caller.deliver({ jsonrpc: "2.0", id: this.callerId, error: msg.error });
-      return null;
-    }
-    const answer: Response = { jsonrpc: "2.0", id: this.callerId, result: msg.result };
-    passResultText(msg, answer); // the result's text goes on as the process wrote it
-    this.caller.deliver(answer);
+    this.caller.deliver(
+      msg.error
+        ? { jsonrpc: "2.0", id: this.callerId, error: msg.error }
+        : { jsonrpc: "2.0", id: this.callerId, result: msg.result },
+    );
     return null;
   }
 

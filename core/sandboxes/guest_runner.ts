@@ -8,7 +8,6 @@
  */
 
 import type { Message } from "../../rpc/message.ts";
-import { messageText } from "../../rpc/forwarded_text.ts";
 import type { ProcessRunner } from "../processes/process.ts";
 import type { Sandbox } from "./sandbox.ts";
 
@@ -44,7 +43,7 @@ export class GuestRunner implements ProcessRunner {
 
   /** Writes a message to its stdin. */
   input(msg: Message): void {
-    this.sandbox.send({ op: "in", pid: this.pid, line: messageText(msg) });
+    this.sandbox.send({ op: "in", pid: this.pid, line: JSON.stringify(msg) });
   }
 
   /** Closes its stdin. */
