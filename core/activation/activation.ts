@@ -182,21 +182,26 @@ export class Activator {
     }
     for (const s of staged) {
       this.graph.expect(s.plugin, s.hash);
-      inWorldFolder(root, s.folder, () => {
-        // On revert the current version becomes plugin.prev.wasm and the
-        // staged copy of the previous one becomes current; on activate the
-        // current one (if any) becomes plugin.prev.wasm.
-        const hadCurrent = (() => {
-          try {
-            Deno.lstatSync("plugin.wasm");
-            return true;
-          } catch {
-            return false;
-          }
-        })();
-        if (hadCurrent) Deno.renameSync("plugin.wasm", "plugin.prev.wasm");
-        Deno.renameSync(s.tmp, "plugin.wasm");
-      });
+      // Whatever happens to the rename, the next call checks the file again.
+      try {
+        inWorldFolder(root, s.folder, () => {
+          // On revert the current version becomes plugin.prev.wasm and the
+          // staged copy of the previous one becomes current; on activate the
+          // current one (if any) becomes plugin.prev.wasm.
+          const hadCurrent = (() => {
+            try {
+              Deno.lstatSync("plugin.wasm");
+              return true;
+            } catch {
+              return false;
+            }
+          })();
+          if (hadCurrent) Deno.renameSync("plugin.wasm", "plugin.prev.wasm");
+          Deno.renameSync(s.tmp, "plugin.wasm");
+        });
+      } finally {
+        this.world.replaced(s.plugin);
+      }
       const document = fresh.get(s.plugin)?.[NO_DOCUMENT] === undefined;
       this.journal.coreEvent(how, { plugin: s.plugin, hash: s.hash, force, document });
     }

@@ -100,7 +100,12 @@ export class GraphKeeper {
     (async () => {
       try {
         for await (const ev of this.watcher!) {
-          if (!ev.paths.some((p) => p.endsWith("/plugin.wasm"))) continue;
+          const wasm = ev.paths.filter((p) => p.endsWith("/plugin.wasm"));
+          if (wasm.length === 0) continue;
+          // A copy by hand: the next call checks the file rather than wait for its recheck.
+          for (const p of wasm) {
+            this.world.replaced(p.slice(0, -"/plugin.wasm".length).split("/").pop()!);
+          }
           clearTimeout(this.timer);
           this.timer = setTimeout(() => this.refresh(true), SETTLE_MS);
         }

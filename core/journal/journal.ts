@@ -12,14 +12,14 @@
  * @module
  */
 
-import { DatabaseSync, type SQLOutputValue } from "node:sqlite";
-import { uuidFloor, uuidv7 } from "../processes/uuid.ts";
+import { DatabaseSync } from "node:sqlite";
+import { uuidv7 } from "../processes/uuid.ts";
 import type { JournalHealthView } from "./journal_health.ts";
 import { boundEntry } from "./journal_entry.ts";
-import { isLevel, type Level, levelsFrom, type LogEvent } from "./log_event.ts";
-import { parseExact } from "../../rpc/exact_json.ts";
+import type { LogEvent } from "./log_event.ts";
 import {
   hasEventColumns,
+  hasPairColumns,
   isDamaged,
   type JournalRecovery,
   openDatabase,
@@ -31,106 +31,8 @@ import { InlineSink, type JournalSink, WorkerSink } from "./journal_sink.ts";
 export type { DiskState, JournalBounds } from "./journal_writer.ts";
 export type { JournalRecovery } from "./journal_file.ts";
 
-/** The stream an entry came from. */
-export type Stream = "stdout" | "stderr" | "core";
-
-/** One journal entry. */
-export interface Entry {
-  /** UUIDv7: sorts by time. */
-  id: string;
-  /** Milliseconds since the epoch. */
-  time: number;
-  pid: string;
-  plugin: string;
-  stream: Stream;
-  /** The line; for a structured event (PROTOCOL 8), its message. */
-  line: string;
-  /** A structured event's level (absent on plain lines). */
-  level?: Level;
-  /** A structured event's fields, with its spans' (absent when none). */
-  fields?: Record<string, unknown>;
-  /** A structured event's spans, outermost first, joined by `:` (absent when none). */
-  span?: string;
-}
-
-/** The filters of `core.log`. `since`/`until` are ISO times, epoch ms, or entry ids. */
-export interface LogFilter {
-  plugin?: string;
-  pid?: string;
-  since?: string | number;
-  until?: string | number;
-  grep?: string;
-  /** Structured events at this level or above (plain lines have none and are left out). */
-  level?: Level;
-  /** Structured events whose fields hold each of these values (JSON equality). */
-  fields?: Record<string, unknown>;
-  limit?: number;
-}
-
-/** The default and largest number of entries one query returns. */
-export const LOG_LIMIT = { default: 100, max: 10_000 };
-
-/** Converts a `since`/`until` bound to an id bound. */
-function bound(v: string | number): string {
-  if (typeof v === "number") return uuidFloor(v);
-  if (/^[0-9a-f]{8}-[0-9a-f]{4}-7/.test(v)) return v;
-  const ms = Date.parse(v);
-  if (Number.isNaN(ms)) throw new Error(`not a time or entry id: ${v}`);
-  return uuidFloor(ms);
-}
-
-/** A `fields` key as a JSON path (`$."key"`). */
-function fieldPath(key: string): string {
-  return `$.${JSON.stringify(key)}`;
-}
-
-/** Queries the journal table of an open database. */
-function queryJournal(db: DatabaseSync, f: LogFilter, events = true): Entry[] {
-  const where: string[] = [];
-  const args: (string | number)[] = [];
-  if (f.plugin) (where.push("plugin = ?"), args.push(f.plugin));
-  if (f.pid) (where.push("pid = ?"), args.push(f.pid));
-  if (f.since !== undefined) (where.push("id >= ?"), args.push(bound(f.since)));
-  if (f.until !== undefined) (where.push("id < ?"), args.push(bound(f.until)));
-  if (f.grep) (where.push("instr(line, ?) > 0"), args.push(f.grep));
-  if (f.level !== undefined) {
-    if (!isLevel(f.level)) {
-      throw new Error(`not a level: ${f.level} (trace, debug, info, warn, error)`);
-    }
-    if (!events) return [];
-    const levels = levelsFrom(f.level);
-    where.push(`level IN (${levels.map(() => "?").join(", ")})`);
-    args.push(...levels);
-  }
-  for (const [key, value] of Object.entries(f.fields ?? {})) {
-    if (!events) return [];
-    where.push("json_extract(fields, ?) IS json_extract(?, '$')");
-    args.push(fieldPath(key), JSON.stringify(value));
-  }
-  const limit = Math.min(Math.max(1, Math.floor(f.limit ?? LOG_LIMIT.default)), LOG_LIMIT.max);
-  const columns = events ? ", level, fields, span" : "";
-  const sql = `SELECT id, time, pid, plugin, stream, line${columns} FROM journal
-    ${where.length ? "WHERE " + where.join(" AND ") : ""} ORDER BY id DESC LIMIT ${limit}`;
-  return db.prepare(sql).all(...args).map(toEntry).reverse();
-}
-
-/** A row of the journal table as an entry; throws on a row of another shape (not our table). */
-function toEntry(row: Record<string, SQLOutputValue>): Entry {
-  const { id, time, pid, plugin, stream, line, level, fields, span } = row;
-  if (
-    typeof id === "string" && typeof time === "number" && typeof pid === "string" &&
-    typeof plugin === "string" &&
-    (stream === "stdout" || stream === "stderr" || stream === "core") &&
-    typeof line === "string"
-  ) {
-    const entry: Entry = { id, time, pid, plugin, stream, line };
-    if (isLevel(level)) entry.level = level;
-    if (typeof fields === "string") entry.fields = parseExact(fields) as Record<string, unknown>;
-    if (typeof span === "string") entry.span = span;
-    return entry;
-  }
-  throw new Error(`the journal has a row of an unknown shape: ${JSON.stringify(row)}`);
-}
+import { type Entry, type LogFilter, queryJournal, type Stream } from "./journal_query.ts";
+export { type Entry, LOG_LIMIT, type LogFilter, type Stream } from "./journal_query.ts";
 
 /** Opens a journal file for reading only (the CLI without a running host). */
 export function readJournal(path: string, f: LogFilter): Entry[] {
@@ -141,7 +43,7 @@ export function readJournal(path: string, f: LogFilter): Entry[] {
     return [];
   }
   try {
-    return queryJournal(db, f, hasEventColumns(db));
+    return queryJournal(db, f, { events: hasEventColumns(db), pairs: hasPairColumns(db) });
   } catch (e) {
     if (String(e).includes("no such table")) return [];
     if (isDamaged(e)) {

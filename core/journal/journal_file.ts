@@ -20,7 +20,10 @@ CREATE TABLE IF NOT EXISTS journal (
   line TEXT NOT NULL,
   level TEXT,
   fields TEXT,
-  span TEXT
+  span TEXT,
+  end_id TEXT,
+  end_time INTEGER,
+  end_line TEXT
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS journal_pid ON journal (pid, id);
 CREATE INDEX IF NOT EXISTS journal_plugin ON journal (plugin, id);
@@ -29,14 +32,24 @@ CREATE INDEX IF NOT EXISTS journal_plugin ON journal (plugin, id);
 /** The columns of structured events, added to a journal made before them. */
 const EVENT_COLUMNS = ["level", "fields", "span"];
 
-/** Adds the event columns to an older journal table (a host opened it for writing). */
+/** The columns of an exit written in its start's row (`exit_pairs.ts`), added likewise. */
+const PAIR_COLUMNS = ["end_id", "end_time", "end_line"];
+
+/** Adds the event and pair columns to an older journal table (a host opened it for writing). */
 function addEventColumns(db: DatabaseSync): void {
   const have = new Set(
     db.prepare("PRAGMA table_info(journal)").all().map((r) => String(r.name)),
   );
-  for (const c of EVENT_COLUMNS) {
-    if (!have.has(c)) db.exec(`ALTER TABLE journal ADD COLUMN ${c} TEXT`);
+  for (const c of [...EVENT_COLUMNS, ...PAIR_COLUMNS]) {
+    const type = c === "end_time" ? "INTEGER" : "TEXT";
+    if (!have.has(c)) db.exec(`ALTER TABLE journal ADD COLUMN ${c} ${type}`);
   }
+}
+
+/** True when the journal table has the pair columns (a read-only open of an older file has not). */
+export function hasPairColumns(db: DatabaseSync): boolean {
+  const names = db.prepare("PRAGMA table_info(journal)").all().map((r) => String(r.name));
+  return PAIR_COLUMNS.every((c) => names.includes(c));
 }
 
 /** True when the journal table has the event columns (a read-only open of an older file). */

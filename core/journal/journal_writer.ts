@@ -14,6 +14,7 @@ import { uuidFloor, uuidv7 } from "../processes/uuid.ts";
 import { JournalHealth, type JournalHealthView } from "./journal_health.ts";
 import { isDamaged, type JournalRecovery, openDatabase, recover } from "./journal_file.ts";
 import { isDiskFull, type JournalReserve } from "./journal_reserve.ts";
+import { pairExits } from "./exit_pairs.ts";
 
 /** One entry as written: id, time, pid, plugin, stream, line, level, fields (JSON), span. */
 export type Row = [
@@ -86,6 +87,8 @@ const BATCH_ROWS = 1000;
 /** Writes the journal's rows. */
 export class JournalWriter {
   private insert!: StatementSync;
+  /** The insert of a row with its process's exit (`exit_pairs.ts`). */
+  private insertPair!: StatementSync;
   private pending: Row[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
   /** Estimated bytes written since the bounds were last checked. */
@@ -282,6 +285,10 @@ export class JournalWriter {
       "INSERT INTO journal (id, time, pid, plugin, stream, line, level, fields, span) " +
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     );
+    this.insertPair = db.prepare(
+      "INSERT INTO journal (id, time, pid, plugin, stream, line, level, fields, span, " +
+        "end_id, end_time, end_line) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    );
   }
 
   /** A core event of the writer itself. */
@@ -383,10 +390,11 @@ export class JournalWriter {
   private write(batch: Row[]): void {
     this.db.exec("BEGIN");
     try {
-      for (const r of batch) {
-        this.insert.run(...r);
-        this.sinceCheck += (r[5].length + (r[7]?.length ?? 0) + r[2].length + 80) *
-          BYTES_PER_LINE_BYTE;
+      for (const r of pairExits(batch)) {
+        if (r.length === 9) this.insert.run(...r);
+        else this.insertPair.run(...r);
+        this.sinceCheck += (r[5].length + (r[7]?.length ?? 0) + r[2].length + 80 +
+          (r.length === 9 ? 0 : r[11].length + 40)) * BYTES_PER_LINE_BYTE;
       }
       this.db.exec("COMMIT");
     } catch (e) {

@@ -45,7 +45,7 @@ export type LineHandler = (p: Process, line: string) => void;
 
 /** What starting guests uses: the world, its parts and the rest of the supervisor. */
 export interface GuestSpawnDeps {
-  world: Pick<World, "root" | "pluginComponent">;
+  world: Pick<World, "root" | "currentComponent">;
   journal: Pick<Journal, "coreEvent">;
   placer: GuestPlacer;
   cache: Pick<ComponentCache, "load">;
@@ -82,7 +82,7 @@ export class GuestSpawner {
     if (req.wasm === undefined) checks.failingPlugin(req.plugin, req.method, req.caller);
     const timeLimit = checks.timeLimit(req.timeoutMs);
     const component = req.wasm === undefined
-      ? this.deps.world.pluginComponent(req.plugin)
+      ? this.deps.world.currentComponent(req.plugin)
       : { path: req.wasm };
     const compiled = await this.deps.cache.load(component.path, component.info);
     const sandbox = await this.deps.placer.place(req.plugin);

@@ -33,7 +33,7 @@ import type { World } from "../world/world.ts";
  * fakes) and the hooks it calls.
  */
 export interface SupervisorOptions {
-  world: Pick<World, "root" | "pluginComponent">;
+  world: Pick<World, "root" | "currentComponent">;
   journal:
     & Pick<Journal, "append" | "coreEvent" | "coalescedEvent">
     & Partial<Pick<Journal, "diskRefusal">>;

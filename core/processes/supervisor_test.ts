@@ -87,7 +87,7 @@ function setup(opts: SetupOptions = {}) {
   const sup = new Supervisor({
     world: {
       root: "/no/world",
-      pluginComponent: (name) => ({ path: `/plugins/${name}/plugin.wasm`, info: undefined }),
+      currentComponent: (name) => ({ path: `/plugins/${name}/plugin.wasm`, info: undefined }),
     },
     journal,
     table,

@@ -9,6 +9,7 @@ import { readConfigFile } from "./config_file.ts";
 import { readWorldText } from "./world_files.ts";
 import { HostError } from "../../rpc/errors.ts";
 import { sourceLanguage } from "../typescript/ts_source.ts";
+import { type Component, RecentComponents } from "./recent_components.ts";
 
 const NAME = /^[a-z0-9_-]{1,64}$/;
 
@@ -38,6 +39,8 @@ export class World {
   readonly root: string;
   /** Each plugin's resolved `plugin.wasm`, by the identity of the file it led to. */
   private resolved = new Map<string, { identity: string; real: string }>();
+  /** What the last `stat` of each plugin's `plugin.wasm` said, for the calls right after it. */
+  private recent = new RecentComponents();
 
   /** Opens a world; throws a one-line error when the folder is missing. */
   constructor(path: string) {
@@ -95,7 +98,7 @@ export class World {
    * it just now (the cache's hash needs no second `stat`); a JSON-RPC error
    * -32001 when there is none.
    */
-  pluginComponent(name: string): { path: string; info?: Deno.FileInfo } {
+  pluginComponent(name: string): Component {
     const problem = pluginNameProblem(name);
     if (problem) throw new HostError("no-such-plugin", `no such plugin: ${problem}`);
     const path = `${this.pluginDir(name)}/plugin.wasm`;
@@ -144,6 +147,23 @@ export class World {
     }
     this.resolved.set(name, { identity, real });
     return { path: real, info };
+  }
+
+  /**
+   * The component a call runs: {@link pluginComponent}, whose `stat` stands
+   * for the calls of the next 100 ms (`RECHECK_MS`; a failure is not kept).
+   * After {@link replaced} the next call checks again.
+   */
+  currentComponent(name: string): Component {
+    return this.recent.get(name, () => this.pluginComponent(name));
+  }
+
+  /**
+   * Says that `plugins/<name>/plugin.wasm` was just replaced (an activation,
+   * a revert, a change the watcher saw): the next call checks it again.
+   */
+  replaced(name: string): void {
+    this.recent.forget(name);
   }
 
   /** The names of the plugin folders, sorted. */
