@@ -106,10 +106,13 @@ export async function call(args: string[]): Promise<number> {
     const answer = client.send(method, params);
     const id = client.lastId;
     // A running host stops the call's processes (core.cancel); a transient one, which ends
-    // with the call, kills them at once, as the console's Ctrl-C.
-    cancel = client.running
-      ? () => client.notify("core.cancel", { id })
-      : () => stopped.push(...client.kill());
+    // with the call, kills them at once, as the console's Ctrl-C, or, when its process is not
+    // there yet (a loaded machine: still being started), cancels the call as a running host
+    // would, so that it never starts.
+    cancel = client.running ? () => client.notify("core.cancel", { id }) : () => {
+      stopped.push(...client.kill());
+      if (!stopped.length) client.notify("core.cancel", { id });
+    };
     if (interrupted) cancel();
     response = await answer;
   } finally {
@@ -121,7 +124,7 @@ export async function call(args: string[]): Promise<number> {
   if (interrupted && response.error) {
     const pid = (response.error.data as { pid?: string } | undefined)?.pid;
     const how = response.error.code === ErrorCode.Cancelled
-      ? `; its process ${pid} is being stopped (core.cancel)`
+      ? pid ? `; its process ${pid} is being stopped (core.cancel)` : "; it had not started"
       : stopped.length
       ? `; its process ${stopped.join(", ")} was stopped`
       : "";
