@@ -9,15 +9,25 @@
 /** Clock ticks per second of `/proc/<pid>/stat` (`getconf CLK_TCK`, 100 on Linux). */
 const TICKS = 100;
 
-/** CPU ms (user + system) of one process, or 0 when it is gone. */
-function cpuMs(pid: number): number {
+/** CPU ms (user + system) of what a `/proc/…/stat` file describes, or 0 when it is gone. */
+function statCpuMs(path: string): number {
   try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    const stat = Deno.readTextFileSync(path);
     const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return (Number(f[11]) + Number(f[12])) * 1000 / TICKS;
   } catch {
     return 0;
   }
+}
+
+/** CPU ms (user + system) of one process, or 0 when it is gone. */
+function cpuMs(pid: number): number {
+  return statCpuMs(`/proc/${pid}/stat`);
+}
+
+/** CPU ms (user + system) of the calling thread so far. */
+export function threadCpuMs(): number {
+  return statCpuMs("/proc/thread-self/stat");
 }
 
 /** The pids whose parent is `pid`. */

@@ -12,6 +12,7 @@
  * @module
  */
 
+import { threadCpuMs } from "./cpu_time.ts";
 import { Deadlines } from "../core/calls/deadlines.ts";
 
 type DeadlinesClass = new (grainMs?: number) => {
@@ -29,13 +30,6 @@ const builds: [string, DeadlinesClass][] = [["now", Deadlines]];
 if (basePath) {
   const url = basePath.startsWith("/") ? `file://${basePath}` : basePath;
   builds.unshift(["base", (await import(url)).Deadlines]);
-}
-
-/** CPU ms (user + system) of this thread so far. */
-function threadCpuMs(): number {
-  const stat = Deno.readTextFileSync("/proc/thread-self/stat");
-  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(f[11]) + Number(f[12])) * 10;
 }
 
 /** One call per macrotask: its deadlines added, then cancelled at its end. */

@@ -11,16 +11,10 @@
  * @module
  */
 
+import { threadCpuMs } from "./cpu_time.ts";
 import { openDatabase } from "../core/journal/journal_file.ts";
 import { JournalWriter, type Row } from "../core/journal/journal_writer.ts";
 import { uuidv7 } from "../core/processes/uuid.ts";
-
-/** CPU ms (user + system) of this thread so far. */
-function threadCpuMs(): number {
-  const stat = Deno.readTextFileSync("/proc/thread-self/stat");
-  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(f[11]) + Number(f[12])) * 10;
-}
 
 const START = '{"event":"start","method":"noop","params":{},"parent":"x","detached":false,' +
   '"engine":"p1"}';
