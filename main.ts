@@ -6,9 +6,13 @@
  * @module
  */
 
+import { loadLater } from "./core/load_later.ts";
+
 if (Deno.args[0] === "__sandbox") {
-  await import("./sandbox/main.ts");
+  await loadLater(new URL("./sandbox/main.ts", import.meta.url));
 } else {
-  const { main } = await import("./cli/main.ts");
+  const { main } = await loadLater<typeof import("./cli/main.ts")>(
+    new URL("./cli/main.ts", import.meta.url),
+  );
   Deno.exit(await main(Deno.args));
 }

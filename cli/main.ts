@@ -9,56 +9,66 @@ import { closest } from "./console/closest.ts";
 import { UsageError } from "./args.ts";
 import { printError } from "./output.ts";
 import type { CommandName } from "./command_names.ts";
+import { loadLater } from "../core/load_later.ts";
+
+/** A command's module (`./x.ts`, in this folder), loaded when asked (`load_later.ts`). */
+function later<T>(file: string): Promise<T> {
+  return loadLater<T>(new URL(file, import.meta.url));
+}
 
 /** A subcommand: resolves with the exit code. */
 type Command = (args: string[]) => number | Promise<number>;
 
 /**
  * Each subcommand's module, loaded only when it runs, so that `sausage call`
- * against a running host does not load the host, jco or the MCP SDK.
+ * against a running host does not load the host, jco or the MCP SDK (nor
+ * does Deno prepare them before the command starts: `core/load_later.ts`).
  */
 const COMMANDS: Record<CommandName, () => Promise<Command>> = {
-  new: async () => (await import("./new.ts")).newCommand,
-  build: async () => (await import("./build.ts")).build,
-  dev: async () => (await import("./dev.ts")).dev,
-  import: async () => (await import("./import.ts")).importCommand,
-  methods: async () => (await import("./methods.ts")).methods,
-  check: async () => (await import("./check.ts")).check,
-  run: async () => (await import("./run.ts")).run,
-  call: async () => (await import("./call.ts")).call,
-  ps: async () => (await import("./ps.ts")).ps,
-  worker: async () => (await import("./worker.ts")).worker,
-  workers: async () => (await import("./workers.ts")).workers,
-  log: async () => (await import("./log.ts")).log,
-  ls: async () => (await import("./fs_commands.ts")).ls,
-  cat: async () => (await import("./fs_commands.ts")).cat,
-  mcp: async () => (await import("./mcp.ts")).mcp,
-  test: async () => (await import("./test_command.ts")).test,
-  cache: async () => (await import("./cache.ts")).cache,
-  secret: async () => (await import("./secret.ts")).secret,
-  completions: async () => (await import("./completions.ts")).completions,
+  new: async () => (await later<typeof import("./new.ts")>("./new.ts")).newCommand,
+  build: async () => (await later<typeof import("./build.ts")>("./build.ts")).build,
+  dev: async () => (await later<typeof import("./dev.ts")>("./dev.ts")).dev,
+  import: async () => (await later<typeof import("./import.ts")>("./import.ts")).importCommand,
+  methods: async () => (await later<typeof import("./methods.ts")>("./methods.ts")).methods,
+  check: async () => (await later<typeof import("./check.ts")>("./check.ts")).check,
+  run: async () => (await later<typeof import("./run.ts")>("./run.ts")).run,
+  call: async () => (await later<typeof import("./call.ts")>("./call.ts")).call,
+  ps: async () => (await later<typeof import("./ps.ts")>("./ps.ts")).ps,
+  worker: async () => (await later<typeof import("./worker.ts")>("./worker.ts")).worker,
+  workers: async () => (await later<typeof import("./workers.ts")>("./workers.ts")).workers,
+  log: async () => (await later<typeof import("./log.ts")>("./log.ts")).log,
+  ls: async () => (await later<typeof import("./fs_commands.ts")>("./fs_commands.ts")).ls,
+  cat: async () => (await later<typeof import("./fs_commands.ts")>("./fs_commands.ts")).cat,
+  mcp: async () => (await later<typeof import("./mcp.ts")>("./mcp.ts")).mcp,
+  test: async () => (await later<typeof import("./test_command.ts")>("./test_command.ts")).test,
+  cache: async () => (await later<typeof import("./cache.ts")>("./cache.ts")).cache,
+  secret: async () => (await later<typeof import("./secret.ts")>("./secret.ts")).secret,
+  completions: async () =>
+    (await later<typeof import("./completions.ts")>("./completions.ts")).completions,
 };
 
 /** The help text (it loads every command's module for its usage line). */
 async function help(): Promise<string> {
-  const { RUN_USAGE } = await import("./run.ts");
-  const { CALL_USAGE } = await import("./call.ts");
-  const { PS_USAGE } = await import("./ps.ts");
-  const { WORKER_USAGE } = await import("./worker.ts");
-  const { WORKERS_USAGE } = await import("./workers.ts");
-  const { LOG_USAGE } = await import("./log.ts");
-  const { LS_USAGE, CAT_USAGE } = await import("./fs_commands.ts");
-  const { MCP_USAGE } = await import("./mcp.ts");
-  const { TEST_USAGE } = await import("./test_command.ts");
-  const { CACHE_USAGE } = await import("./cache.ts");
-  const { SECRET_USAGE } = await import("./secret.ts");
-  const { NEW_USAGE } = await import("./new.ts");
-  const { BUILD_USAGE } = await import("./build.ts");
-  const { DEV_USAGE } = await import("./dev.ts");
-  const { IMPORT_USAGE } = await import("./import.ts");
-  const { METHODS_USAGE } = await import("./methods.ts");
-  const { CHECK_USAGE } = await import("./check.ts");
-  const { COMPLETIONS_USAGE } = await import("./completions.ts");
+  const { RUN_USAGE } = await later<typeof import("./run.ts")>("./run.ts");
+  const { CALL_USAGE } = await later<typeof import("./call.ts")>("./call.ts");
+  const { PS_USAGE } = await later<typeof import("./ps.ts")>("./ps.ts");
+  const { WORKER_USAGE } = await later<typeof import("./worker.ts")>("./worker.ts");
+  const { WORKERS_USAGE } = await later<typeof import("./workers.ts")>("./workers.ts");
+  const { LOG_USAGE } = await later<typeof import("./log.ts")>("./log.ts");
+  const { LS_USAGE, CAT_USAGE } = await later<typeof import("./fs_commands.ts")>(
+    "./fs_commands.ts",
+  );
+  const { MCP_USAGE } = await later<typeof import("./mcp.ts")>("./mcp.ts");
+  const { TEST_USAGE } = await later<typeof import("./test_command.ts")>("./test_command.ts");
+  const { CACHE_USAGE } = await later<typeof import("./cache.ts")>("./cache.ts");
+  const { SECRET_USAGE } = await later<typeof import("./secret.ts")>("./secret.ts");
+  const { NEW_USAGE } = await later<typeof import("./new.ts")>("./new.ts");
+  const { BUILD_USAGE } = await later<typeof import("./build.ts")>("./build.ts");
+  const { DEV_USAGE } = await later<typeof import("./dev.ts")>("./dev.ts");
+  const { IMPORT_USAGE } = await later<typeof import("./import.ts")>("./import.ts");
+  const { METHODS_USAGE } = await later<typeof import("./methods.ts")>("./methods.ts");
+  const { CHECK_USAGE } = await later<typeof import("./check.ts")>("./check.ts");
+  const { COMPLETIONS_USAGE } = await later<typeof import("./completions.ts")>("./completions.ts");
   return `sausage: a host for WebAssembly plugins, a process per JSON-RPC call.
 
 Usage:
@@ -170,7 +180,7 @@ export async function main(args: string[]): Promise<number> {
     return command === undefined ? 2 : 0;
   }
   if (command === "--version" || command === "-V" || command === "version") {
-    console.log((await import("./version.ts")).versionText());
+    console.log((await later<typeof import("./version.ts")>("./version.ts")).versionText());
     return 0;
   }
   const load = Object.hasOwn(COMMANDS, command) ? COMMANDS[command as CommandName] : undefined;

@@ -17,7 +17,7 @@
  * @module
  */
 
-import { sha256 } from "../core/cache/file_hash.ts";
+import { sha256 } from "../core/cache/sha256.ts";
 
 /** The longest tool name that MCP clients commonly accept. */
 export const MAX_TOOL_NAME = 64;

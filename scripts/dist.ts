@@ -20,7 +20,7 @@
  */
 
 import { npmFolders, programFiles } from "./dist_files.ts";
-import { sha256 } from "../core/cache/file_hash.ts";
+import { sha256 } from "../core/cache/sha256.ts";
 
 const ROOT = decodeURIComponent(new URL("..", import.meta.url).pathname).replace(/\/$/, "");
 const HEADER = new URL("./dist_header.sh", import.meta.url);
@@ -113,7 +113,10 @@ async function packed(out: string): Promise<string> {
 /** The compiled form: `deno compile` with the files the commands read at run time. */
 async function compiled(out: string): Promise<void> {
   const include = [
+    // Loaded by a specifier `deno compile` cannot see (`core/load_later.ts`).
     "sandbox/main.ts",
+    "cli",
+    "core/control/world_server.ts",
     "core/journal/journal_worker.ts",
     "sdk",
     "examples/world",

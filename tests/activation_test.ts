@@ -7,7 +7,7 @@
 import { strict as assert } from "node:assert";
 import { eventually, TestHost } from "./helpers/host.ts";
 import { ifaceVersion } from "./helpers/iface.ts";
-import { sha256 } from "../core/cache/file_hash.ts";
+import { sha256 } from "../core/cache/sha256.ts";
 import type { Entry } from "../core/journal/journal.ts";
 import {
   Added,

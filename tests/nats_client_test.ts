@@ -23,7 +23,7 @@ import type { ExitMessage, ProcessMessage, RunMessage } from "../sandbox/protoco
 import { SERVED_WORLD } from "../sandbox/preopens.ts";
 import { ComponentCopies } from "../worker/component_fetch.ts";
 import { natsServerPath, TestNats, worldUsers } from "./helpers/nats.ts";
-import { sha256 } from "../core/cache/file_hash.ts";
+import { sha256 } from "../core/cache/sha256.ts";
 import { WorkerSet } from "../core/remote/worker_set.ts";
 import type { Mount } from "../vfs/mount.ts";
 

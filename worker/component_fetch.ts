@@ -14,7 +14,7 @@
 import type { NatsClient } from "../core/remote/nats_client.ts";
 import type { FetchRequest } from "../core/remote/component_shelf.ts";
 import { encode } from "../core/remote/wire.ts";
-import { sha256 } from "../core/cache/file_hash.ts";
+import { sha256 } from "../core/cache/sha256.ts";
 import { componentsRoot, evict, type Manifest } from "../core/cache/cache_entries.ts";
 
 /** How long one fetch request may wait for its reply (ms). */

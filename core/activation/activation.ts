@@ -15,7 +15,7 @@ import type { OpenRpcDocument } from "../../rpc/openrpc.ts";
 import { resolveGuestPath } from "../../vfs/mount.ts";
 import { InvalidDocument } from "./discover_document.ts";
 import { NO_DOCUMENT, noDocument, undocumented } from "./no_document.ts";
-import { sha256 } from "../cache/file_hash.ts";
+import { sha256 } from "../cache/sha256.ts";
 import { inWorldFolder, readWorldFile, realInside } from "../world/world_files.ts";
 import type { GraphKeeper } from "./graph_keeper.ts";
 import type { Journal } from "../journal/journal.ts";

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { sha256 } from "./file_hash.ts";
+import { sha256 } from "./sha256.ts";
 
 /** The default most size of the compile cache: `SAUSAGE_CACHE_MIB` changes it. */
 const DEFAULT_CACHE_MIB = 2048;

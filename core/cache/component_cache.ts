@@ -16,7 +16,8 @@
  */
 
 import { cacheDir } from "../paths.ts";
-import { FileHashes, sha256 } from "./file_hash.ts";
+import { FileHashes } from "./file_hash.ts";
+import { sha256 } from "./sha256.ts";
 import { componentsRoot, evict, verifyEntry, writeEntry } from "./cache_entries.ts";
 
 import { ASYNC_IMPORTS } from "../../sandbox/wasi/async_imports.ts";

@@ -8,15 +8,9 @@
  */
 
 import { createHash } from "node:crypto";
+import { sha256 } from "./sha256.ts";
 
-/** Hex SHA-256 of some bytes, or of a text's UTF-8 bytes: the project's one SHA-256-to-hex. */
-export async function sha256(data: Uint8Array | string): Promise<string> {
-  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as BufferSource));
-  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-/** {@link sha256}, synchronous, for a short text (a path) where no `await` fits. */
+/** `sha256` (`sha256.ts`), synchronous, for a short text (a path) where no `await` fits. */
 export function sha256Sync(data: Uint8Array | string): string {
   return createHash("sha256").update(data).digest("hex");
 }

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { sha256 } from "./file_hash.ts";
+import { sha256 } from "./sha256.ts";
 
 /** Leaves an entry (and everything under it) out, by its name and its path relative to the root. */
 export type SkipEntry = (name: string, rel: string) => boolean;

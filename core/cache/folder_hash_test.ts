@@ -1,6 +1,7 @@
 import { strict as assert } from "node:assert";
 import { folderHash, hashFiles, listFiles } from "./folder_hash.ts";
-import { sha256, sha256Sync } from "./file_hash.ts";
+import { sha256Sync } from "./file_hash.ts";
+import { sha256 } from "./sha256.ts";
 import { tempTree } from "../_temp_tree.ts";
 
 const tree = (files: Record<string, string>) => tempTree(files, "sausage-folder-hash-");

@@ -14,7 +14,7 @@
  */
 
 import { cacheDir } from "../paths.ts";
-import { sha256 } from "../cache/file_hash.ts";
+import { sha256 } from "../cache/sha256.ts";
 import { relativeTo } from "../../vfs/confined_dir.ts";
 import { worldFolder } from "../world/world_files.ts";
 import { BuildError, BuildRefused, type Toolchain } from "./toolchain.ts";

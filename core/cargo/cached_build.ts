@@ -9,7 +9,7 @@
 
 import { buildPlugin, DEFAULT_SDK_DIR, SDK_CRATES } from "./cargo_build.ts";
 import { cacheDir } from "../paths.ts";
-import { sha256 } from "../cache/file_hash.ts";
+import { sha256 } from "../cache/sha256.ts";
 import { digestLines, hashFiles } from "../cache/folder_hash.ts";
 
 /** Bump to throw away every cached build (e.g. when the build recipe changes). */

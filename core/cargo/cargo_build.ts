@@ -12,7 +12,7 @@ import { BuildError, detectToolchain, type Toolchain } from "./toolchain.ts";
 import { spawnGroup } from "./process_group.ts";
 import { unusedPatchFilter } from "./patch_note.ts";
 import { buildSpec, jailed } from "./build_jail.ts";
-import { sha256 } from "../cache/file_hash.ts";
+import { sha256 } from "../cache/sha256.ts";
 import { type BuildPlace, buildPlace } from "./build_folders.ts";
 import { cargoEnv } from "./build_env.ts";
 import { prepareSysroot } from "./sysroot.ts";

@@ -9,7 +9,7 @@
  */
 
 import type { WasiCc } from "./wasi_cc.ts";
-import { sha256 } from "../cache/file_hash.ts";
+import { sha256 } from "../cache/sha256.ts";
 
 const SOURCE = new URL("./cabi_realloc.c", import.meta.url);
 

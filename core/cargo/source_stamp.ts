@@ -10,7 +10,7 @@
  * @module
  */
 
-import { sha256 } from "../cache/file_hash.ts";
+import { sha256 } from "../cache/sha256.ts";
 import { folderHash } from "../cache/folder_hash.ts";
 import type { World } from "../world/world.ts";
 import { sourceLanguage } from "../typescript/ts_source.ts";

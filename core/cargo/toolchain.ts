@@ -29,7 +29,7 @@ import { compileWasiObject, prepareMainRealloc } from "./main_realloc.ts";
 
 /** Weak pthread_join / pthread_detach, so test binaries of crates without the SDK link. */
 const PTHREAD_STUBS = new URL("./pthread_stubs.c", import.meta.url);
-import { sha256 } from "../cache/file_hash.ts";
+import { sha256 } from "../cache/sha256.ts";
 
 /** A build that could not run or failed; `output` holds what the tools printed. */
 export class BuildError extends Error {

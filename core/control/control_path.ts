@@ -14,7 +14,7 @@
  * @module
  */
 
-import { sha256 } from "../cache/file_hash.ts";
+import { sha256 } from "../cache/sha256.ts";
 
 /**
  * The method that must open every connection to the socket (here, not in

@@ -33,6 +33,7 @@ import { fromBase64 } from "../../rpc/base64.ts";
 import type { Id, Request, Response } from "../../rpc/message.ts";
 import type { Transport } from "../../rpc/transport.ts";
 import { statFromWire, type WireStat } from "../../vfs/wire.ts";
+import { loadLater } from "../load_later.ts";
 import type { Listing } from "../../vfs/host_fs.ts";
 import type { World } from "../world/world.ts";
 import type { Host } from "../host.ts";
@@ -140,7 +141,10 @@ export class WorldClient {
       const lock = HostLock.tryTake(world, { command: opts.command, transient });
       if (lock) {
         // Loaded only here: a command served by a running host does not load the host's modules.
-        const { WorldServer } = await import("./world_server.ts");
+        // The host's ~220 modules, only when there is no host to reach (`load_later.ts`).
+        const { WorldServer } = await loadLater<typeof import("./world_server.ts")>(
+          new URL("./world_server.ts", import.meta.url),
+        );
         return await WorldServer.open(world.root, {
           ...opts.host,
           lock,

@@ -17,7 +17,7 @@
  * @module
  */
 
-import { sha256 } from "../cache/file_hash.ts";
+import { sha256 } from "../cache/sha256.ts";
 import { cacheDir } from "../paths.ts";
 import { componentsRoot } from "../cache/cache_entries.ts";
 import { ADAPT_VERSION, adaptCommand } from "../cargo/adapt_command.ts";

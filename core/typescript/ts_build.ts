@@ -12,7 +12,7 @@
  */
 
 import ts from "typescript";
-import { sha256 } from "../cache/file_hash.ts";
+import { sha256 } from "../cache/sha256.ts";
 import { cacheDir } from "../paths.ts";
 import { checkedProgram, TsBuildError, tsDocument } from "./ts_document.ts";
 

@@ -9,6 +9,39 @@ import type { Journal } from "../journal/journal.ts";
 import type { ControlServer } from "../control/control_server.ts";
 import type { World } from "./world.ts";
 import { Connection } from "../../rpc/connection.ts";
+import { readConfigFile } from "./config_file.ts";
+
+/** One call of `config/boot.json`. */
+export interface BootCall {
+  /** The method called. */
+  method: string;
+  /** Its params (an object). */
+  params: Record<string, unknown>;
+}
+
+/**
+ * The calls of the world's `config/boot.json` (JSONC; an empty list without
+ * the file). Throws a one-line error that names the file and the problem (a
+ * syntax error: its line and column). Here, not in `World`, so that a client
+ * opening a world loads no config parser.
+ */
+export function bootCalls(world: World): BootCall[] {
+  const calls = readConfigFile(world.root, "config/boot.json");
+  if (calls === undefined) return [];
+  if (!Array.isArray(calls)) {
+    throw new Error("config/boot.json must be a list of {method, params}");
+  }
+  return calls.map((c, i) => {
+    if (typeof c?.method !== "string") {
+      throw new Error(`config/boot.json entry ${i} has no "method"`);
+    }
+    const params = c.params ?? {};
+    if (typeof params !== "object" || Array.isArray(params)) {
+      throw new Error(`config/boot.json entry ${i}: params must be an object`);
+    }
+    return { method: c.method, params };
+  });
+}
 
 /**
  * Makes the world's boot calls (detached, as `core`) without waiting for
@@ -23,9 +56,9 @@ export function makeBootCalls(
   journal: Journal,
   report?: (line: string) => void,
 ): void {
-  let calls: ReturnType<World["bootCalls"]>;
+  let calls: BootCall[];
   try {
-    calls = world.bootCalls();
+    calls = bootCalls(world);
   } catch (e) {
     // A bad file does not stop the host: it boots nothing, and says why.
     const error = `${(e as Error).message}; no boot calls were made`;

@@ -6,12 +6,22 @@
  * came).
  *
  * Node's `fs` is used for its open flags (Deno's `open` has no
- * `O_NONBLOCK`); the host loads Node compatibility anyway (`node:sqlite`).
+ * `O_NONBLOCK`), taken on the first read (`process.getBuiltinModule`), not
+ * imported: the host loads Node compatibility anyway (`node:sqlite`), but a
+ * client that only names the world (`sausage call`) would pay ~40 ms to
+ * start Deno's Node layer for nothing.
  *
  * @module
  */
 
-import fs from "node:fs";
+import type NodeFs from "node:fs";
+
+let nodeFs: typeof NodeFs | undefined;
+
+/** Node's `fs`, loaded on first use. */
+function fsModule(): typeof NodeFs {
+  return nodeFs ??= process.getBuiltinModule("node:fs");
+}
 
 /** Thrown for a path that exists but is not a regular file. */
 export class NotRegularFile extends Error {
@@ -23,7 +33,7 @@ export class NotRegularFile extends Error {
 }
 
 /** What `info` is, in words, when it is not a regular file. */
-function kindOf(info: fs.Stats): string {
+function kindOf(info: NodeFs.Stats): string {
   if (info.isDirectory()) return "a folder";
   if (info.isFIFO()) return "a FIFO";
   if (info.isSocket()) return "a socket";
@@ -45,6 +55,7 @@ export function readRegularBytes(
   path: string,
   expect?: { dev: number; ino: number | null },
 ): Uint8Array {
+  const fs = fsModule();
   let fd: number;
   try {
     fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);

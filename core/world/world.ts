@@ -5,7 +5,6 @@
  * @module
  */
 
-import { readConfigFile } from "./config_file.ts";
 import { readWorldText } from "./world_files.ts";
 import { HostError } from "../../rpc/errors.ts";
 import { sourceLanguage } from "../typescript/ts_source.ts";
@@ -176,28 +175,5 @@ export class World {
     } catch {
       return [];
     }
-  }
-
-  /**
-   * The calls of `config/boot.json` (JSONC; an empty list without the file).
-   * Throws a one-line error that names the file and the problem (a syntax
-   * error: its line and column).
-   */
-  bootCalls(): { method: string; params: Record<string, unknown> }[] {
-    const calls = readConfigFile(this.root, "config/boot.json");
-    if (calls === undefined) return [];
-    if (!Array.isArray(calls)) {
-      throw new Error("config/boot.json must be a list of {method, params}");
-    }
-    return calls.map((c, i) => {
-      if (typeof c?.method !== "string") {
-        throw new Error(`config/boot.json entry ${i} has no "method"`);
-      }
-      const params = c.params ?? {};
-      if (typeof params !== "object" || Array.isArray(params)) {
-        throw new Error(`config/boot.json entry ${i}: params must be an object`);
-      }
-      return { method: c.method, params };
-    });
   }
 }

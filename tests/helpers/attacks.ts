@@ -9,7 +9,7 @@
  * @module
  */
 
-import { sha256 } from "../../core/cache/file_hash.ts";
+import { sha256 } from "../../core/cache/sha256.ts";
 import { adaptCommand } from "../../core/cargo/adapt_command.ts";
 import { cacheDir } from "../../core/paths.ts";
 

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { sha256 } from "../../core/cache/file_hash.ts";
+import { sha256 } from "../../core/cache/sha256.ts";
 import { cacheDir } from "../../core/paths.ts";
 
 const C_DIR = decodeURIComponent(new URL("../plugins/c", import.meta.url).pathname);

@@ -7,7 +7,7 @@
  */
 
 import { buildPlugin } from "../../core/cargo/cargo_build.ts";
-import { sha256 } from "../../core/cache/file_hash.ts";
+import { sha256 } from "../../core/cache/sha256.ts";
 import { cacheDir } from "../../core/paths.ts";
 
 const TEMPLATE = decodeURIComponent(new URL("../plugins/iface", import.meta.url).pathname);

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { sha256 } from "../../core/cache/file_hash.ts";
+import { sha256 } from "../../core/cache/sha256.ts";
 import { ADAPT_VERSION, adaptCommand } from "../../core/cargo/adapt_command.ts";
 
 /** The preview-1 command adapter of the pinned jco. */
