@@ -65,6 +65,13 @@ export interface CargoBuildResult {
   warnings: string[];
 }
 
+/** How the release build beside the tests ended, and what it would break (`breaks`). */
+interface Released {
+  built?: BuildResult;
+  error?: unknown;
+  checked?: Awaited<ReturnType<NonNullable<CargoBuildDeps["breaks"]>>> | null;
+}
+
 /** The builds folder of a world, relative to it. */
 const BUILDS = "state/cargo/builds";
 
@@ -188,20 +195,27 @@ export function cargoBuildMethod(deps: CargoBuildDeps): NativeMethod {
     const sourceBefore = await sourceHash(source).catch(() => undefined);
 
     // The release build starts once the tests compiled and runs beside them (cargo locks each
-    // profile's folder apart); failed tests stop it, and its folder goes.
+    // profile's folder apart), and so does the check of what it would break once it is built
+    // (its `rpc.discover`, ~0.1 s that used to wait for the tests); failed tests stop it, and
+    // its folder goes.
     const release = new AbortController();
     const stopRelease = () => release.abort();
     ctx.signal.addEventListener("abort", stopRelease);
-    let releasing: Promise<{ built?: BuildResult; error?: unknown }> | undefined;
+    let releasing: Promise<Released> | undefined;
     let n = 0;
     const startRelease = () => {
       n = newBuild(deps.world);
-      releasing = buildPlugin(source, `${deps.world.root}/${BUILDS}/${n}/${plugin}.wasm`, {
+      const file = `${deps.world.root}/${BUILDS}/${n}/${plugin}.wasm`;
+      releasing = buildPlugin(source, file, {
         sdkDir,
         onProgress: progress,
         signal: release.signal,
         world: deps.world.root,
-      }).then((built) => ({ built }), (error) => ({ error }));
+      }).then(async (built) => {
+        if (release.signal.aborted) return { built };
+        const checked = await deps.breaks?.(plugin, file).catch(() => null);
+        return { built, checked };
+      }, (error) => ({ error }));
     };
     const dropRelease = async () => {
       release.abort();
@@ -261,7 +275,7 @@ export function cargoBuildMethod(deps: CargoBuildDeps): NativeMethod {
           .catch(() => {});
       }
       // The consumers this build would break, before anyone activates it.
-      const checked = await deps.breaks?.(plugin, `${deps.world.root}${wasm}`).catch(() => null);
+      const checked = done.checked;
       if (checked) {
         // Its document, for `sausage import --built` before it is activated.
         try {
