@@ -10,4 +10,7 @@ fi
 bash scripts/install-toolchain.sh --with-test-tools
 DENO=node_modules/.bin/deno
 "$DENO" check main.ts sandbox/main.ts
+# The code as the style wants it: lint clean and formatted (deno.json says what is left out).
+"$DENO" lint --quiet
+"$DENO" fmt --check --quiet
 exec "$DENO" test --quiet --allow-all --parallel "$@"
