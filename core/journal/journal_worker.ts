@@ -1,7 +1,9 @@
 /**
  * The journal's writer in a worker (`journal_sink.ts` starts it): its own
  * SQLite connection, so a batch never blocks the core's event loop. It
- * receives rows, and calls that the core waits for (`sync`, `prune`,
+ * drains the rows from shared memory (`row_ring.ts`) every
+ * {@link HAND_OFF_MS} while they come and sleeps when none do, and receives
+ * calls that the core waits for (`sync`, `prune`,
  * `repair`, `close`), which it answers through shared memory: the core
  * blocks on `Atomics.wait` until the call's number appears in slot 0. It
  * holds the journal's reserve (`journal_reserve.ts`) and keeps the disk's
@@ -12,13 +14,38 @@
 
 /// <reference lib="deno.worker" />
 
-import { DISK_STATES, type JournalBounds, JournalWriter, type Row } from "./journal_writer.ts";
+import { DISK_STATES, type JournalBounds, JournalWriter } from "./journal_writer.ts";
 import { openDatabase } from "./journal_file.ts";
 import { JournalReserve } from "./journal_reserve.ts";
-import { SLOT, type ToWriter } from "./journal_sink.ts";
+import { HAND_OFF_MS, SLOT, type ToWriter } from "./journal_sink.ts";
+import { RingReader } from "./row_ring.ts";
 
 let writer: JournalWriter | null = null;
 let shared: Int32Array;
+let ring: RingReader;
+let timer: ReturnType<typeof setTimeout> | undefined;
+
+/** Writes what the ring holds at once; true when it held rows. */
+function drain(): boolean {
+  const rows = ring.take();
+  if (rows.length === 0 || !writer) return rows.length > 0;
+  writer.add(rows);
+  writer.flush();
+  return true;
+}
+
+/** A row came: drain within {@link HAND_OFF_MS}, and again while rows keep coming. */
+function wake(): void {
+  timer ??= setTimeout(() => {
+    timer = undefined;
+    try {
+      if (drain()) return wake();
+    } catch (err) {
+      self.postMessage({ op: "report", line: `sausage: the journal's writer failed: ${err}` });
+    }
+    if (writer) ring.sleep(wake);
+  }, HAND_OFF_MS);
+}
 
 /** Answers a call the core waits for. */
 function answer(seq: number, value = 0): void {
@@ -47,10 +74,12 @@ self.onmessage = (e: MessageEvent<ToWriter>) => {
     switch (msg.op) {
       case "open":
         shared = new Int32Array(msg.shared);
-        return open(msg.path, msg.bounds);
-      case "rows":
-        writer!.add(msg.rows as Row[]);
-        return writer!.flush(); // at once: they waited on the core's side
+        ring = new RingReader(msg.ring);
+        open(msg.path, msg.bounds);
+        return ring.sleep(wake);
+    }
+    drain(); // every row put before the call
+    switch (msg.op) {
       case "sync":
         writer!.flush();
         return answer(msg.seq);
@@ -62,6 +91,7 @@ self.onmessage = (e: MessageEvent<ToWriter>) => {
       case "close":
         writer?.close();
         writer = null;
+        if (timer !== undefined) clearTimeout(timer);
         return answer(msg.seq);
     }
   } catch (err) {
