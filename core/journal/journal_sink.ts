@@ -52,6 +52,13 @@ export type FromWriter =
  */
 export const HAND_OFF_MS = 4;
 
+/**
+ * The most rows the worker writes in one transaction: the journal's bounds
+ * are checked after each (pruning is due after 1/16 of `maxBytes`), so a
+ * flood drained at once does not grow the file past them first.
+ */
+export const BATCH_ROWS = 1000;
+
 /** The longest wait for the worker's answer before the journal gives up on it (ms). */
 const ANSWER_MS = 30_000;
 

@@ -17,7 +17,7 @@
 import { DISK_STATES, type JournalBounds, JournalWriter } from "./journal_writer.ts";
 import { openDatabase } from "./journal_file.ts";
 import { JournalReserve } from "./journal_reserve.ts";
-import { HAND_OFF_MS, SLOT, type ToWriter } from "./journal_sink.ts";
+import { BATCH_ROWS, HAND_OFF_MS, SLOT, type ToWriter } from "./journal_sink.ts";
 import { RingReader } from "./row_ring.ts";
 
 let writer: JournalWriter | null = null;
@@ -25,13 +25,14 @@ let shared: Int32Array;
 let ring: RingReader;
 let timer: ReturnType<typeof setTimeout> | undefined;
 
-/** Writes what the ring holds at once; true when it held rows. */
+/** Writes what the ring holds at once, {@link BATCH_ROWS} at a time; true when it held rows. */
 function drain(): boolean {
   const rows = ring.take();
-  if (rows.length === 0 || !writer) return rows.length > 0;
-  writer.add(rows);
-  writer.flush();
-  return true;
+  for (let i = 0; writer && i < rows.length; i += BATCH_ROWS) {
+    writer.add(rows.length > BATCH_ROWS ? rows.slice(i, i + BATCH_ROWS) : rows);
+    writer.flush();
+  }
+  return rows.length > 0;
 }
 
 /** A row came: drain within {@link HAND_OFF_MS}, and again while rows keep coming. */
