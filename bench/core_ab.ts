@@ -6,7 +6,7 @@
  * and the host process's CPU per call by thread (the event loop, the
  * journal's worker, the rest: V8's helpers), from `/proc/self/task`.
  *
- *   deno run --allow-all bench/core_ab.ts [checkout=this one] [--calls 2000]
+ *   deno run --allow-all bench/core_ab.ts [checkout=this one] [--calls 2000] [--only noop|nested|fanout]
  *
  * The checkout's own code runs (imported from its folder); this file is
  * only the harness. One line per row, tab-separated, for a script to gather.
@@ -18,6 +18,8 @@ const here = new URL("..", import.meta.url).pathname;
 const tree = (Deno.args[0] && !Deno.args[0].startsWith("--") ? Deno.args[0] : here)
   .replace(/\/?$/, "/");
 const N = Number(Deno.args[Deno.args.indexOf("--calls") + 1]) || 2000;
+const only = Deno.args.includes("--only") ? Deno.args[Deno.args.indexOf("--only") + 1] : null;
+const rows = (name: string) => only === null || only === name;
 const { WorldServer } = await import(`${tree}core/control/world_server.ts`);
 const { WorldClient } = await import(`${tree}core/control/world_client.ts`);
 const { builtTestPlugin } = await import(`${tree}tests/helpers/plugins.ts`);
@@ -85,12 +87,18 @@ async function calls(
 const sandboxes = host.pool.sandboxes.length;
 const nested = { method: "probe.noop", params: {} };
 const ten = { calls: Array.from({ length: 10 }, () => nested) };
-await calls("warm-up", "probe.noop", {}, 10, 2000 * sandboxes, false);
-await calls("no-op, 1 caller", "probe.noop", {}, 1, N);
-await calls("no-op, 10 callers", "probe.noop", {}, 10, N);
-await calls("warm-up", "probe.call", nested, 10, 1000 * sandboxes, false);
-await calls("nested", "probe.call", nested, 1, N / 2);
-await calls("warm-up", "probe.fanout", ten, 10, Math.ceil(2000 * sandboxes / 11), false);
-await calls("fan-out of 10", "probe.fanout", ten, 1, N / 10);
+if (rows("noop")) {
+  await calls("warm-up", "probe.noop", {}, 10, 2000 * sandboxes, false);
+  await calls("no-op, 1 caller", "probe.noop", {}, 1, N);
+  await calls("no-op, 10 callers", "probe.noop", {}, 10, N);
+}
+if (rows("nested")) {
+  await calls("warm-up", "probe.call", nested, 10, 1000 * sandboxes, false);
+  await calls("nested", "probe.call", nested, 1, N / 2);
+}
+if (rows("fanout")) {
+  await calls("warm-up", "probe.fanout", ten, 10, Math.ceil(2000 * sandboxes / 11), false);
+  await calls("fan-out of 10", "probe.fanout", ten, 1, N / 10);
+}
 await host.shutdown(200);
 await Deno.remove(root, { recursive: true });
