@@ -14,7 +14,7 @@
 
 /// <reference lib="deno.worker" />
 
-import { DISK_STATES, type JournalBounds, JournalWriter } from "./journal_writer.ts";
+import { DISK_STATES, type JournalBounds, JournalWriter, type Row } from "./journal_writer.ts";
 import { openDatabase } from "./journal_file.ts";
 import { JournalReserve } from "./journal_reserve.ts";
 import { BATCH_ROWS, HAND_OFF_MS, SLOT, type ToWriter } from "./journal_sink.ts";
@@ -25,27 +25,37 @@ let shared: Int32Array;
 let ring: RingReader;
 let timer: ReturnType<typeof setTimeout> | undefined;
 
-/** Writes what the ring holds at once, {@link BATCH_ROWS} at a time; true when it held rows. */
-function drain(): boolean {
-  const rows = ring.take();
+/** Writes rows at once, {@link BATCH_ROWS} a transaction. */
+function write(rows: Row[]): void {
   for (let i = 0; writer && i < rows.length; i += BATCH_ROWS) {
     writer.add(rows.length > BATCH_ROWS ? rows.slice(i, i + BATCH_ROWS) : rows);
     writer.flush();
   }
-  return rows.length > 0;
 }
 
-/** A row came: drain within {@link HAND_OFF_MS}, and again while rows keep coming. */
+/** A row came: drain within {@link HAND_OFF_MS}. */
 function wake(): void {
-  timer ??= setTimeout(() => {
-    timer = undefined;
-    try {
-      if (drain()) return wake();
-    } catch (err) {
-      self.postMessage({ op: "report", line: `sausage: the journal's writer failed: ${err}` });
-    }
+  timer ??= setTimeout(drainDue, HAND_OFF_MS);
+}
+
+/**
+ * Drains the ring; while rows keep coming the next drain is due
+ * {@link HAND_OFF_MS} after this one began (not after its write), so no row
+ * waits longer than that before its write starts; with none, sleeps.
+ */
+function drainDue(): void {
+  timer = undefined;
+  const rows = ring.take();
+  if (rows.length === 0) {
     if (writer) ring.sleep(wake);
-  }, HAND_OFF_MS);
+    return;
+  }
+  wake();
+  try {
+    write(rows);
+  } catch (err) {
+    self.postMessage({ op: "report", line: `sausage: the journal's writer failed: ${err}` });
+  }
 }
 
 /** Answers a call the core waits for. */
@@ -79,7 +89,7 @@ self.onmessage = (e: MessageEvent<ToWriter>) => {
         open(msg.path, msg.bounds);
         return ring.sleep(wake);
     }
-    drain(); // every row put before the call
+    write(ring.take()); // every row put before the call
     switch (msg.op) {
       case "sync":
         writer!.flush();
