@@ -1,8 +1,9 @@
 /**
  * The journal's rows from the core's thread to the writer's worker through
  * shared memory: a ring of bytes (each row as its JSON text and `,\n`,
- * which JSON text never holds raw) that the core appends to and the worker drains on its own timer, so a
- * hand-off costs the core no `postMessage` and the worker no message event.
+ * which JSON text never holds raw) that the core appends to and the worker
+ * drains on its own timer, so a hand-off costs the core no `postMessage`
+ * and the worker no message event.
  * The worker, finding nothing to drain, sleeps on a flag the core clears
  * (and wakes it with `Atomics.notify`) at the next row: one wake-up per burst
  * of rows, none while rows keep coming. Bytes that do not fit wait on the
