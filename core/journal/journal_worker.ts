@@ -1,7 +1,9 @@
 /**
  * The journal's writer in a worker (`journal_sink.ts` starts it): its own
  * SQLite connection, so a batch never blocks the core's event loop. It
- * receives rows, and calls that the core waits for (`sync`, `prune`,
+ * drains the rows from shared memory (`row_ring.ts`) every
+ * {@link HAND_OFF_MS} while they come and sleeps when none do, and receives
+ * calls that the core waits for (`sync`, `prune`,
  * `repair`, `close`), which it answers through shared memory: the core
  * blocks on `Atomics.wait` until the call's number appears in slot 0. It
  * holds the journal's reserve (`journal_reserve.ts`) and keeps the disk's
@@ -15,10 +17,46 @@
 import { DISK_STATES, type JournalBounds, JournalWriter, type Row } from "./journal_writer.ts";
 import { openDatabase } from "./journal_file.ts";
 import { JournalReserve } from "./journal_reserve.ts";
-import { SLOT, type ToWriter } from "./journal_sink.ts";
+import { BATCH_ROWS, HAND_OFF_MS, SLOT, type ToWriter } from "./journal_sink.ts";
+import { RingReader } from "./row_ring.ts";
 
 let writer: JournalWriter | null = null;
 let shared: Int32Array;
+let ring: RingReader;
+let timer: ReturnType<typeof setTimeout> | undefined;
+
+/** Writes rows at once, {@link BATCH_ROWS} a transaction. */
+function write(rows: Row[]): void {
+  for (let i = 0; writer && i < rows.length; i += BATCH_ROWS) {
+    writer.add(rows.length > BATCH_ROWS ? rows.slice(i, i + BATCH_ROWS) : rows);
+    writer.flush();
+  }
+}
+
+/** A row came: drain within {@link HAND_OFF_MS}. */
+function wake(): void {
+  timer ??= setTimeout(drainDue, HAND_OFF_MS);
+}
+
+/**
+ * Drains the ring; while rows keep coming the next drain is due
+ * {@link HAND_OFF_MS} after this one began (not after its write), so no row
+ * waits longer than that before its write starts; with none, sleeps.
+ */
+function drainDue(): void {
+  timer = undefined;
+  const rows = ring.take();
+  if (rows.length === 0) {
+    if (writer) ring.sleep(wake);
+    return;
+  }
+  wake();
+  try {
+    write(rows);
+  } catch (err) {
+    self.postMessage({ op: "report", line: `sausage: the journal's writer failed: ${err}` });
+  }
+}
 
 /** Answers a call the core waits for. */
 function answer(seq: number, value = 0): void {
@@ -47,10 +85,12 @@ self.onmessage = (e: MessageEvent<ToWriter>) => {
     switch (msg.op) {
       case "open":
         shared = new Int32Array(msg.shared);
-        return open(msg.path, msg.bounds);
-      case "rows":
-        writer!.add(msg.rows as Row[]);
-        return writer!.flush(); // at once: they waited on the core's side
+        ring = new RingReader(msg.ring);
+        open(msg.path, msg.bounds);
+        return ring.sleep(wake);
+    }
+    write(ring.take()); // every row put before the call
+    switch (msg.op) {
       case "sync":
         writer!.flush();
         return answer(msg.seq);
@@ -62,6 +102,7 @@ self.onmessage = (e: MessageEvent<ToWriter>) => {
       case "close":
         writer?.close();
         writer = null;
+        if (timer !== undefined) clearTimeout(timer);
         return answer(msg.seq);
     }
   } catch (err) {

@@ -153,15 +153,16 @@ export class GuestSpawner {
     preopens: ExtraPreopen[] = [],
   ): Process {
     const { mounts, log } = this.deps;
-    const fs = new FsServer({
-      proc: mounts.proc,
-      run: mounts.run,
-      self: new ProcessDir(mounts.source, opts.pid, true),
-      world: mounts.world,
-      ...Object.fromEntries(
-        preopens.map((o) => [`preopen:${o.guestPath}`, new DiskMount(o.hostPath)]),
-      ),
-    }, (fault) => log.event(p, { event: "host-fault", error: fault.message }));
+    // A command's folders are resolved now; the server is made at the first file request.
+    const extra = preopens.map((o) => [`preopen:${o.guestPath}`, new DiskMount(o.hostPath)]);
+    const fs = () =>
+      new FsServer({
+        proc: mounts.proc,
+        run: mounts.run,
+        self: new ProcessDir(mounts.source, opts.pid, true),
+        world: mounts.world,
+        ...Object.fromEntries(extra),
+      }, (fault) => log.event(p, { event: "host-fault", error: fault.message }));
     const p = new Process({ ...opts, runner, fs });
     this.deps.lifecycle.attach(p);
     return p;

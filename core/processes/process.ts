@@ -103,8 +103,11 @@ export interface ProcessOptions extends ProcessCall {
   pid: string;
   /** What it runs in: a sandbox, or a native runner. */
   runner: ProcessRunner;
-  /** Serves its `/proc`, `/self` and `/run` (a guest's); none for a native process. */
-  fs?: FsServer;
+  /**
+   * Makes what serves its `/proc`, `/self` and `/run` (a guest's), at its
+   * first file request: most calls make none. None for a native process.
+   */
+  fs?: () => FsServer;
   /** Also receives its text output, beside the journal (a command such as a test). */
   onOutput?: OutputHandler;
 }
@@ -140,8 +143,8 @@ export class Process implements Caller {
   readonly ended: Promise<ExitInfo>;
   /** How it ended; null while it runs. */
   private exitInfo: ExitInfo | null = null;
-  /** The files it wrote to its `/self`; they go away with it. */
-  readonly self = new MemMount();
+  /** The files it wrote to its `/self` (made at the first look): they go away with it. */
+  private selfFiles: MemMount | null = null;
   /** `<plugin>-<uuidv7>`. */
   readonly pid: string;
   /** The plugin it runs (a command's name). */
@@ -158,8 +161,10 @@ export class Process implements Caller {
   readonly detached: boolean;
   /** What it runs in: a sandbox, or a native runner. */
   readonly runner: ProcessRunner;
-  /** Serves its `/proc`, `/self` and `/run`; null for a native process. */
-  readonly fs: FsServer | null;
+  /** Makes its file server; null for a native process. */
+  private readonly makeFs: (() => FsServer) | null;
+  /** Its file server, once made. */
+  private fsServer: FsServer | null = null;
   /**
    * Also receives its text output (stdout lines that are not JSON-RPC, and
    * stderr lines), beside the journal: given for commands such as a test.
@@ -176,9 +181,25 @@ export class Process implements Caller {
     this.callerId = opts.callerId;
     this.detached = opts.detached;
     this.runner = opts.runner;
-    this.fs = opts.fs ?? null;
+    this.makeFs = opts.fs ?? null;
     this.onOutput = opts.onOutput ?? null;
     this.ended = new Promise((r) => (this.resolveEnded = r));
+  }
+
+  /** The files it wrote to its `/self`; they go away with it. */
+  get self(): MemMount {
+    return this.selfFiles ??= new MemMount();
+  }
+
+  /** Serves its `/proc`, `/self` and `/run` (made now if it was not yet); null for a native process. */
+  get fs(): FsServer | null {
+    if (this.fsServer === null && this.makeFs !== null) this.fsServer = this.makeFs();
+    return this.fsServer;
+  }
+
+  /** Closes the handles its file server holds, if it made one (it ended). */
+  closeFiles(): void {
+    this.fsServer?.close();
   }
 
   /** How it ended; null while it runs. */

@@ -119,7 +119,7 @@ export class Lifecycle {
   ended(p: Process, exit: ExitInfo): void {
     if (p.hasEnded) return;
     this.deps.table.remove(p);
-    p.fs?.close();
+    p.closeFiles();
     this.deps.log.close(p);
     this.deps.log.event(p, { event: "exit", ...exit });
     if (this.calls.has(p)) {
