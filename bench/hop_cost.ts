@@ -17,7 +17,7 @@ import {
   rawDuplex,
   streamDuplex,
   StreamLink,
-} from "../sandbox/link.ts";
+} from "../sandbox/hop/link.ts";
 
 const arg = (name: string, fallback: number) => {
   const i = Deno.args.indexOf(`--${name}`);

@@ -12,7 +12,7 @@
 
 import type { Instant, Mount, OpenOptions } from "../vfs/mount.ts";
 import type { FsChannel } from "./remote_mount.ts";
-import type { RemoteMountName } from "./protocol.ts";
+import type { RemoteMountName } from "./hop/protocol.ts";
 
 /** A mount whose `symlink` the core performs, the rest by `inner`. */
 export class CoreSymlinks implements Mount {

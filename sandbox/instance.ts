@@ -14,7 +14,7 @@ import type { OutputWindow } from "./output_window.ts";
 import { ProcessResources } from "./wasi/resources.ts";
 import { wasiInterfaces } from "./wasi/process_interfaces.ts";
 import type { FsChannel } from "./remote_mount.ts";
-import type { ExtraPreopen } from "./protocol.ts";
+import type { ExtraPreopen } from "./hop/protocol.ts";
 import { type GuestControl, GuestKilled } from "./guest_control.ts";
 import { processPreopens } from "./preopens.ts";
 import { trapMessage } from "./trap_message.ts";

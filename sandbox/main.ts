@@ -8,17 +8,18 @@
  * @module
  */
 
-import type { FromSandbox, RunMessage, ToSandbox } from "./protocol.ts";
+import type { FromSandbox, RunMessage, ToSandbox } from "./hop/protocol.ts";
 import { runProcess, setWorldDiskBound } from "./instance.ts";
 import { ByteQueue } from "./wasi/pipes.ts";
 import { FsChannel } from "./remote_mount.ts";
 import { GuestControl } from "./guest_control.ts";
 import { MemoryShare } from "./memory_share.ts";
-import { DEFAULT_MEMORY_POOL_MIB, MemoryPool } from "./memory_pool.ts";
+import { MemoryPool } from "./memory_pool.ts";
+import { DEFAULT_MEMORY_POOL_MIB } from "./hop/terms.ts";
 import { ProcessMemories } from "./process_memories.ts";
 import { carrierLineLimit, DEFAULT_MAX_LINE } from "../rpc/line_splitter.ts";
-import { type ByteDuplex, type MessageLink, rawDuplex, StreamLink } from "./link.ts";
-import { checkToSandbox } from "./protocol_check.ts";
+import { type ByteDuplex, type MessageLink, rawDuplex, StreamLink } from "./hop/link.ts";
+import { checkToSandbox } from "./hop/protocol_check.ts";
 import { OutputWindow } from "./output_window.ts";
 
 const encoder = new TextEncoder();

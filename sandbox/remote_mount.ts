@@ -17,7 +17,7 @@ import {
   statFromWire,
   type WireStat,
 } from "../vfs/wire.ts";
-import type { FromSandbox, FsReply, RemoteMountName } from "./protocol.ts";
+import type { FromSandbox, FsReply, RemoteMountName } from "./hop/protocol.ts";
 
 /** A request waiting for its reply. */
 interface Waiting {

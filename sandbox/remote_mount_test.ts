@@ -16,7 +16,7 @@ import { type Mount, READ_ONLY } from "../vfs/mount.ts";
 import { ProcMount } from "../vfs/proc_mount.ts";
 import type { ProcSource } from "../vfs/proc_source.ts";
 import { ProcessDir } from "../vfs/process_dir.ts";
-import type { FsReply, RemoteMountName } from "./protocol.ts";
+import type { FsReply, RemoteMountName } from "./hop/protocol.ts";
 import { FsChannel, RemoteMount } from "./remote_mount.ts";
 import { guard } from "./wasi/filesystem_values.ts";
 

@@ -11,7 +11,7 @@
  * @module
  */
 
-import type { FsReply, FsRequest } from "../sandbox/protocol.ts";
+import type { FsReply, FsRequest } from "../sandbox/hop/protocol.ts";
 import type { WholeFile } from "../core/files/fs_server.ts";
 import type { WireStat } from "../vfs/wire.ts";
 import { fromBase64, toBase64 } from "../rpc/base64.ts";

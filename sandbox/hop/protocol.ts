@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { FsCall, FsResult } from "../vfs/wire.ts";
+import type { FsCall, FsResult } from "../../vfs/wire.ts";
 
 /** A host folder preopened at a guest path, beside `/` (a disk mount, read-write). */
 export interface ExtraPreopen {
