@@ -9,18 +9,18 @@
  */
 
 import type { FromSandbox, RunMessage, ToSandbox } from "./hop/protocol.ts";
-import { runProcess, setWorldDiskBound } from "./instance.ts";
+import { runProcess, setWorldDiskBound } from "./jco/run.ts";
 import { ByteQueue } from "./wasi/pipes.ts";
-import { FsChannel } from "./remote_mount.ts";
-import { GuestControl } from "./guest_control.ts";
-import { MemoryShare } from "./memory_share.ts";
-import { MemoryPool } from "./memory_pool.ts";
+import { FsChannel } from "./mounts/remote_mount.ts";
+import { GuestControl } from "./guest/guest_control.ts";
+import { MemoryShare } from "./guest/memory_share.ts";
+import { MemoryPool } from "./guest/memory_pool.ts";
 import { DEFAULT_MEMORY_POOL_MIB } from "./hop/terms.ts";
-import { ProcessMemories } from "./process_memories.ts";
+import { ProcessMemories } from "./guest/process_memories.ts";
 import { carrierLineLimit, DEFAULT_MAX_LINE } from "../rpc/line_splitter.ts";
 import { type ByteDuplex, type MessageLink, rawDuplex, StreamLink } from "./hop/link.ts";
 import { checkToSandbox } from "./hop/protocol_check.ts";
-import { OutputWindow } from "./output_window.ts";
+import { OutputWindow } from "./guest/output_window.ts";
 
 const encoder = new TextEncoder();
 

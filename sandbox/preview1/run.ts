@@ -14,11 +14,11 @@
 import { GuestExit } from "../wasi/cli.ts";
 import { Descriptor, OpenFiles } from "../wasi/filesystem.ts";
 import type { DescriptorFlags } from "../wasi/filesystem_values.ts";
-import type { CommandOptions, Ended, ProcessIo } from "../instance.ts";
-import { processPreopens } from "../preopens.ts";
-import { outputSinks } from "../output_sinks.ts";
-import { trapMessage } from "../trap_message.ts";
-import { GuestKilled } from "../guest_control.ts";
+import type { CommandOptions, Ended, ProcessIo } from "../jco/run.ts";
+import { processPreopens } from "../mounts/preopens.ts";
+import { outputSinks } from "../guest/output_sinks.ts";
+import { trapMessage } from "../guest/trap_message.ts";
+import { GuestKilled } from "../guest/guest_control.ts";
 import { MEMORY_IMPORT, memoryImportOf, type MemoryLimits } from "../../wasm/import_memory.ts";
 import { listImports } from "../../wasm/import_list.ts";
 import { PREEMPT_MODULE } from "../../wasm/preempt.ts";
@@ -29,10 +29,10 @@ import { preview1Imports } from "./binding.ts";
 import { PREVIEW1_MAIN, PREVIEW1_MODULE } from "./names.ts";
 import type { Preview1Context } from "./context.ts";
 import { ProcessResources } from "../wasi/resources.ts";
-import { type ComponentImport, componentImports } from "./component/bind.ts";
-import { GuestAbi } from "./component/guest_abi.ts";
+import { type ComponentImport, componentImports } from "../canonical_abi/bind.ts";
+import { GuestAbi } from "../canonical_abi/guest_abi.ts";
 import { wasiInterfaces } from "../wasi/process_interfaces.ts";
-import { interfaceOf } from "./component/wit.ts";
+import { interfaceOf } from "../canonical_abi/wit.ts";
 
 /** A main module loaded into this sandbox. */
 interface Loaded {

@@ -15,7 +15,7 @@
  * @module
  */
 
-import type { MemoryLimits } from "../wasm/import_memory.ts";
+import type { MemoryLimits } from "../../wasm/import_memory.ts";
 
 const PAGE = 65536;
 

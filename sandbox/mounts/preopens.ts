@@ -7,13 +7,13 @@
  * @module
  */
 
-import { DiskBudget } from "../vfs/disk_budget.ts";
-import { DiskMount } from "../vfs/disk_mount.ts";
-import type { Mount } from "../vfs/mount.ts";
+import { DiskBudget } from "../../vfs/disk_budget.ts";
+import { DiskMount } from "../../vfs/disk_mount.ts";
+import type { Mount } from "../../vfs/mount.ts";
 import { type FsChannel, RemoteMount } from "./remote_mount.ts";
 import { CoreSymlinks } from "./core_symlinks.ts";
-import type { ExtraPreopen } from "./hop/protocol.ts";
-import { SERVED_WORLD } from "./hop/terms.ts";
+import type { ExtraPreopen } from "../hop/protocol.ts";
+import { SERVED_WORLD } from "../hop/terms.ts";
 
 /** A mount at a guest path. */
 export interface Preopen {

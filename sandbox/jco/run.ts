@@ -6,23 +6,23 @@
  * @module
  */
 
-import { ExitCode, GuestExit } from "./wasi/cli.ts";
-import { filesystemInterfaces, OpenFiles } from "./wasi/filesystem.ts";
-import type { ByteQueue } from "./wasi/pipes.ts";
-import { outputSinks } from "./output_sinks.ts";
-import type { OutputWindow } from "./output_window.ts";
-import { ProcessResources } from "./wasi/resources.ts";
-import { wasiInterfaces } from "./wasi/process_interfaces.ts";
-import type { FsChannel } from "./remote_mount.ts";
-import type { ExtraPreopen } from "./hop/protocol.ts";
-import { type GuestControl, GuestKilled } from "./guest_control.ts";
-import { processPreopens } from "./preopens.ts";
-import { trapMessage } from "./trap_message.ts";
-import { isPreview1Entry, runPreview1 } from "./preview1/run.ts";
-import { MEMORY_IMPORT, memoryImportOf, type MemoryLimits } from "../wasm/import_memory.ts";
-import { listImports } from "../wasm/import_list.ts";
-import { PREEMPT_MODULE } from "../wasm/preempt.ts";
-import type { MemorySource } from "./process_memories.ts";
+import { ExitCode, GuestExit } from "../wasi/cli.ts";
+import { filesystemInterfaces, OpenFiles } from "../wasi/filesystem.ts";
+import type { ByteQueue } from "../wasi/pipes.ts";
+import { outputSinks } from "../guest/output_sinks.ts";
+import type { OutputWindow } from "../guest/output_window.ts";
+import { ProcessResources } from "../wasi/resources.ts";
+import { wasiInterfaces } from "../wasi/process_interfaces.ts";
+import type { FsChannel } from "../mounts/remote_mount.ts";
+import type { ExtraPreopen } from "../hop/protocol.ts";
+import { type GuestControl, GuestKilled } from "../guest/guest_control.ts";
+import { processPreopens } from "../mounts/preopens.ts";
+import { trapMessage } from "../guest/trap_message.ts";
+import { isPreview1Entry, runPreview1 } from "../preview1/run.ts";
+import { MEMORY_IMPORT, memoryImportOf, type MemoryLimits } from "../../wasm/import_memory.ts";
+import { listImports } from "../../wasm/import_list.ts";
+import { PREEMPT_MODULE } from "../../wasm/preempt.ts";
+import type { MemorySource } from "../guest/process_memories.ts";
 
 type Glue = {
   instantiate(
@@ -72,7 +72,7 @@ async function load(dir: string): Promise<Loaded> {
   return { glue, modules, needs };
 }
 
-export { setWorldDiskBound } from "./preopens.ts";
+export { setWorldDiskBound } from "../mounts/preopens.ts";
 
 /** The stdio and exit of a running process, as the sandbox sees them. */
 export interface ProcessIo {

@@ -11,7 +11,7 @@
  * @module
  */
 
-import type { MemoryLimits } from "../wasm/import_memory.ts";
+import type { MemoryLimits } from "../../wasm/import_memory.ts";
 import type { GuestControl } from "./guest_control.ts";
 import type { MemoryPool } from "./memory_pool.ts";
 

@@ -7,7 +7,7 @@
  */
 
 import type { GuestControl } from "./guest_control.ts";
-import { LineSink } from "./wasi/pipes.ts";
+import { LineSink } from "../wasi/pipes.ts";
 import type { OutputWindow } from "./output_window.ts";
 
 /** What the sinks need of a process. */
