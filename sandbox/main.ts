@@ -9,7 +9,8 @@
  */
 
 import type { FromSandbox, RunMessage, ToSandbox } from "./hop/protocol.ts";
-import { runProcess, setWorldDiskBound } from "./jco/run.ts";
+import { runProcess } from "./run_process.ts";
+import { setWorldDiskBound } from "./mounts/preopens.ts";
 import { ByteQueue } from "./wasi/pipes.ts";
 import { FsChannel } from "./mounts/remote_mount.ts";
 import { GuestControl } from "./guest/guest_control.ts";

@@ -9,7 +9,7 @@
  */
 
 import { ComponentCache } from "../../core/cache/component_cache.ts";
-import { runProcess } from "../../sandbox/jco/run.ts";
+import { runProcess } from "../../sandbox/run_process.ts";
 import { ByteQueue } from "../../sandbox/wasi/pipes.ts";
 import { FsChannel } from "../../sandbox/mounts/remote_mount.ts";
 import { GuestControl } from "../../sandbox/guest/guest_control.ts";

@@ -15,7 +15,7 @@ import { GuestControl } from "../guest/guest_control.ts";
 import { MemoryPool } from "../guest/memory_pool.ts";
 import { FsChannel } from "../mounts/remote_mount.ts";
 import { ByteQueue } from "../wasi/pipes.ts";
-import type { Ended } from "../jco/run.ts";
+import type { Ended } from "../process/process_io.ts";
 import { runPreview1 } from "./run.ts";
 import { PREVIEW1_MAIN } from "./names.ts";
 
