@@ -1,9 +1,10 @@
 /**
  * The sandbox: a long-lived subprocess that runs many processes at once,
  * each a fresh instance, sharing its thread through time slices
- * (`guest_control.ts`). It talks to the core with the messages of
- * `protocol.ts`, in the frames of `frames.ts` over a {@link MessageLink}
+ * (`guest/guest_control.ts`). It talks to the core with the messages of
+ * `hop/protocol.ts`, in the frames of `hop/frames.ts` over a {@link MessageLink}
  * (stdin and stdout), and ends when the core goes away (the link closes).
+ * `README.md` beside it walks through one process.
  *
  * @module
  */

@@ -15,7 +15,7 @@
 import { OpenFiles } from "../wasi/filesystem.ts";
 import { ProcessResources } from "../wasi/resources.ts";
 import type { LineSink } from "../wasi/pipes.ts";
-import { outputSinks } from "../guest/output_sinks.ts";
+import { outputSinks } from "./output_sinks.ts";
 import { GuestKilled } from "../guest/guest_control.ts";
 import { trapMessage } from "../guest/trap_message.ts";
 import type { Ended, ProcessIo } from "./process_io.ts";
