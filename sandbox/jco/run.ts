@@ -17,6 +17,7 @@ import { listImports } from "../../wasm/import_list.ts";
 import { type ModuleNeeds, moduleNeeds } from "../process/module_needs.ts";
 import type { CommandOptions, Ended, ProcessIo } from "../process/process_io.ts";
 import { runSkeleton } from "../process/run_skeleton.ts";
+import { Loads } from "../process/loads.ts";
 
 /** A component instance, as jco's glue makes it: its `wasi:cli/run` export. */
 type Component = { run: { run(): Promise<void> } };
@@ -40,8 +41,6 @@ interface Loaded {
   needs: Map<WebAssembly.Module, ModuleNeeds>;
 }
 
-const loaded = new Map<string, Promise<Loaded>>();
-
 async function load(dir: string): Promise<Loaded> {
   const glue = await import(`file://${dir}/plugin.js`) as Glue;
   const modules = new Map<string, WebAssembly.Module>();
@@ -57,6 +56,9 @@ async function load(dir: string): Promise<Loaded> {
   return { glue, modules, needs };
 }
 
+/** The components loaded in this sandbox (a failed load stays failed, as it always has here). */
+const loaded = new Loads(load, false);
+
 /** Runs one process of the transpiled component at `dir` on jco's glue, to its end. */
 export async function runJco(
   dir: string,
@@ -65,12 +67,7 @@ export async function runJco(
   io: ProcessIo,
   command: CommandOptions = {},
 ): Promise<Ended> {
-  let entry = loaded.get(dir);
-  if (!entry) {
-    entry = load(dir);
-    loaded.set(dir, entry);
-  }
-  const { glue, modules, needs } = await entry;
+  const { glue, modules, needs } = await loaded.of(dir);
   return runSkeleton<Component>(io, ({ stdout, stderr, files, resources }) => {
     const imports = {
       ...wasiInterfaces({ ...command, env, stdin: io.stdin, stdout, stderr, resources }),

@@ -16,6 +16,7 @@ import { Descriptor } from "../wasi/filesystem.ts";
 import type { DescriptorFlags } from "../wasi/filesystem_values.ts";
 import type { CommandOptions, Ended, ProcessIo } from "../process/process_io.ts";
 import { runSkeleton } from "../process/run_skeleton.ts";
+import { Loads } from "../process/loads.ts";
 import { type ModuleNeeds, moduleNeeds } from "../process/module_needs.ts";
 import { processPreopens } from "../mounts/preopens.ts";
 import { MEMORY_IMPORT, type MemoryLimits } from "../../wasm/import_memory.ts";
@@ -40,7 +41,6 @@ interface Loaded extends ModuleNeeds {
   component: ComponentImport[];
 }
 
-const loaded = new Map<string, Promise<Loaded>>();
 const kinds = new Map<string, boolean>();
 
 /** True when the cache entry at `dir` is for this engine (it holds {@link PREVIEW1_MAIN}). */
@@ -72,6 +72,9 @@ async function load(dir: string): Promise<Loaded> {
   };
 }
 
+/** The main modules loaded in this sandbox (a failed load is tried again by the next process). */
+const loaded = new Loads(load, true);
+
 /** JSPI's export wrapper (not yet in TypeScript's lib). */
 const promising = (WebAssembly as unknown as {
   promising: (f: unknown) => () => Promise<unknown>;
@@ -92,13 +95,7 @@ export async function runPreview1(
   io: ProcessIo,
   command: CommandOptions = {},
 ): Promise<Ended> {
-  let entry = loaded.get(dir);
-  if (!entry) {
-    entry = load(dir);
-    loaded.set(dir, entry);
-    entry.catch(() => loaded.delete(dir));
-  }
-  const main = await entry;
+  const main = await loaded.of(dir);
   return runSkeleton<{ exports: Record<string, unknown> }>(
     io,
     ({ stdout, stderr, files, resources }) => {
