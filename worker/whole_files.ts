@@ -2,7 +2,7 @@
  * A worker's small world files, answered here rather than by the host: a
  * file that came whole with the reply to its open (`FsServer.handle`) goes
  * on whole to the sandbox, which answers that handle's reads, size and
- * stat itself (`sandbox/remote_mount.ts`; here too, for a sandbox that
+ * stat itself (`sandbox/mounts/remote_mount.ts`; here too, for a sandbox that
  * asks) and tells its close; one the host let the worker keep (`keep`:
  * `core/remote/kept_files.ts`) also answers later read-only opens of its
  * path, by any process here, whole, until the host says to drop it
