@@ -1,7 +1,7 @@
 /**
  * Benchmark: a no-op call's latency beside 0, 2 and 6 spinning processes
  * of the same sandbox (`probe.count`), p50 and p90 in ms: what a short
- * call waits for its turns (`sandbox/event_turns.ts`, DECISIONS.md "A turn
+ * call waits for its turns (`sandbox/guest/event_turns.ts`, DECISIONS.md "A turn
  * for I/O").
  *
  *   deno run -A bench/beside_spinners.ts [checkout] [--calls 60]

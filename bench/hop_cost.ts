@@ -1,6 +1,6 @@
 /**
  * What one hop costs the core: round trips of a small message to an echoing
- * Deno subprocess through `sandbox/link.ts`'s `StreamLink`, over the
+ * Deno subprocess through `sandbox/hop/link.ts`'s `StreamLink`, over the
  * subprocess's stdin and stdout (web streams on the core's side, as
  * `core/sandboxes/sandbox_hop.ts` uses them), over a Unix socket (raw reads and
  * writes on both sides), and split (the core writes the socket, reads
@@ -17,7 +17,7 @@ import {
   rawDuplex,
   streamDuplex,
   StreamLink,
-} from "../sandbox/link.ts";
+} from "../sandbox/hop/link.ts";
 
 const arg = (name: string, fallback: number) => {
   const i = Deno.args.indexOf(`--${name}`);

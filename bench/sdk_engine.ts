@@ -1,7 +1,7 @@
 /**
  * Benchmark: a no-op SDK plugin (`bigsource.max`, whose main module imports
  * WASI 0.2 functions directly) per process, on the lean path (preview 1 and
- * the canonical-ABI binding of `sandbox/preview1/component/`) and on jco's
+ * the canonical-ABI binding of `sandbox/canonical_abi/`) and on jco's
  * glue, side by side in one run, with the probe (no SDK, preview 1 only) on
  * the lean path as the floor. In this process (no core, no pipe), pooled
  * memory, preemptible: the first 100 processes (cold), then rounds of

@@ -1,25 +1,28 @@
 /**
  * The sandbox: a long-lived subprocess that runs many processes at once,
  * each a fresh instance, sharing its thread through time slices
- * (`guest_control.ts`). It talks to the core with the messages of
- * `protocol.ts`, in the frames of `frames.ts` over a {@link MessageLink}
+ * (`guest/guest_control.ts`). It talks to the core with the messages of
+ * `hop/protocol.ts`, in the frames of `hop/frames.ts` over a {@link MessageLink}
  * (stdin and stdout), and ends when the core goes away (the link closes).
+ * `README.md` beside it walks through one process.
  *
  * @module
  */
 
-import type { FromSandbox, RunMessage, ToSandbox } from "./protocol.ts";
-import { runProcess, setWorldDiskBound } from "./instance.ts";
+import type { FromSandbox, RunMessage, ToSandbox } from "./hop/protocol.ts";
+import { runProcess } from "./run_process.ts";
+import { setWorldDiskBound } from "./mounts/preopens.ts";
 import { ByteQueue } from "./wasi/pipes.ts";
-import { FsChannel } from "./remote_mount.ts";
-import { GuestControl } from "./guest_control.ts";
-import { MemoryShare } from "./memory_share.ts";
-import { DEFAULT_MEMORY_POOL_MIB, MemoryPool } from "./memory_pool.ts";
-import { ProcessMemories } from "./process_memories.ts";
+import { FsChannel } from "./mounts/remote_mount.ts";
+import { GuestControl } from "./guest/guest_control.ts";
+import { MemoryShare } from "./guest/memory_share.ts";
+import { MemoryPool } from "./guest/memory_pool.ts";
+import { DEFAULT_MEMORY_POOL_MIB } from "./hop/terms.ts";
+import { ProcessMemories } from "./guest/process_memories.ts";
 import { carrierLineLimit, DEFAULT_MAX_LINE } from "../rpc/line_splitter.ts";
-import { type ByteDuplex, type MessageLink, rawDuplex, StreamLink } from "./link.ts";
-import { checkToSandbox } from "./protocol_check.ts";
-import { OutputWindow } from "./output_window.ts";
+import { type ByteDuplex, type MessageLink, rawDuplex, StreamLink } from "./hop/link.ts";
+import { checkToSandbox } from "./hop/protocol_check.ts";
+import { OutputWindow } from "./guest/output_window.ts";
 
 const encoder = new TextEncoder();
 

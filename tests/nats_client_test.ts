@@ -18,9 +18,9 @@ import {
   Subjects,
   type ToWorker,
 } from "../core/remote/wire.ts";
-import { decodeFrames, encodeFrames } from "../sandbox/frames.ts";
-import type { ExitMessage, ProcessMessage, RunMessage } from "../sandbox/protocol.ts";
-import { SERVED_WORLD } from "../sandbox/preopens.ts";
+import { decodeFrames, encodeFrames } from "../sandbox/hop/frames.ts";
+import type { ExitMessage, ProcessMessage, RunMessage } from "../sandbox/hop/protocol.ts";
+import { SERVED_WORLD } from "../sandbox/hop/terms.ts";
 import { ComponentCopies } from "../worker/component_fetch.ts";
 import { natsServerPath, TestNats, worldUsers } from "./helpers/nats.ts";
 import { sha256 } from "../core/cache/sha256.ts";

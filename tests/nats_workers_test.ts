@@ -27,7 +27,7 @@ import { nkeyUserLine } from "../cli/workers_add.ts";
 import { Subjects } from "../core/remote/wire.ts";
 import { RACY_MS } from "../core/remote/kept_files.ts";
 import { NatsClient, type PermissionRefusal } from "../core/remote/nats_client.ts";
-import { encodeFrames } from "../sandbox/frames.ts";
+import { encodeFrames } from "../sandbox/hop/frames.ts";
 
 const WORLD = "natstest";
 

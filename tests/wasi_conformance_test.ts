@@ -16,7 +16,7 @@ import { Host } from "../core/host.ts";
 import { defaultLimits } from "../core/world/limits.ts";
 import { WorldClient } from "../core/control/world_client.ts";
 import { SandboxPool } from "../core/sandboxes/sandbox_pool.ts";
-import type { ExtraPreopen } from "../sandbox/protocol.ts";
+import type { ExtraPreopen } from "../sandbox/hop/protocol.ts";
 import { Writer } from "../wasm/binary.ts";
 
 const fsprobe = await builtTestPlugin("fsprobe");

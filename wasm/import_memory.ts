@@ -1,7 +1,7 @@
 /**
  * Turns a module's own memory into an imported one, so that the host can
  * hand each new instance a memory it has used before (already mapped and
- * faulted in: `sandbox/memory_pool.ts`) instead of a fresh one. On this
+ * faulted in: `sandbox/guest/memory_pool.ts`) instead of a fresh one. On this
  * machine a fresh instance paid ~15 µs for every 4 KiB page it touched (4 ms
  * a MiB), 0.5–1 ms per process (DECISIONS.md, "Pooled memories").
  *

@@ -2,7 +2,7 @@
  * A worker's small world files, answered here rather than by the host: a
  * file that came whole with the reply to its open (`FsServer.handle`) goes
  * on whole to the sandbox, which answers that handle's reads, size and
- * stat itself (`sandbox/remote_mount.ts`; here too, for a sandbox that
+ * stat itself (`sandbox/mounts/remote_mount.ts`; here too, for a sandbox that
  * asks) and tells its close; one the host let the worker keep (`keep`:
  * `core/remote/kept_files.ts`) also answers later read-only opens of its
  * path, by any process here, whole, until the host says to drop it
@@ -11,7 +11,7 @@
  * @module
  */
 
-import type { FsReply, FsRequest } from "../sandbox/protocol.ts";
+import type { FsReply, FsRequest } from "../sandbox/hop/protocol.ts";
 import type { WholeFile } from "../core/files/fs_server.ts";
 import type { WireStat } from "../vfs/wire.ts";
 import { fromBase64, toBase64 } from "../rpc/base64.ts";

@@ -6,7 +6,7 @@
 
 import { strict as assert } from "node:assert";
 import { HELD_MAX, WholeFiles } from "./whole_files.ts";
-import type { FsRequest } from "../sandbox/protocol.ts";
+import type { FsRequest } from "../sandbox/hop/protocol.ts";
 import { READ_ONLY } from "../vfs/mount.ts";
 import { fromBase64, toBase64 } from "../rpc/base64.ts";
 

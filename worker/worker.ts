@@ -28,12 +28,12 @@ import { NatsLink } from "../core/remote/nats_link.ts";
 import { SandboxPool } from "../core/sandboxes/sandbox_pool.ts";
 import { NEVER_STARTED } from "../core/processes/process.ts";
 import type { Sandbox } from "../core/sandboxes/sandbox.ts";
-import type { FromSandbox, FsReply, RunMessage, ToSandbox } from "../sandbox/protocol.ts";
+import type { FromSandbox, FsReply, RunMessage, ToSandbox } from "../sandbox/hop/protocol.ts";
 import type { WholeFile } from "../core/files/fs_server.ts";
 import { WholeFiles } from "./whole_files.ts";
-import { SERVED_WORLD } from "../sandbox/preopens.ts";
+import { SERVED_WORLD } from "../sandbox/hop/terms.ts";
 import { ComponentCopies } from "./component_fetch.ts";
-import { DEFAULT_MEMORY_POOL_MIB } from "../sandbox/memory_pool.ts";
+import { DEFAULT_MEMORY_POOL_MIB } from "../sandbox/hop/terms.ts";
 
 /** How often a worker says it is there (ms). */
 export const HEARTBEAT_MS = 1000;

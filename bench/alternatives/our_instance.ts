@@ -9,11 +9,11 @@
  */
 
 import { ComponentCache } from "../../core/cache/component_cache.ts";
-import { runProcess } from "../../sandbox/instance.ts";
+import { runProcess } from "../../sandbox/run_process.ts";
 import { ByteQueue } from "../../sandbox/wasi/pipes.ts";
-import { FsChannel } from "../../sandbox/remote_mount.ts";
-import { GuestControl } from "../../sandbox/guest_control.ts";
-import { MemoryPool } from "../../sandbox/memory_pool.ts";
+import { FsChannel } from "../../sandbox/mounts/remote_mount.ts";
+import { GuestControl } from "../../sandbox/guest/guest_control.ts";
+import { MemoryPool } from "../../sandbox/guest/memory_pool.ts";
 
 /** How `ourInstance` runs the component. */
 export interface InstanceOptions {

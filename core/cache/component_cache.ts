@@ -31,7 +31,7 @@ import {
   PREVIEW1_MAIN,
   PREVIEW1_MODULE,
 } from "../../sandbox/preview1/names.ts";
-import { isBound } from "../../sandbox/preview1/component/wit.ts";
+import { isBound } from "../../sandbox/canonical_abi/wit.ts";
 
 /** Which engine runs a component: our preview-1 binding, or jco's glue. */
 export type Engine = "p1" | "jco";

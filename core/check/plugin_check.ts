@@ -12,7 +12,7 @@ import { type ImportEntry, listImports, readLimits } from "../../wasm/import_lis
 import { mainModuleOf } from "../../wasm/main_module.ts";
 import { SECTION, splitSections } from "../../wasm/sections.ts";
 import { PREVIEW1_FUNCTIONS, PREVIEW1_MODULE } from "../../sandbox/preview1/names.ts";
-import { isBound } from "../../sandbox/preview1/component/wit.ts";
+import { isBound } from "../../sandbox/canonical_abi/wit.ts";
 import { preview1MainOf } from "../cache/component_cache.ts";
 
 /** The bytes of a WebAssembly page. */

@@ -23,7 +23,7 @@ import {
   statToWire,
   type WireStat,
 } from "../../vfs/wire.ts";
-import type { FsReply, RemoteMountName } from "../../sandbox/protocol.ts";
+import type { FsReply, RemoteMountName } from "../../sandbox/hop/protocol.ts";
 
 /** The methods whose wire params and result are the mount's own (nothing: null). */
 type Direct = Exclude<FsMethod, "stat" | "open" | `h.${string}`>;

@@ -20,10 +20,8 @@ import { callOf, type CommandRequest, type SpawnRequest } from "./spawn_request.
 import type { StartChecks } from "./start_checks.ts";
 import { uuidv7 } from "./uuid.ts";
 import type { World } from "../world/world.ts";
-import type { ExtraPreopen, ProcessMessage, RunMessage } from "../../sandbox/protocol.ts";
-import { WORLD_MEMORY_TRAP } from "../../sandbox/memory_share.ts";
-import { INITIAL_MEMORY_TRAP } from "../../sandbox/process_memories.ts";
-import { tookEvery } from "../../sandbox/output_window.ts";
+import type { ExtraPreopen, ProcessMessage, RunMessage } from "../../sandbox/hop/protocol.ts";
+import { INITIAL_MEMORY_TRAP, tookEvery, WORLD_MEMORY_TRAP } from "../../sandbox/hop/terms.ts";
 import { DiskMount } from "../../vfs/disk_mount.ts";
 import type { Mount } from "../../vfs/mount.ts";
 import { ProcessDir } from "../../vfs/process_dir.ts";

@@ -8,7 +8,7 @@
 
 import type { Compiled } from "../cache/component_cache.ts";
 import type { Caller, OutputHandler, ProcessCall } from "./process.ts";
-import type { ExtraPreopen } from "../../sandbox/protocol.ts";
+import type { ExtraPreopen } from "../../sandbox/hop/protocol.ts";
 
 /** What to start for a call. */
 export interface SpawnRequest extends ProcessCall {

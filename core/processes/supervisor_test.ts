@@ -7,7 +7,7 @@
 
 import { strict as assert } from "node:assert";
 import { ErrorCode, HostError } from "../../rpc/errors.ts";
-import type { ProcessMessage, RunMessage, ToSandbox } from "../../sandbox/protocol.ts";
+import type { ProcessMessage, RunMessage, ToSandbox } from "../../sandbox/hop/protocol.ts";
 import { MemMount } from "../../vfs/mem_mount.ts";
 import type { FsCall } from "../../vfs/wire.ts";
 import type { ProcSource } from "../../vfs/proc_source.ts";

@@ -11,8 +11,8 @@
  * @module
  */
 
-import { Inbox, type MessageLink } from "../../sandbox/link.ts";
-import { FrameDecoder, FrameError } from "../../sandbox/frames.ts";
+import { Inbox, type MessageLink } from "../../sandbox/hop/link.ts";
+import { FrameDecoder, FrameError } from "../../sandbox/hop/frames.ts";
 import { type HostLead, publishFrames, type WorkerLead } from "./wire.ts";
 
 /** What a {@link NatsLink} publishes with and how it checks what it receives. */

@@ -11,7 +11,7 @@
 import { strict as assert } from "node:assert";
 import { NatsLink } from "./nats_link.ts";
 import { readLead } from "./wire.ts";
-import { decodeFrames } from "../../sandbox/frames.ts";
+import { decodeFrames } from "../../sandbox/hop/frames.ts";
 
 type Msg = { op: string; n: number };
 

@@ -12,15 +12,15 @@
  * @module
  */
 
-import type { FromSandbox, RunMessage, ToSandbox } from "../../sandbox/protocol.ts";
+import type { FromSandbox, RunMessage, ToSandbox } from "../../sandbox/hop/protocol.ts";
 import { LinkedProcesses, type ProcessHandler } from "../sandboxes/linked_processes.ts";
 import { FsServer } from "../files/fs_server.ts";
 import type { Mount } from "../../vfs/mount.ts";
 import { type Heartbeat, type HostLead, publishFrames, type ToWorker } from "./wire.ts";
 import type { NatsClient } from "./nats_client.ts";
 import { NatsLink } from "./nats_link.ts";
-import { checkFromSandbox } from "../../sandbox/protocol_check.ts";
-import { SERVED_WORLD } from "../../sandbox/preopens.ts";
+import { checkFromSandbox } from "../../sandbox/hop/protocol_check.ts";
+import { SERVED_WORLD } from "../../sandbox/hop/terms.ts";
 import { NEVER_STARTED } from "../processes/process.ts";
 import { CHECK_MS, KeptFiles, keptKey } from "./kept_files.ts";
 

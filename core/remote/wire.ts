@@ -10,10 +10,10 @@
  * @module
  */
 
-import type { ToSandbox } from "../../sandbox/protocol.ts";
+import type { ToSandbox } from "../../sandbox/hop/protocol.ts";
 import { parseExact } from "../../rpc/exact_json.ts";
-import { encodeFrames, FrameError } from "../../sandbox/frames.ts";
-import { checkToSandbox } from "../../sandbox/protocol_check.ts";
+import { encodeFrames, FrameError } from "../../sandbox/hop/frames.ts";
+import { checkToSandbox } from "../../sandbox/hop/protocol_check.ts";
 
 /**
  * How long a worker may stay silent before the host loses it, and the host

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { ExitMessage, ProcessMessage } from "../../sandbox/protocol.ts";
+import type { ExitMessage, ProcessMessage } from "../../sandbox/hop/protocol.ts";
 
 /** Receives the messages of one process, ending with its `exit`. */
 export type ProcessHandler = (msg: ProcessMessage) => void;

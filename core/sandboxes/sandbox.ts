@@ -12,11 +12,11 @@
  * @module
  */
 
-import type { FromSandbox, ToSandbox } from "../../sandbox/protocol.ts";
+import type { FromSandbox, ToSandbox } from "../../sandbox/hop/protocol.ts";
 import { carrierLineLimit } from "../../rpc/line_splitter.ts";
-import { StreamLink } from "../../sandbox/link.ts";
+import { StreamLink } from "../../sandbox/hop/link.ts";
 import { type Hop, newHop } from "./sandbox_hop.ts";
-import { checkFromSandbox } from "../../sandbox/protocol_check.ts";
+import { checkFromSandbox } from "../../sandbox/hop/protocol_check.ts";
 import { findExecutable } from "../executable.ts";
 import { LinkedProcesses, type ProcessHandler } from "./linked_processes.ts";
 

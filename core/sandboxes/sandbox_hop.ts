@@ -14,7 +14,7 @@
  * @module
  */
 
-import { type ByteDuplex, laterDuplex, rawDuplex, streamDuplex } from "../../sandbox/link.ts";
+import { type ByteDuplex, laterDuplex, rawDuplex, streamDuplex } from "../../sandbox/hop/link.ts";
 
 /** The carriers a sandbox on this machine can be reached by. */
 export type HopKind = "split" | "unix" | "pipe";

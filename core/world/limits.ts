@@ -9,7 +9,7 @@
  * @module
  */
 
-import { DEFAULT_MEMORY_POOL_MIB } from "../../sandbox/memory_pool.ts";
+import { DEFAULT_MEMORY_POOL_MIB } from "../../sandbox/hop/terms.ts";
 import { ConfigSyntaxError, readConfigFile } from "./config_file.ts";
 
 /** The limits a host applies. */

@@ -11,11 +11,11 @@
 import { parse } from "@bytecodealliance/jco";
 import { instrumentModule } from "../../wasm/preempt.ts";
 import { importMemory } from "../../wasm/import_memory.ts";
-import { GuestControl } from "../guest_control.ts";
-import { MemoryPool } from "../memory_pool.ts";
-import { FsChannel } from "../remote_mount.ts";
+import { GuestControl } from "../guest/guest_control.ts";
+import { MemoryPool } from "../guest/memory_pool.ts";
+import { FsChannel } from "../mounts/remote_mount.ts";
 import { ByteQueue } from "../wasi/pipes.ts";
-import type { Ended } from "../instance.ts";
+import type { Ended } from "../process/process_io.ts";
 import { runPreview1 } from "./run.ts";
 import { PREVIEW1_MAIN } from "./names.ts";
 

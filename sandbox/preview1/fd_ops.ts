@@ -12,7 +12,7 @@ import type { Preview1Context, Preview1Fn } from "./context.ts";
 import { ERRNO, Errno } from "./errno.ts";
 import type { FileEntry, ListedEntry } from "./fd_table.ts";
 import { utf8 } from "./memory.ts";
-import { nextTurn } from "../event_turns.ts";
+import { nextTurn } from "../guest/event_turns.ts";
 import {
   FDFLAGS,
   FILE_ONLY_RIGHTS,

@@ -1,5 +1,5 @@
 import { strict as assert } from "node:assert";
-import { MemoryPool } from "../memory_pool.ts";
+import { MemoryPool } from "../guest/memory_pool.ts";
 import { entryOf, IMPORTS, start, withNeighbour } from "./_test_guest.ts";
 import { MAX_SUBSCRIPTIONS } from "./poll.ts";
 

@@ -11,7 +11,7 @@ import type { Preview1Context, Preview1Fn } from "./context.ts";
 import { ERRNO, Errno } from "./errno.ts";
 import { encodeAll } from "./memory.ts";
 import { GuestExit } from "../wasi/cli.ts";
-import { nextTurn } from "../event_turns.ts";
+import { nextTurn } from "../guest/event_turns.ts";
 
 const origin = performance.timeOrigin;
 

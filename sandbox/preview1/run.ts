@@ -4,7 +4,7 @@
  * fresh instance per process with a pooled memory, its `_start` run through
  * JSPI. No jco glue, no adapter, shim or fixup instance: one core instance
  * per process. The WASI 0.2 functions an SDK plugin's main module imports
- * directly are bound at the canonical-ABI level (`component/`). Preemption,
+ * directly are bound at the canonical-ABI level (`canonical_abi/`). Preemption,
  * kills, the memory limit, the pool and the preopens are the same objects
  * the jco path uses.
  *
@@ -12,41 +12,35 @@
  */
 
 import { GuestExit } from "../wasi/cli.ts";
-import { Descriptor, OpenFiles } from "../wasi/filesystem.ts";
+import { Descriptor } from "../wasi/filesystem.ts";
 import type { DescriptorFlags } from "../wasi/filesystem_values.ts";
-import type { CommandOptions, Ended, ProcessIo } from "../instance.ts";
-import { processPreopens } from "../preopens.ts";
-import { outputSinks } from "../output_sinks.ts";
-import { trapMessage } from "../trap_message.ts";
-import { GuestKilled } from "../guest_control.ts";
-import { MEMORY_IMPORT, memoryImportOf, type MemoryLimits } from "../../wasm/import_memory.ts";
+import type { CommandOptions, Ended, ProcessIo } from "../process/process_io.ts";
+import { runSkeleton } from "../process/run_skeleton.ts";
+import { Loads } from "../process/loads.ts";
+import { type ModuleNeeds, moduleNeeds } from "../process/module_needs.ts";
+import { processPreopens } from "../mounts/preopens.ts";
+import { MEMORY_IMPORT, type MemoryLimits } from "../../wasm/import_memory.ts";
 import { listImports } from "../../wasm/import_list.ts";
-import { PREEMPT_MODULE } from "../../wasm/preempt.ts";
 import type { Mount } from "../../vfs/mount.ts";
 import { FdTable } from "./fd_table.ts";
 import { GuestMemory, utf8 } from "./memory.ts";
 import { preview1Imports } from "./binding.ts";
 import { PREVIEW1_MAIN, PREVIEW1_MODULE } from "./names.ts";
 import type { Preview1Context } from "./context.ts";
-import { ProcessResources } from "../wasi/resources.ts";
-import { type ComponentImport, componentImports } from "./component/bind.ts";
-import { GuestAbi } from "./component/guest_abi.ts";
+import { type ComponentImport, componentImports } from "../canonical_abi/bind.ts";
+import { GuestAbi } from "../canonical_abi/guest_abi.ts";
 import { wasiInterfaces } from "../wasi/process_interfaces.ts";
-import { interfaceOf } from "./component/wit.ts";
+import { interfaceOf } from "../canonical_abi/wit.ts";
 
-/** A main module loaded into this sandbox. */
-interface Loaded {
+/** A main module loaded into this sandbox, with what its instantiation needs. */
+interface Loaded extends ModuleNeeds {
   module: WebAssembly.Module;
-  /** The limits of its imported memory (`wasm/import_memory.ts`), if it imports one. */
-  memory?: MemoryLimits;
-  preemptible: boolean;
   /** The preview-1 functions it imports. */
   names: string[];
   /** The WASI 0.2 functions it imports (an SDK plugin's), bound at the canonical-ABI level. */
   component: ComponentImport[];
 }
 
-const loaded = new Map<string, Promise<Loaded>>();
 const kinds = new Map<string, boolean>();
 
 /** True when the cache entry at `dir` is for this engine (it holds {@link PREVIEW1_MAIN}). */
@@ -70,14 +64,16 @@ async function load(dir: string): Promise<Loaded> {
   const imports = listImports(bytes);
   return {
     module,
-    memory: memoryImportOf(imports),
-    preemptible: imports.some((i) => i.module === PREEMPT_MODULE),
+    ...moduleNeeds(imports),
     names: imports.filter((i) => i.module === PREVIEW1_MODULE && i.kind === "function")
       .map((i) => i.name),
     component: imports.filter((i) => i.kind === "function" && interfaceOf(i.module) !== null)
       .map(({ module, name }) => ({ module, name })),
   };
 }
+
+/** The main modules loaded in this sandbox (a failed load is tried again by the next process). */
+const loaded = new Loads(load, true);
 
 /** JSPI's export wrapper (not yet in TypeScript's lib). */
 const promising = (WebAssembly as unknown as {
@@ -88,8 +84,9 @@ const DIR_FLAGS: DescriptorFlags = { read: true, write: true, mutateDirectory: t
 
 /**
  * Runs one process of the entry at `dir` on the preview-1 binding, to its
- * end. `command.cwd` has no counterpart in preview 1 (wasi-libc starts in
- * `/`, as it does behind jco's adapter).
+ * end, in the steps of `process/run_skeleton.ts`. `command.cwd` has no
+ * counterpart in preview 1 (wasi-libc starts in `/`, as it does behind
+ * jco's adapter).
  */
 export async function runPreview1(
   dir: string,
@@ -98,96 +95,74 @@ export async function runPreview1(
   io: ProcessIo,
   command: CommandOptions = {},
 ): Promise<Ended> {
-  let entry = loaded.get(dir);
-  if (!entry) {
-    entry = load(dir);
-    loaded.set(dir, entry);
-    entry.catch(() => loaded.delete(dir));
-  }
-  const main = await entry;
-  const { stdout, stderr } = outputSinks(io);
-  const files = new OpenFiles();
-  const fds = new FdTable();
-  const mem = new GuestMemory();
-  fds.add({ kind: "stdio", input: io.stdin });
-  fds.add({ kind: "stdio", output: stdout });
-  fds.add({ kind: "stdio", output: stderr });
-  const devs = new Map<Mount, number>();
-  for (const p of processPreopens(world, io.fs, command.preopens, command.onlyPreopens)) {
-    devs.set(p.mount, devs.size + 1);
-    const flags = p.mount.writable ? DIR_FLAGS : { read: true };
-    fds.add({
-      kind: "dir",
-      desc: new Descriptor(p.mount, "", null, flags, files),
-      pos: 0,
-      append: false,
-      fdflags: 0,
-      preopen: utf8(p.guestPath),
-    });
-  }
-  const ctx: Preview1Context = { mem, fds, devOf: (m) => devs.get(m) ?? 0 };
-  const resources = new ProcessResources();
-  const abi = main.component.length ? new GuestAbi(() => mem.memory!) : null;
-  let taken: [WebAssembly.Memory, MemoryLimits] | null = null;
-  let ended: Ended;
-  try {
-    const control = io.control;
-    // Fair starts: a flood of processes from one asker waits its turn (guest_control.ts).
-    await control.admit();
-    let instance;
-    try {
-      if (control.killed) throw new GuestKilled();
-      instance = control.instantiate(() => {
-        const imports: Record<string, Record<string, unknown>> = {
-          [PREVIEW1_MODULE]: preview1Imports(ctx, { args: command.args ?? [], env }, main.names),
-        };
-        if (abi) {
-          const wasi = wasiInterfaces({
-            ...command,
-            env,
-            stdin: io.stdin,
-            stdout,
-            stderr,
-            resources,
-          });
-          Object.assign(imports, componentImports(main.component, wasi, abi));
-        }
-        if (main.memory) {
-          const memory = io.memories.take(main.memory);
-          taken = [memory, main.memory];
-          mem.memory = memory;
-          imports[MEMORY_IMPORT.module] = { [MEMORY_IMPORT.name]: memory };
-        }
-        return control.instantiateCore(main.module, imports, main.preemptible);
-      });
-    } finally {
-      control.admitted();
-    }
-    if (!mem.memory) mem.memory = instance.exports.memory as WebAssembly.Memory;
-    if (abi) abi.realloc = instance.exports.cabi_realloc as GuestAbi["realloc"];
-    const start = instance.exports._start;
-    if (typeof start !== "function") {
-      throw new Error("the plugin's main module has no _start export: not a WASI command");
-    }
-    control.started();
-    await promising(start)();
-    ended = { status: 0 };
-  } catch (e) {
-    if (io.control.killed) ended = { status: 1, error: io.control.killReason ?? "killed" };
-    else if (e instanceof GuestExit) ended = { status: e.status };
-    else ended = { status: 1, error: trapMessage(e, io.control) };
-  } finally {
-    // Calls still pending (a timer, a file read) write nothing from now on: the memory
-    // may be the next process's (memory.ts).
-    mem.fence();
-    io.fs.abort();
-    fds.closeAll();
-    files.closeAll();
-    await resources.releaseAll(); // a listener's port is free when the exit is reported
-    // The instance can never run again: its `_start` settled (or it never started).
-    if (taken) io.memories.give(...(taken as [WebAssembly.Memory, MemoryLimits]));
-  }
-  stdout.finish();
-  stderr.finish();
-  return ended;
+  const main = await loaded.of(dir);
+  return runSkeleton<{ exports: Record<string, unknown> }>(
+    io,
+    ({ stdout, stderr, files, resources }) => {
+      const fds = new FdTable();
+      const mem = new GuestMemory();
+      fds.add({ kind: "stdio", input: io.stdin });
+      fds.add({ kind: "stdio", output: stdout });
+      fds.add({ kind: "stdio", output: stderr });
+      const devs = new Map<Mount, number>();
+      for (const p of processPreopens(world, io.fs, command.preopens, command.onlyPreopens)) {
+        devs.set(p.mount, devs.size + 1);
+        const flags = p.mount.writable ? DIR_FLAGS : { read: true };
+        fds.add({
+          kind: "dir",
+          desc: new Descriptor(p.mount, "", null, flags, files),
+          pos: 0,
+          append: false,
+          fdflags: 0,
+          preopen: utf8(p.guestPath),
+        });
+      }
+      const ctx: Preview1Context = { mem, fds, devOf: (m) => devs.get(m) ?? 0 };
+      const abi = main.component.length ? new GuestAbi(() => mem.memory!) : null;
+      let taken: [WebAssembly.Memory, MemoryLimits] | null = null;
+      return {
+        instantiate: () => {
+          const imports: Record<string, Record<string, unknown>> = {
+            [PREVIEW1_MODULE]: preview1Imports(ctx, { args: command.args ?? [], env }, main.names),
+          };
+          if (abi) {
+            const wasi = wasiInterfaces({
+              ...command,
+              env,
+              stdin: io.stdin,
+              stdout,
+              stderr,
+              resources,
+            });
+            Object.assign(imports, componentImports(main.component, wasi, abi));
+          }
+          if (main.memory) {
+            const memory = io.memories.take(main.memory);
+            taken = [memory, main.memory];
+            mem.memory = memory;
+            imports[MEMORY_IMPORT.module] = { [MEMORY_IMPORT.name]: memory };
+          }
+          return io.control.instantiateCore(main.module, imports, main.preemptible);
+        },
+        entry: (instance) => {
+          if (!mem.memory) mem.memory = instance.exports.memory as WebAssembly.Memory;
+          if (abi) abi.realloc = instance.exports.cabi_realloc as GuestAbi["realloc"];
+          const start = instance.exports._start;
+          if (typeof start !== "function") {
+            throw new Error("the plugin's main module has no _start export: not a WASI command");
+          }
+          return () => promising(start)();
+        },
+        exitStatus: (e) => e instanceof GuestExit ? e.status : undefined,
+        // Calls still pending (a timer, a file read) write nothing from now on: the memory
+        // may be the next process's (memory.ts).
+        fence: () => mem.fence(),
+        close: () => fds.closeAll(),
+        // The instance can never run again: its `_start` settled (or it never started).
+        giveMemories: () => {
+          if (taken) io.memories.give(...taken);
+        },
+      };
+    },
+  );
 }

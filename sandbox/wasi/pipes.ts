@@ -9,8 +9,8 @@
 import type { ByteSink, ByteSource } from "./streams.ts";
 import { ReadBuffer } from "./read_buffer.ts";
 import { LineSplitter } from "../../rpc/line_splitter.ts";
-import { nextTurn } from "../event_turns.ts";
-import type { OutputWindow } from "../output_window.ts";
+import { nextTurn } from "../guest/event_turns.ts";
+import type { OutputWindow } from "../guest/output_window.ts";
 
 /** A byte queue with an end: the core pushes, the guest reads. */
 export class ByteQueue implements ByteSource {

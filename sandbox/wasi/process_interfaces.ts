@@ -2,7 +2,7 @@
  * The WASI 0.2 interfaces of one process that both paths share: jco's glue
  * calls them (with the filesystem added), and so does the lean path's
  * canonical-ABI binding for an SDK plugin's direct imports
- * (`sandbox/preview1/component/`), which serves files through preview 1.
+ * (`sandbox/canonical_abi/`), which serves files through preview 1.
  *
  * @module
  */

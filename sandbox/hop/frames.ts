@@ -18,7 +18,7 @@
  * @module
  */
 
-import { parseExact } from "../rpc/exact_json.ts";
+import { parseExact } from "../../rpc/exact_json.ts";
 
 /** The field of each op that travels raw after the header. */
 const TEXT_FIELD: Record<string, string> = {

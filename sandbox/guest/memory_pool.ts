@@ -15,12 +15,9 @@
  * @module
  */
 
-import type { MemoryLimits } from "../wasm/import_memory.ts";
+import type { MemoryLimits } from "../../wasm/import_memory.ts";
 
 const PAGE = 65536;
-
-/** The default bound of a sandbox's pool, in MiB (`memory_pool_mib`). */
-export const DEFAULT_MEMORY_POOL_MIB = 64;
 
 /** Free memories of one sandbox, within a bound in bytes. */
 export class MemoryPool {

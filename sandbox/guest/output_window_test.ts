@@ -1,6 +1,7 @@
 import { strict as assert } from "node:assert";
-import { OutputWindow, tookEvery } from "./output_window.ts";
-import { LINES_PER_TURN, LineSink } from "./wasi/pipes.ts";
+import { OutputWindow } from "./output_window.ts";
+import { tookEvery } from "../hop/terms.ts";
+import { LINES_PER_TURN, LineSink } from "../wasi/pipes.ts";
 
 Deno.test("writes wait while a window's worth of lines is in flight, and go on as the core takes them", async () => {
   const window = new OutputWindow(20);

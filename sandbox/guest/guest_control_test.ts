@@ -1,6 +1,6 @@
 import { strict as assert } from "node:assert";
-import { Writer } from "../wasm/binary.ts";
-import { instrumentModule } from "../wasm/preempt.ts";
+import { Writer } from "../../wasm/binary.ts";
+import { instrumentModule } from "../../wasm/preempt.ts";
 import { GuestControl, GuestKilled, UNPAUSABLE_MS } from "./guest_control.ts";
 
 /** A section: id, then the length-prefixed body. */

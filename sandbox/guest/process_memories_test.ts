@@ -2,8 +2,8 @@ import { strict as assert } from "node:assert";
 import { GuestControl } from "./guest_control.ts";
 import { MemoryPool } from "./memory_pool.ts";
 import { MemoryShare } from "./memory_share.ts";
-import { INITIAL_MEMORY_TRAP, InitialMemoryRefused, ProcessMemories } from "./process_memories.ts";
-import { WORLD_MEMORY_TRAP } from "./memory_share.ts";
+import { InitialMemoryRefused, ProcessMemories } from "./process_memories.ts";
+import { INITIAL_MEMORY_TRAP, WORLD_MEMORY_TRAP } from "../hop/terms.ts";
 import { trapMessage } from "./trap_message.ts";
 
 const MIB = 2 ** 20;

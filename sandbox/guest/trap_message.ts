@@ -6,8 +6,7 @@
  */
 
 import { type GuestControl, GuestKilled } from "./guest_control.ts";
-import { WORLD_MEMORY_TRAP } from "./memory_share.ts";
-import { INITIAL_MEMORY_TRAP } from "./process_memories.ts";
+import { INITIAL_MEMORY_TRAP, WORLD_MEMORY_TRAP } from "../hop/terms.ts";
 
 /** The `error` of a process that ended with `e` thrown out of its run. */
 export function trapMessage(e: unknown, control: GuestControl): string {

@@ -7,12 +7,13 @@
  * @module
  */
 
-import { DiskBudget } from "../vfs/disk_budget.ts";
-import { DiskMount } from "../vfs/disk_mount.ts";
-import type { Mount } from "../vfs/mount.ts";
+import { DiskBudget } from "../../vfs/disk_budget.ts";
+import { DiskMount } from "../../vfs/disk_mount.ts";
+import type { Mount } from "../../vfs/mount.ts";
 import { type FsChannel, RemoteMount } from "./remote_mount.ts";
 import { CoreSymlinks } from "./core_symlinks.ts";
-import type { ExtraPreopen } from "./protocol.ts";
+import type { ExtraPreopen } from "../hop/protocol.ts";
+import { SERVED_WORLD } from "../hop/terms.ts";
 
 /** A mount at a guest path. */
 export interface Preopen {
@@ -59,12 +60,6 @@ function diskMount(hostPath: string, world = false): Mount {
   }
   return mount;
 }
-
-/**
- * The `world` of a run message on a worker (`core/remote/`): it has no world
- * folder, and the core serves `/` over the channel, as it serves `/proc`.
- */
-export const SERVED_WORLD = "";
 
 /**
  * The preopens of one process, in order; with `only`, just `extra` (a

@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { FsCall, FsResult } from "../vfs/wire.ts";
+import type { FsCall, FsResult } from "../../vfs/wire.ts";
 
 /** A host folder preopened at a guest path, beside `/` (a disk mount, read-write). */
 export interface ExtraPreopen {
@@ -58,7 +58,7 @@ export interface RunMessage {
 
 /**
  * The mounts the core serves to a process, by their preopen name; and, for
- * making symlinks only (`sandbox/core_symlinks.ts`), the world (`world`)
+ * making symlinks only (`sandbox/mounts/core_symlinks.ts`), the world (`world`)
  * and a command's extra preopens (`preopen:<guest path>`).
  */
 export type RemoteMountName = "proc" | "self" | "run" | "world" | `preopen:${string}`;

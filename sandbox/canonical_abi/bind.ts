@@ -12,7 +12,7 @@
  * @module
  */
 
-import { ASYNC_IMPORTS } from "../../wasi/async_imports.ts";
+import { ASYNC_IMPORTS } from "../wasi/async_imports.ts";
 import { type Abi, type ArgReader, loadOf, storeOf } from "./abi.ts";
 import { liftOf, lowerOf } from "./lift.ts";
 import { flatOf } from "./layout.ts";

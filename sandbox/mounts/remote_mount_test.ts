@@ -7,18 +7,18 @@
  */
 
 import { strict as assert } from "node:assert";
-import { FsServer } from "../core/files/fs_server.ts";
-import { HostError } from "../rpc/errors.ts";
-import { type Fixture, mountConformance } from "../vfs/conformance.ts";
-import { DiskMount } from "../vfs/disk_mount.ts";
-import { MemMount } from "../vfs/mem_mount.ts";
-import { type Mount, READ_ONLY } from "../vfs/mount.ts";
-import { ProcMount } from "../vfs/proc_mount.ts";
-import type { ProcSource } from "../vfs/proc_source.ts";
-import { ProcessDir } from "../vfs/process_dir.ts";
-import type { FsReply, RemoteMountName } from "./protocol.ts";
+import { FsServer } from "../../core/files/fs_server.ts";
+import { HostError } from "../../rpc/errors.ts";
+import { type Fixture, mountConformance } from "../../vfs/conformance.ts";
+import { DiskMount } from "../../vfs/disk_mount.ts";
+import { MemMount } from "../../vfs/mem_mount.ts";
+import { type Mount, READ_ONLY } from "../../vfs/mount.ts";
+import { ProcMount } from "../../vfs/proc_mount.ts";
+import type { ProcSource } from "../../vfs/proc_source.ts";
+import { ProcessDir } from "../../vfs/process_dir.ts";
+import type { FsReply, RemoteMountName } from "../hop/protocol.ts";
 import { FsChannel, RemoteMount } from "./remote_mount.ts";
-import { guard } from "./wasi/filesystem_values.ts";
+import { guard } from "../wasi/filesystem_values.ts";
 
 /** A round trip through JSON, as every message on the pipe makes. */
 function wire<T>(msg: T): T {

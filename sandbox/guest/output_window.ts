@@ -41,12 +41,3 @@ export class OutputWindow {
     return new Promise((go) => this.waiting.push(go));
   }
 }
-
-/**
- * The count of one process's output lines the core has handled since it
- * last said so: every quarter of a window, a `took` goes back to the
- * sandbox. (The core's half of {@link OutputWindow}.)
- */
-export function tookEvery(window: number): number {
-  return Math.max(1, Math.floor(window / 4));
-}

@@ -10,7 +10,7 @@
  * @module
  */
 
-import { EXPIRE_EXPORT, PREEMPT_MODULE } from "../wasm/preempt.ts";
+import { EXPIRE_EXPORT, PREEMPT_MODULE } from "../../wasm/preempt.ts";
 
 /** A function of any signature: a host function, a wasm export. */
 // deno-lint-ignore no-explicit-any

@@ -6,18 +6,18 @@
  * @module
  */
 
-import { fromBase64, toBase64 } from "../rpc/base64.ts";
-import { HostError } from "../rpc/errors.ts";
-import type * as vfs from "../vfs/mount.ts";
-import { FsError } from "../vfs/mount.ts";
+import { fromBase64, toBase64 } from "../../rpc/base64.ts";
+import { HostError } from "../../rpc/errors.ts";
+import type * as vfs from "../../vfs/mount.ts";
+import { FsError } from "../../vfs/mount.ts";
 import {
   type FsCall,
   type FsMethod,
   type FsResult,
   statFromWire,
   type WireStat,
-} from "../vfs/wire.ts";
-import type { FromSandbox, FsReply, RemoteMountName } from "./protocol.ts";
+} from "../../vfs/wire.ts";
+import type { FromSandbox, FsReply, RemoteMountName } from "../hop/protocol.ts";
 
 /** A request waiting for its reply. */
 interface Waiting {

@@ -6,9 +6,9 @@
  * @module
  */
 
-import type { GuestControl } from "./guest_control.ts";
-import { LineSink } from "./wasi/pipes.ts";
-import type { OutputWindow } from "./output_window.ts";
+import type { GuestControl } from "../guest/guest_control.ts";
+import { LineSink } from "../wasi/pipes.ts";
+import type { OutputWindow } from "../guest/output_window.ts";
 
 /** What the sinks need of a process. */
 export interface OutputTargets {

@@ -58,7 +58,7 @@ import {
   GROW_IMPORT,
   INITIAL_FUEL,
   YIELD_IMPORT,
-} from "../wasm/preempt.ts";
+} from "../../wasm/preempt.ts";
 import { clock, nextTurn, SLICE_MS, turn } from "./event_turns.ts";
 import { FairStart } from "./fair_starts.ts";
 import {

@@ -10,9 +10,9 @@
  * @module
  */
 
-import type { Instant, Mount, OpenOptions } from "../vfs/mount.ts";
+import type { Instant, Mount, OpenOptions } from "../../vfs/mount.ts";
 import type { FsChannel } from "./remote_mount.ts";
-import type { RemoteMountName } from "./protocol.ts";
+import type { RemoteMountName } from "../hop/protocol.ts";
 
 /** A mount whose `symlink` the core performs, the rest by `inner`. */
 export class CoreSymlinks implements Mount {

@@ -11,12 +11,9 @@
  * @module
  */
 
-import type { MemoryLimits } from "../wasm/import_memory.ts";
+import type { MemoryLimits } from "../../wasm/import_memory.ts";
 import type { GuestControl } from "./guest_control.ts";
 import type { MemoryPool } from "./memory_pool.ts";
-
-/** How the trap of a module whose initial memory passes `memory_mib` begins (the core answers -32004). */
-export const INITIAL_MEMORY_TRAP = "initial memory limit";
 
 const PAGE = 65536;
 

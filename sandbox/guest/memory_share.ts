@@ -10,9 +10,6 @@
  * @module
  */
 
-/** How the trap of a grow refused for the world's memory bound begins (the core answers -32004). */
-export const WORLD_MEMORY_TRAP = "world memory limit";
-
 /** The bytes a sandbox's processes may grow by, together; one per sandbox. */
 export class MemoryShare {
   /** The bytes granted to live processes now. */
