@@ -59,7 +59,7 @@ export function engineChoice(): "auto" | "jco" {
  * The main core module of a file when our preview-1 binding can run it: a
  * plain core module, or a component whose main module imports nothing but
  * preview-1 functions, the WASI 0.2 functions the binding has at the
- * canonical-ABI level (an SDK plugin's: `sandbox/preview1/component/`) and
+ * canonical-ABI level (an SDK plugin's: `sandbox/canonical_abi/`) and
  * a memory; null when the file needs jco's glue.
  * Throws for a core module that imports anything else (nothing can run it).
  */

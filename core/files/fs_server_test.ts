@@ -2,7 +2,7 @@
  * The core's side of the sandbox's filesystem requests: what it serves where,
  * how it checks what a sandbox sends, and how a host fault is told apart
  * from an errno. (The whole round trip runs the conformance suite in
- * `sandbox/remote_mount_test.ts`.)
+ * `sandbox/mounts/remote_mount_test.ts`.)
  */
 
 import { strict as assert } from "node:assert";

@@ -1,7 +1,7 @@
 /**
- * The sandbox protocol over NATS: a {@link MessageLink} (`sandbox/link.ts`)
+ * The sandbox protocol over NATS: a {@link MessageLink} (`sandbox/hop/link.ts`)
  * whose carrier message is a NATS message. The messages sent in one turn
- * go out as one NATS message of frames (`sandbox/frames.ts`), opened by a
+ * go out as one NATS message of frames (`sandbox/hop/frames.ts`), opened by a
  * lead frame that names the sender (`wire.ts`), split to fit the server's
  * `max_payload`. The subscriber of the peer's subject reads the lead (to
  * find the link) and hands the rest to {@link NatsLink.receive}, which

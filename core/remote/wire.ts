@@ -1,7 +1,7 @@
 /**
  * What a host and its workers say over NATS, and on which subjects. A worker
- * speaks the sandbox protocol (`sandbox/protocol.ts`) with the host, in the
- * frames of `sandbox/frames.ts` (each NATS message: a lead frame naming its
+ * speaks the sandbox protocol (`sandbox/hop/protocol.ts`) with the host, in the
+ * frames of `sandbox/hop/frames.ts` (each NATS message: a lead frame naming its
  * sender, then the messages of one turn), plus heartbeats and component
  * fetches (JSON). Every subject of a world
  * starts with `sausage.<world>.`, so per-world credentials can allow that
@@ -271,7 +271,7 @@ export class Batcher<T> {
 }
 
 /**
- * Publishes `msgs` as frames (`sandbox/frames.ts`), each NATS message
+ * Publishes `msgs` as frames (`sandbox/hop/frames.ts`), each NATS message
  * opening with `lead`, split into as many messages as the server's
  * `max_payload` needs; a single message too big for it throws.
  */

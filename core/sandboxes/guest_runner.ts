@@ -1,7 +1,7 @@
 /**
  * A guest as its process sees it: the sandbox that runs it, which takes its
  * stdin lines, EOF and kill, and which the core tells how much of its output
- * it has handled (`took`, `sandbox/output_window.ts`). Also where guests go:
+ * it has handled (`took`, `sandbox/guest/output_window.ts`). Also where guests go:
  * a sandbox of the pool (`sandbox.ts`) or of a worker (`remote/`).
  *
  * @module

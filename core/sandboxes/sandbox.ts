@@ -1,7 +1,7 @@
 /**
  * One sandbox: a long-lived Deno subprocess with narrow permissions that
  * runs many processes at once (`sandbox/main.ts`). The core talks to it with
- * the messages of `sandbox/protocol.ts` and hands each message about a
+ * the messages of `sandbox/hop/protocol.ts` and hands each message about a
  * process to that process's handler. The subprocess is killed by the kernel
  * when the host dies, by any means (`setpriv --pdeathsig`), and by the core
  * when it stops answering pings (a stall no check covers); either way every

@@ -1,6 +1,6 @@
 /**
  * The hop between the core and a sandbox on this machine: what carries the
- * frames of `sandbox/frames.ts` under a `StreamLink`. By default ("split")
+ * frames of `sandbox/hop/frames.ts` under a `StreamLink`. By default ("split")
  * the core writes to a Unix socket and reads the sandbox's stdout: a
  * sandbox reads the socket directly (reading its stdin goes through Deno's
  * blocking-read thread) and writes its stdout with blocking writes, so a
