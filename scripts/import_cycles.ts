@@ -2,7 +2,9 @@
  * Finds import cycles in the program, between files and between folders,
  * from `deno info --json` of its entry points: static and dynamic imports
  * of the repository's own files (type-only imports, erased when the
- * program runs, and npm packages left out). A folder is a file's top-level
+ * program runs, and npm packages left out), and the modules loaded later
+ * (`core/load_later.ts`: `loadLater<typeof import("./x.ts")>`, which
+ * `deno info` sees only as a type import). A folder is a file's top-level
  * folder (`core/cargo/x.ts` is in `core`); the root's files (`main.ts`,
  * `deno.json`) are in none.
  *
@@ -61,7 +63,26 @@ export async function importGraph(entries: string[], root = ROOT): Promise<Impor
       }
     }
   }
+  for (const [from, to] of graph) {
+    for (const target of loadedLater(root, from)) if (graph.has(target)) to.add(target);
+  }
   return graph;
+}
+
+/** A module's `loadLater<typeof import("./x.ts")>` (or `later<...>`): the files it loads later. */
+const LATER = /\b(?:loadLater|later)<typeof import\("(\.[^"]+)"\)>/g;
+
+/** The files (relative to `root`) that `file` loads later (`core/load_later.ts`). */
+function loadedLater(root: string, file: string): string[] {
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(`${root}${file}`);
+  } catch {
+    return [];
+  }
+  return [...text.matchAll(LATER)].map((m) =>
+    new URL(m[1], `file://${root}${file}`).pathname.slice(root.length)
+  );
 }
 
 /** The graph of folders: an edge where a file of one imports a file of another. */

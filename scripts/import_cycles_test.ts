@@ -41,6 +41,11 @@ Deno.test("the program has no import cycle between folders or files (deno info)"
     files.get("cli/mcp.ts")?.has("mcp/server.ts"),
     "it holds the dynamic and static imports",
   );
+  assert.ok(
+    files.get("main.ts")?.has("cli/main.ts") && files.get("cli/main.ts")?.has("cli/call.ts") &&
+      files.get("core/control/world_client.ts")?.has("core/control/world_server.ts"),
+    "it holds the modules loaded later (core/load_later.ts)",
+  );
   assert.deepEqual(cycles(folderGraph(files)), []);
   assert.deepEqual(cycles(files), []);
 });
