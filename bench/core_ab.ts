@@ -24,24 +24,10 @@ const { WorldServer } = await import(`${tree}core/control/world_server.ts`);
 const { WorldClient } = await import(`${tree}core/control/world_client.ts`);
 const { builtTestPlugin } = await import(`${tree}tests/helpers/plugins.ts`);
 const { makeWorld } = await import(`${tree}tests/helpers/world.ts`);
-const { cpuNow } = await import(`${here}bench/cpu_time.ts`);
+const { cpuNow, threadsCpuMs } = await import(`${here}bench/cpu_time.ts`);
 
-/** CPU ms so far of this process's threads, by kind. */
-function threads(): { loop: number; worker: number; other: number } {
-  const t = { loop: 0, worker: 0, other: 0 };
-  for (const e of Deno.readDirSync("/proc/self/task")) {
-    try {
-      const stat = Deno.readTextFileSync(`/proc/self/task/${e.name}/stat`);
-      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const ms = (Number(f[11]) + Number(f[12])) * 10;
-      if (Number(e.name) === Deno.pid) t.loop += ms;
-      else if (name.startsWith("worker")) t.worker += ms;
-      else t.other += ms;
-    } catch { /* gone */ }
-  }
-  return t;
-}
+/** CPU ms so far of this process's threads, by kind (`cpu_time.ts`). */
+const threads = threadsCpuMs;
 
 const probe = await builtTestPlugin("probe");
 const root = await makeWorld({ plugins: { probe } });

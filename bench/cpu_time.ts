@@ -30,6 +30,29 @@ export function threadCpuMs(): number {
   return statCpuMs("/proc/thread-self/stat");
 }
 
+/**
+ * CPU ms so far of this process's threads, by kind: the main thread (the
+ * event loop), the workers (Deno names their threads `worker-…`; the
+ * journal's), and the rest (V8's helpers, Deno's pools).
+ */
+export function threadsCpuMs(): { loop: number; worker: number; other: number } {
+  const t = { loop: 0, worker: 0, other: 0 };
+  for (const e of Deno.readDirSync("/proc/self/task")) {
+    let name: string;
+    try {
+      const stat = Deno.readTextFileSync(`/proc/self/task/${e.name}/stat`);
+      name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+    } catch {
+      continue; // gone
+    }
+    const ms = statCpuMs(`/proc/self/task/${e.name}/stat`);
+    if (Number(e.name) === Deno.pid) t.loop += ms;
+    else if (name.startsWith("worker")) t.worker += ms;
+    else t.other += ms;
+  }
+  return t;
+}
+
 /** The pids whose parent is `pid`. */
 function children(pid: number): number[] {
   try {

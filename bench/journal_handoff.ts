@@ -16,24 +16,12 @@ const here = new URL("..", import.meta.url).pathname;
 const tree = (Deno.args[0] ?? here).replace(/\/?$/, "/");
 const calls = Number(Deno.args[1] ?? 6000);
 const per = Number(Deno.args[2] ?? 2);
+const { threadsCpuMs } = await import(`${here}bench/cpu_time.ts`);
 const { Journal } = await import(`${tree}core/journal/journal.ts`);
 const { uuidv7 } = await import(`${tree}core/processes/uuid.ts`);
 
-/** CPU ms so far of this process's main thread and of its other threads. */
-function threads(): { loop: number; worker: number } {
-  const t = { loop: 0, worker: 0 };
-  for (const e of Deno.readDirSync("/proc/self/task")) {
-    try {
-      const stat = Deno.readTextFileSync(`/proc/self/task/${e.name}/stat`);
-      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const ms = (Number(f[11]) + Number(f[12])) * 10;
-      if (Number(e.name) === Deno.pid) t.loop += ms;
-      else if (name.startsWith("worker")) t.worker += ms;
-    } catch { /* gone */ }
-  }
-  return t;
-}
+/** CPU ms so far of this process's main thread and of its workers (`cpu_time.ts`). */
+const threads = threadsCpuMs;
 
 const dir = Deno.makeTempDirSync();
 const journal = new Journal(`${dir}/journal.sqlite`, () => {});

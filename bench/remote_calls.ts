@@ -25,17 +25,10 @@ import { WorldClient } from "../core/control/world_client.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
 import { natsServerPath, TestNats, worldUsers } from "../tests/helpers/nats.ts";
+import type { BenchRow } from "./bench_row.ts";
 
-/** One row: what, p50 and p99 in ms, calls per second, how many calls. */
-export interface RemoteRow {
-  what: string;
-  p50: number;
-  p99: number;
-  perSecond: number;
-  runs: number;
-  /** What else the row says (the host's CPU per call). */
-  note?: string;
-}
+/** One row of the bench (`bench_row.ts`). */
+export type RemoteRow = BenchRow;
 
 const LAUNCHER = new URL("../sausage", import.meta.url).pathname;
 

@@ -44,6 +44,7 @@ import { besideFlood } from "./flood_calls.ts";
 import { cpuNow } from "./cpu_time.ts";
 import { WASI } from "node:wasi";
 import * as fs from "node:fs";
+import type { BenchRow } from "./bench_row.ts";
 
 const quick = Deno.args.includes("--quick");
 const N = quick ? 300 : 2000;
@@ -57,14 +58,7 @@ const WARM_PER_SANDBOX = quick ? 100 : 2000;
 const root = new URL("..", import.meta.url).pathname;
 
 /** One measured row. */
-interface Row {
-  what: string;
-  p50: number;
-  p99: number;
-  perSecond: number;
-  runs: number;
-  note?: string;
-}
+type Row = BenchRow;
 const rows: Row[] = [];
 
 function summary(what: string, times: number[], wallMs: number, note?: string): Row {

@@ -26,18 +26,12 @@ import { IDLE_MS } from "../core/typescript/ts_compiler.ts";
 import { builtTestPlugin } from "../tests/helpers/plugins.ts";
 import { makeWorld } from "../tests/helpers/world.ts";
 import { pssMiB } from "./pss.ts";
+import type { BenchRow } from "./bench_row.ts";
 
 const ROOT = decodeURIComponent(new URL("..", import.meta.url).pathname).replace(/\/$/, "");
 
-/** One row, as `bench/suite.ts` prints them (times in ms; NaN where the row is not a time). */
-export interface TsRow {
-  what: string;
-  p50: number;
-  p99: number;
-  perSecond: number;
-  runs: number;
-  note?: string;
-}
+/** One row, as `bench/suite.ts` prints them (`bench_row.ts`). */
+export type TsRow = BenchRow;
 
 /** The bench's TypeScript plugin: a no-op, and a method that waits until stdin ends. */
 const PLUGIN = `/** Answers nothing at once. */
