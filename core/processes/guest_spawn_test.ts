@@ -7,53 +7,17 @@
  */
 
 import { strict as assert } from "node:assert";
-import type { ProcessMessage, RunMessage, ToSandbox } from "../../sandbox/hop/protocol.ts";
 import { INITIAL_MEMORY_TRAP, WORLD_MEMORY_TRAP } from "../../sandbox/hop/terms.ts";
-import type { ProcessHandler } from "../sandboxes/sandbox.ts";
-import type { GuestSandbox } from "../sandboxes/guest_runner.ts";
-import type { ProcSource } from "../../vfs/proc_source.ts";
 import { MemMount } from "../../vfs/mem_mount.ts";
 import { Journal } from "../journal/journal.ts";
 import { defaultLimits, type Limits } from "../world/limits.ts";
-import { recordingCaller } from "../_test_utils.ts";
+import { noProc, recordingCaller, RecordingSandbox } from "../_test_utils.ts";
 import { FailingPlugins } from "./failing_plugins.ts";
 import { GuestSpawner } from "./guest_spawn.ts";
 import { Lifecycle } from "./process_lifecycle.ts";
 import { ProcessLog } from "./process_log.ts";
 import { ProcessTable } from "./process_table.ts";
 import { StartChecks } from "./start_checks.ts";
-
-/** A sandbox that records what the core sends and lets a test speak for its guests. */
-class RecordingSandbox implements GuestSandbox {
-  readonly runs: RunMessage[] = [];
-  readonly sent: ToSandbox[] = [];
-  private handlers = new Map<string, ProcessHandler>();
-
-  start(msg: RunMessage, handler: ProcessHandler): void {
-    this.runs.push(msg);
-    this.handlers.set(msg.pid, handler);
-  }
-
-  send(msg: ToSandbox): void {
-    this.sent.push(msg);
-  }
-
-  /** A message from the guest `msg.pid`, as its sandbox passes it on. */
-  guest(msg: ProcessMessage): void {
-    this.handlers.get(msg.pid)!(msg);
-  }
-}
-
-/** `/self` sources nothing here. */
-const noProc: ProcSource = {
-  pids: () => [],
-  info: () => undefined,
-  log: () => undefined,
-  selfFiles: () => undefined,
-  coreFiles: () => ({}),
-  plugins: () => [],
-  pluginFile: () => Promise.reject(new Error("none")),
-};
 
 /** A spawner over real parts, its journal in memory; `fn` runs with it, the journal closes after. */
 async function withSpawner(

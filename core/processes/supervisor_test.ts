@@ -7,57 +7,20 @@
 
 import { strict as assert } from "node:assert";
 import { ErrorCode, HostError } from "../../rpc/errors.ts";
-import type { ProcessMessage, RunMessage, ToSandbox } from "../../sandbox/hop/protocol.ts";
 import { MemMount } from "../../vfs/mem_mount.ts";
 import type { FsCall } from "../../vfs/wire.ts";
-import type { ProcSource } from "../../vfs/proc_source.ts";
 import type { Caller } from "./process.ts";
 import { Journal } from "../journal/journal.ts";
 import { defaultLimits, type Limits } from "../world/limits.ts";
 import { ProcessTable } from "./process_table.ts";
-import type { ProcessHandler } from "../sandboxes/sandbox.ts";
-import type { GuestSandbox } from "../sandboxes/guest_runner.ts";
 import type { NativeMethod } from "./native_process.ts";
 import type { SpawnRequest } from "./spawn_request.ts";
 import { Supervisor } from "./supervisor.ts";
-import { recordingCaller as caller } from "../_test_utils.ts";
-
-/** A sandbox that records what the core sends and lets a test speak for its guests. */
-class FakeSandbox implements GuestSandbox {
-  readonly runs: RunMessage[] = [];
-  readonly sent: ToSandbox[] = [];
-  private handlers = new Map<string, ProcessHandler>();
-
-  start(msg: RunMessage, handler: ProcessHandler): void {
-    this.runs.push(msg);
-    this.handlers.set(msg.pid, handler);
-  }
-
-  send(msg: ToSandbox): void {
-    this.sent.push(msg);
-  }
-
-  /** A message from the guest `msg.pid`, as its sandbox would pass it on. */
-  guest(msg: ProcessMessage): void {
-    this.handlers.get(msg.pid)!(msg);
-  }
-
-  /** The ops sent about `pid`, in order. */
-  opsFor(pid: string): string[] {
-    return this.sent.filter((m) => "pid" in m && m.pid === pid).map((m) => m.op);
-  }
-}
-
-/** `/self` sources nothing: these tests do not read it. */
-const noProc: ProcSource = {
-  pids: () => [],
-  info: () => undefined,
-  log: () => undefined,
-  selfFiles: () => undefined,
-  coreFiles: () => ({}),
-  plugins: () => [],
-  pluginFile: () => Promise.reject(new Error("none")),
-};
+import {
+  noProc,
+  recordingCaller as caller,
+  RecordingSandbox as FakeSandbox,
+} from "../_test_utils.ts";
 
 /** What a test's supervisor is made with, beside its fakes. */
 interface SetupOptions {
