@@ -29,7 +29,7 @@
  * @module
  */
 
-import { buildFolders } from "./build_folders.ts";
+import { useBuildFolders } from "./build_folders.ts";
 import { syncSdk, worldSdkDir } from "./world_sdk.ts";
 import { World } from "../world/world.ts";
 import { DEFAULT_SDK_DIR } from "./cargo_build.ts";
@@ -186,7 +186,7 @@ export async function writeCargoConfig(
     : undefined;
   // The world's build folder and SDK copy, as `cargo.build` has them: what
   // `cargo test` here compiled, `sausage build` does not compile again.
-  const { target } = await buildFolders(tc, root);
+  const { target } = await useBuildFolders(tc, root);
   await Deno.mkdir(target, { recursive: true });
   const text = cargoConfigText(tc, {
     targetDir: target,

@@ -8,7 +8,8 @@
  * folders reached through real folders (`world_files.ts`); the sandbox checks
  * their identity again once they are mounted. A plugin's `source` that is a
  * link is refused. This checkout's own crates (test plugins, the codegen
- * plugin), built without a world, share the toolchain's target folder.
+ * plugin), built without a world, share the toolchain's target folder. The
+ * worlds' folders are bounded (`build_folders_kept.ts`).
  *
  * @module
  */
@@ -19,6 +20,7 @@ import { relativeTo } from "../../vfs/confined_dir.ts";
 import { worldFolder } from "../world/world_files.ts";
 import { BuildError, BuildRefused, type Toolchain } from "./toolchain.ts";
 import type { JailFolder } from "./build_jail.ts";
+import { markUsed, trimBuildFolders } from "./build_folders_kept.ts";
 
 /** What a build of one crate may use. */
 export interface BuildPlace {
@@ -40,6 +42,24 @@ export async function buildFolders(
   if (root === undefined) return { target: tc.targetDir, runnerCache: `${cacheDir()}/jail` };
   const base = `${cacheDir()}/builds/${tc.kind}/${(await sha256(root)).slice(0, 16)}`;
   return { target: `${base}/target`, runnerCache: `${base}/runner` };
+}
+
+/**
+ * {@link buildFolders}, marked used by the world at `root` (when it is a
+ * world's), and the other worlds' folders trimmed to the bound
+ * (`build_folders_kept.ts`) in the background.
+ */
+export async function useBuildFolders(
+  tc: Toolchain,
+  root: string | undefined,
+): Promise<{ target: string; runnerCache: string }> {
+  const folders = await buildFolders(tc, root);
+  if (root !== undefined) {
+    const base = folders.target.slice(0, folders.target.lastIndexOf("/"));
+    markUsed(base, root);
+    trimBuildFolders(base.slice(0, base.lastIndexOf("/"))).catch(() => {});
+  }
+  return folders;
 }
 
 /**
@@ -94,7 +114,7 @@ export async function buildPlace(
   const root = opts.world === undefined ? undefined : Deno.realPathSync(opts.world);
   const dir = checked(root, sourceDir, sourceDir);
   const sdk = opts.sdkDir === undefined ? undefined : checked(root, opts.sdkDir, opts.sdkDir);
-  const folders = await buildFolders(tc, root);
+  const folders = await useBuildFolders(tc, root);
   await Deno.mkdir(folders.target, { recursive: true });
   await Deno.mkdir(folders.runnerCache, { recursive: true });
   return { dir, sdk, ...folders };
