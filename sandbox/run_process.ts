@@ -8,21 +8,10 @@
 
 import { runJco } from "./jco/run.ts";
 import { isPreview1Entry, runPreview1 } from "./preview1/run.ts";
-import type { CommandOptions, Ended, ProcessIo } from "./process/process_io.ts";
+import type { RunProcess } from "./process/process_io.ts";
 
-export type { CommandOptions, Ended, ProcessIo } from "./process/process_io.ts";
+export type { CommandOptions, Ended, ProcessIo, RunProcess } from "./process/process_io.ts";
 
-/**
- * Runs one process of the cache entry at `dir` to its end, in the world
- * folder `world` (or `SERVED_WORLD`), with `env`; a command adds `command`.
- */
-export function runProcess(
-  dir: string,
-  world: string,
-  env: [string, string][],
-  io: ProcessIo,
-  command: CommandOptions = {},
-): Promise<Ended> {
-  if (isPreview1Entry(dir)) return runPreview1(dir, world, env, io, command);
-  return runJco(dir, world, env, io, command);
-}
+/** Runs one process of the cache entry at `dir` on its engine ({@link RunProcess}). */
+export const runProcess: RunProcess = (dir, world, env, io, command = {}) =>
+  (isPreview1Entry(dir) ? runPreview1 : runJco)(dir, world, env, io, command);

@@ -94,10 +94,14 @@ export function foldersToRemove(
   } catch {
     return [];
   }
-  const folders = names.map((n) => readFolder(`${kindDir}/${n}`)).filter((f) => f !== null);
-  const gone = (f: Folder) => f.world !== null && !isFolder(f.world) && now - f.used > GONE_MS;
-  const remove = folders.filter(gone);
-  const rest = folders.filter((f) => !gone(f)).sort((a, b) => b.used - a.used);
+  const remove: Folder[] = [];
+  const rest: Folder[] = [];
+  for (const f of names.map((n) => readFolder(`${kindDir}/${n}`))) {
+    if (f === null) continue;
+    const gone = f.world !== null && now - f.used > GONE_MS && !isFolder(f.world);
+    (gone ? remove : rest).push(f);
+  }
+  rest.sort((a, b) => b.used - a.used);
   remove.push(...rest.slice(kept).filter((f) => now - f.used > IN_USE_MS));
   return remove.map((f) => f.path);
 }

@@ -15,7 +15,7 @@ import { processPreopens } from "../mounts/preopens.ts";
 import { MEMORY_IMPORT, type MemoryLimits } from "../../wasm/import_memory.ts";
 import { listImports } from "../../wasm/import_list.ts";
 import { type ModuleNeeds, moduleNeeds } from "../process/module_needs.ts";
-import type { CommandOptions, Ended, ProcessIo } from "../process/process_io.ts";
+import type { RunProcess } from "../process/process_io.ts";
 import { runSkeleton } from "../process/run_skeleton.ts";
 import { Loads } from "../process/loads.ts";
 
@@ -60,13 +60,7 @@ async function load(dir: string): Promise<Loaded> {
 const loaded = new Loads(load, false);
 
 /** Runs one process of the transpiled component at `dir` on jco's glue, to its end. */
-export async function runJco(
-  dir: string,
-  world: string,
-  env: [string, string][],
-  io: ProcessIo,
-  command: CommandOptions = {},
-): Promise<Ended> {
+export const runJco: RunProcess = async (dir, world, env, io, command = {}) => {
   const { glue, modules, needs } = await loaded.of(dir);
   return runSkeleton<Component>(io, ({ stdout, stderr, files, resources }) => {
     const imports = {
@@ -110,7 +104,7 @@ export async function runJco(
       },
     };
   });
-}
+};
 
 /** `wasi:cli/run` returned `err`: a normal failure exit, no trap. */
 function isRunError(e: unknown): boolean {

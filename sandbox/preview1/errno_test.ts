@@ -1,17 +1,8 @@
 import { strict as assert } from "node:assert";
+import { thrown } from "../_test_utils.ts";
 import { ERRNO, Errno, errnoOf } from "./errno.ts";
 import { FsError } from "../../vfs/mount.ts";
 import { GuestExit } from "../wasi/cli.ts";
-
-/** What `f` threw (it must throw). */
-function thrown(f: () => unknown): unknown {
-  try {
-    f();
-  } catch (e) {
-    return e;
-  }
-  throw new Error("it did not throw");
-}
 
 Deno.test("the host's own filesystem errors reach the guest as their preview-1 errno", async () => {
   const dir = await Deno.makeTempDir({ prefix: "p1-errno-" });

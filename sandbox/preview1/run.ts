@@ -14,7 +14,7 @@
 import { GuestExit } from "../wasi/cli.ts";
 import { Descriptor } from "../wasi/filesystem.ts";
 import type { DescriptorFlags } from "../wasi/filesystem_values.ts";
-import type { CommandOptions, Ended, ProcessIo } from "../process/process_io.ts";
+import type { RunProcess } from "../process/process_io.ts";
 import { runSkeleton } from "../process/run_skeleton.ts";
 import { Loads } from "../process/loads.ts";
 import { type ModuleNeeds, moduleNeeds } from "../process/module_needs.ts";
@@ -88,13 +88,7 @@ const DIR_FLAGS: DescriptorFlags = { read: true, write: true, mutateDirectory: t
  * counterpart in preview 1 (wasi-libc starts in `/`, as it does behind
  * jco's adapter).
  */
-export async function runPreview1(
-  dir: string,
-  world: string,
-  env: [string, string][],
-  io: ProcessIo,
-  command: CommandOptions = {},
-): Promise<Ended> {
+export const runPreview1: RunProcess = async (dir, world, env, io, command = {}) => {
   const main = await loaded.of(dir);
   return runSkeleton<{ exports: Record<string, unknown> }>(
     io,
@@ -165,4 +159,4 @@ export async function runPreview1(
       };
     },
   );
-}
+};

@@ -52,3 +52,17 @@ export interface Ended {
   /** Why it ended, when it trapped or was killed (the core shows it). */
   error?: string;
 }
+
+/**
+ * Runs one process of the cache entry at `dir` to its end, in the world
+ * folder `world` (or `SERVED_WORLD`), with `env`; a command adds `command`.
+ * Each engine (`jco/run.ts`, `preview1/run.ts`) is one, and so is
+ * `run_process.ts`, which picks between them.
+ */
+export type RunProcess = (
+  dir: string,
+  world: string,
+  env: [string, string][],
+  io: ProcessIo,
+  command?: CommandOptions,
+) => Promise<Ended>;

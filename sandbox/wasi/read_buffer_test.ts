@@ -1,17 +1,8 @@
 import { strict as assert } from "node:assert";
+import { thrown } from "../_test_utils.ts";
 import { BackgroundReader, READ_AHEAD, ReadBuffer } from "./read_buffer.ts";
 
 const bytes = (...b: number[]) => new Uint8Array(b);
-
-/** What `f` threw (it must throw). */
-function thrown(f: () => unknown): unknown {
-  try {
-    f();
-  } catch (e) {
-    return e;
-  }
-  throw new Error("it did not throw");
-}
 
 Deno.test("an error comes after the bytes that came before it, once; then the end", () => {
   const buf = new ReadBuffer();
