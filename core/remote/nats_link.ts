@@ -28,8 +28,10 @@ export interface NatsLinkOptions<Out, In> {
   dropped?: (msgs: Out[], e: unknown) => void;
   /**
    * Whether a message is likely followed at once by another (a process's
-   * answer, then its exit): a batch that ends with one waits a turn of the
-   * event loop, not a microtask, so that both go in one NATS message.
+   * answer, then its exit): a batch that ends with one waits for the next
+   * message that does not linger (it goes out with it, at the end of its
+   * turn), or for a timer (~2 ms in Deno) if none comes, so that both go in
+   * one NATS message.
    */
   linger?: (msg: Out) => boolean;
   /**
@@ -44,6 +46,8 @@ export class NatsLink<Out extends object, In> implements MessageLink<Out, In> {
   readonly closed: Promise<string>;
   private done: ((why: string) => void) | null = null;
   private pending: Out[] = [];
+  /** The timer of a batch that lingers (its last message was marked `linger`). */
+  private lingering: ReturnType<typeof setTimeout> | undefined;
   private inbox = new Inbox<In>();
   private decoder: FrameDecoder<In>;
 
@@ -56,14 +60,27 @@ export class NatsLink<Out extends object, In> implements MessageLink<Out, In> {
 
   send(msg: Out): void {
     if (!this.done) return;
-    if (this.pending.push(msg) === 1) queueMicrotask(() => this.turn());
+    const first = this.pending.push(msg) === 1;
+    if (first) queueMicrotask(() => this.turn());
+    else if (this.lingering !== undefined && !this.opts.linger?.(msg)) {
+      // What the batch waited for came: it goes at the end of this turn.
+      clearTimeout(this.lingering);
+      this.lingering = undefined;
+      queueMicrotask(() => this.turn());
+    }
   }
 
-  /** The end of the turn that queued the first pending message: flush, or linger a turn. */
+  /** The end of a turn with pending messages: flush, or linger for the next message. */
   private turn(): void {
+    if (this.lingering !== undefined) return;
     const last = this.pending.at(-1);
-    if (last !== undefined && this.opts.linger?.(last)) setTimeout(() => this.flush(), 0);
-    else this.flush();
+    if (last === undefined) return;
+    if (this.opts.linger?.(last)) {
+      this.lingering = setTimeout(() => {
+        this.lingering = undefined;
+        this.flush();
+      }, 0);
+    } else this.flush();
   }
 
   listen(on: (msg: In) => void): void {
@@ -86,6 +103,8 @@ export class NatsLink<Out extends object, In> implements MessageLink<Out, In> {
   }
 
   close(why = "it was closed"): void {
+    clearTimeout(this.lingering);
+    this.lingering = undefined;
     this.flush();
     this.end(why);
   }

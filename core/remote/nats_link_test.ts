@@ -1,8 +1,9 @@
 /**
  * `NatsLink`'s batching: the messages of one turn go as one NATS message;
  * a batch that ends with a message marked to linger (a process's answer,
- * whose exit follows) waits a turn of the event loop, so what follows at
- * once goes with it. The publisher here records what it is given (the
+ * whose exit follows) waits for the next message, so what follows goes with
+ * it, at the end of that message's turn (not a timer later); a timer sends it
+ * alone if nothing follows. The publisher here records what it is given (the
  * link is what is tested; NATS itself is tested in tests/nats_client_test.ts).
  *
  * @module
@@ -54,4 +55,24 @@ Deno.test("an answer and the exit that follows go in one NATS message when answe
   await null;
   await null;
   assert.deepEqual(lingering.sent.at(-1)!.map((m) => m.op), ["fs"]);
+});
+
+Deno.test("a lingering answer goes with its exit at the end of the exit's turn, not a timer later", async () => {
+  const lingering = recorded((m) => m.op === "out");
+  lingering.link.send({ op: "out", n: 1 });
+  await new Promise((r) => setTimeout(r, 0)); // a later read of the pipe
+  // The timer of the answer alone has not fired: the exit comes before it would.
+  const sentBefore = lingering.sent.length;
+  lingering.link.send({ op: "exit", n: 2 });
+  await null;
+  await null;
+  assert.deepEqual(lingering.sent.slice(sentBefore).map((b) => b.map((m) => m.op)), [[
+    "out",
+    "exit",
+  ]]);
+  // An answer that nothing follows goes alone, once its timer fires.
+  lingering.link.send({ op: "out", n: 3 });
+  await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(lingering.sent.at(-1)!.map((m) => m.op), ["out"]);
+  lingering.link.close();
 });
