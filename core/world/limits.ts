@@ -108,7 +108,7 @@ export function defaultLimits(): Limits {
     processes: 10_000,
     calls_in_flight: 64,
     calls_starting: 4,
-    world_calls_starting: 16,
+    world_calls_starting: 48,
     sandboxes: navigator.hardwareConcurrency || 1,
     stall_ms: 10_000,
     line_mib: 16,
