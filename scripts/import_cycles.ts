@@ -8,9 +8,13 @@
  * folder (`core/cargo/x.ts` is in `core`); the root's files (`main.ts`,
  * `deno.json`) are in none.
  *
- * Usage: `deno run --allow-all scripts/import_cycles.ts [entry.ts ...]`
- * (default: the entry points of {@link ENTRIES}); exits 1 and names the
- * cycles when there are any.
+ * Usage: `deno run --allow-all scripts/import_cycles.ts [--depth N] [--types] [entry.ts ...]`
+ * (default: the entry points of {@link ENTRIES}, top-level folders, value
+ * imports); exits 1 and names the cycles when there are any. `--depth 2`
+ * takes a file's folder as its first two levels (`core/cargo/x.ts` is in
+ * `core/cargo`, `core/host.ts` in `core`), and `--types` counts type-only
+ * imports too: the check the floors of `core/` are meant to pass (issue
+ * 39), which `npm test` does not run yet.
  *
  * @module
  */
@@ -28,11 +32,21 @@ interface InfoModule {
   specifier: string;
   kind?: string;
   /** `code`: a value import; a type-only import has only `type`. */
-  dependencies?: { code?: { specifier: string } }[];
+  dependencies?: { code?: { specifier: string }; type?: { specifier: string } }[];
+}
+
+/** Which imports a graph holds. */
+export interface GraphOptions {
+  /** Type-only imports too (erased when the program runs, but still a dependency of its source). */
+  types?: boolean;
 }
 
 /** The imports among the repository's own files reachable from `entries` (relative to `root`). */
-export async function importGraph(entries: string[], root = ROOT): Promise<ImportGraph> {
+export async function importGraph(
+  entries: string[],
+  root = ROOT,
+  opts: GraphOptions = {},
+): Promise<ImportGraph> {
   const deno = Deno.execPath();
   const graph: ImportGraph = new Map();
   const own = (specifier: string): string | undefined => {
@@ -58,8 +72,10 @@ export async function importGraph(entries: string[], root = ROOT): Promise<Impor
       const to = graph.get(from) ?? new Set<string>();
       graph.set(from, to);
       for (const d of m.dependencies ?? []) {
-        const target = d.code === undefined ? undefined : own(d.code.specifier);
-        if (target && target !== from) to.add(target);
+        for (const dep of opts.types ? [d.code, d.type] : [d.code]) {
+          const target = dep === undefined ? undefined : own(dep.specifier);
+          if (target && target !== from) to.add(target);
+        }
       }
     }
   }
@@ -85,9 +101,19 @@ function loadedLater(root: string, file: string): string[] {
   );
 }
 
-/** The graph of folders: an edge where a file of one imports a file of another. */
-export function folderGraph(files: ImportGraph): ImportGraph {
-  const folder = (file: string) => file.includes("/") ? file.slice(0, file.indexOf("/")) : null;
+/**
+ * The folder of a file, `depth` levels deep at most (`core/cargo/x.ts`:
+ * `core` at depth 1, `core/cargo` at 2; `core/host.ts`: `core`); null for
+ * the root's files.
+ */
+export function folderOf(file: string, depth = 1): string | null {
+  const parts = file.split("/").slice(0, -1);
+  return parts.length === 0 ? null : parts.slice(0, depth).join("/");
+}
+
+/** The graph of folders (`depth` levels deep): an edge where a file of one imports a file of another. */
+export function folderGraph(files: ImportGraph, depth = 1): ImportGraph {
+  const folder = (file: string) => folderOf(file, depth);
   const out: ImportGraph = new Map();
   for (const [from, tos] of files) {
     const f = folder(from);
@@ -139,9 +165,15 @@ export function cycles(graph: ImportGraph): string[][] {
 }
 
 if (import.meta.main) {
-  const files = await importGraph(Deno.args.length ? Deno.args : ENTRIES);
+  const args = [...Deno.args];
+  const flag = (name: string) => args.includes(name) && args.splice(args.indexOf(name), 1) && true;
+  const at = args.indexOf("--depth");
+  const depth = at >= 0 ? Number(args.splice(at, 2)[1]) : 1;
+  if (!(depth >= 1)) throw new Error("--depth takes a number of folder levels, 1 or more");
+  const types = flag("--types");
+  const files = await importGraph(args.length ? args : ENTRIES, ROOT, { types });
   const problems = [
-    ...cycles(folderGraph(files)).map((c) => `folders: ${c.join(" <-> ")}`),
+    ...cycles(folderGraph(files, depth)).map((c) => `folders: ${c.join(" <-> ")}`),
     ...cycles(files).map((c) => `files: ${c.join(" <-> ")}`),
   ];
   for (const p of problems) console.log(p);

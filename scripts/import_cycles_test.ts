@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { cycles, ENTRIES, folderGraph, type ImportGraph, importGraph } from "./import_cycles.ts";
+import {
+  cycles,
+  ENTRIES,
+  folderGraph,
+  folderOf,
+  type ImportGraph,
+  importGraph,
+} from "./import_cycles.ts";
 
 const graph = (edges: Record<string, string[]>): ImportGraph =>
   new Map(Object.entries(edges).map(([k, v]) => [k, new Set(v)]));
@@ -29,6 +36,31 @@ Deno.test("folderGraph: top-level folders, a cycle between them; the root's file
   assert.deepEqual([...folders.get("core")!], []);
   assert.deepEqual(cycles(folders), [["cli", "mcp"]]);
   assert.deepEqual(cycles(g), []);
+});
+
+Deno.test("folderGraph at depth 2: second-level folders, a file at the first level in its own", () => {
+  assert.equal(folderOf("core/cargo/x.ts", 2), "core/cargo");
+  assert.equal(folderOf("core/host.ts", 2), "core");
+  assert.equal(folderOf("main.ts", 2), null);
+  const g = graph({
+    "core/host.ts": ["core/calls/router.ts"],
+    "core/calls/router.ts": ["core/processes/p.ts"],
+    "core/processes/p.ts": ["core/host.ts"],
+    "core/cargo/x.ts": ["core/cargo/y.ts"],
+    "core/cargo/y.ts": [],
+  });
+  assert.deepEqual(cycles(folderGraph(g)), []);
+  assert.deepEqual(cycles(folderGraph(g, 2)), [["core", "core/calls", "core/processes"]]);
+});
+
+Deno.test("type-only imports are in the graph only when asked for", async () => {
+  const files = await importGraph(["core/host.ts"]);
+  const typed = await importGraph(["core/host.ts"], undefined, { types: true });
+  const count = (g: ImportGraph) => [...g.values()].reduce((n, s) => n + s.size, 0);
+  assert.ok(
+    count(typed) > count(files),
+    `${count(typed)} imports with types, ${count(files)} without`,
+  );
 });
 
 Deno.test("the program has no import cycle between folders or files (deno info)", async () => {
