@@ -71,7 +71,11 @@ Deno.test("pushAll waits for a reader in a worker to make room", async () => {
     type: "module",
   });
   try {
+    // The reader is up before the writer blocks: a worker's start (its modules loaded) took over
+    // 10 s once at load 39, and the writer's wait is not what measures it.
+    const ready = new Promise((res) => worker.onmessage = res);
     worker.postMessage(buf);
+    await ready;
     const rows = Array.from({ length: 50 }, (_, i) => row(i));
     for (const x of rows) w.put(x);
     assertEquals(w.pushAll(10_000), true);

@@ -1,6 +1,7 @@
 /**
  * A ring's reader in a worker, for `row_ring_test.ts`: takes the ring's
- * buffer, drains it whenever it wakes, and posts every row on "done".
+ * buffer, says "ready", drains it whenever it wakes, and posts every row on
+ * "done".
  *
  * @module
  */
@@ -20,6 +21,7 @@ self.onmessage = (e: MessageEvent<SharedArrayBuffer | "done">) => {
   if (e.data !== "done") {
     reader = new RingReader(e.data);
     drain();
+    self.postMessage("ready");
   } else {
     rows.push(...reader.take());
     self.postMessage(rows);
