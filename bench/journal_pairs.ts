@@ -13,7 +13,8 @@
 
 import { threadCpuMs } from "./cpu_time.ts";
 import { openDatabase } from "../core/journal/journal_file.ts";
-import { JournalWriter, type Row } from "../core/journal/journal_writer.ts";
+import { JournalWriter } from "../core/journal/journal_writer.ts";
+import type { Row } from "../core/journal/journal_row.ts";
 import { uuidv7 } from "../core/processes/uuid.ts";
 
 const START = '{"event":"start","method":"noop","params":{},"parent":"x","detached":false,' +

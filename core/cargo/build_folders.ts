@@ -19,8 +19,14 @@ import { sha256 } from "../cache/sha256.ts";
 import { relativeTo } from "../../vfs/confined_dir.ts";
 import { worldFolder } from "../world/world_files.ts";
 import { BuildError, BuildRefused, type Toolchain } from "./toolchain.ts";
-import type { JailFolder } from "./build_jail.ts";
 import { markUsed, trimBuildFolders } from "./build_folders_kept.ts";
+
+/** A folder to bind: its real path, and the identity it must have once mounted. */
+export interface JailFolder {
+  path: string;
+  /** `<device>:<inode>` checked in the sandbox before the command runs (world folders). */
+  identity?: string;
+}
 
 /** What a build of one crate may use. */
 export interface BuildPlace {

@@ -24,7 +24,7 @@
 import { cacheDir } from "../paths.ts";
 import { findExecutable } from "../executable.ts";
 import { BuildError, type Toolchain } from "./toolchain.ts";
-import type { BuildPlace } from "./build_folders.ts";
+import type { BuildPlace, JailFolder } from "./build_folders.ts";
 
 /** The setting that lets builds run without a sandbox. */
 const UNSANDBOXED_SETTING = "SAUSAGE_UNSANDBOXED_BUILDS";
@@ -38,13 +38,6 @@ const NO_SANDBOX =
 
 /** Where bubblewrap is looked for (`SAUSAGE_BWRAP` names another place). */
 const BWRAP = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"];
-
-/** A folder to bind: its real path, and the identity it must have once mounted. */
-export interface JailFolder {
-  path: string;
-  /** `<device>:<inode>` checked in the sandbox before the command runs (world folders). */
-  identity?: string;
-}
 
 /** What a jailed command may see beyond the system. */
 export interface JailSpec {

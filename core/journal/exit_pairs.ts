@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { Row } from "./journal_writer.ts";
+import type { Row } from "./journal_row.ts";
 
 /**
  * The longest time from a `start` to the `exit` written in its row (ms).

@@ -2,7 +2,7 @@ import { strict as assert } from "node:assert";
 import { DatabaseSync } from "node:sqlite";
 import { type Entry, Journal, readJournal } from "./journal.ts";
 import { pairExits } from "./exit_pairs.ts";
-import type { Row } from "./journal_writer.ts";
+import type { Row } from "./journal_row.ts";
 
 const start = (pid: string) => JSON.stringify({ event: "start", method: `${pid}.noop` });
 // The exit line does not name its process (the row does): `_pid` keeps the calls readable.

@@ -25,7 +25,8 @@ import {
   openDatabase,
   openOrRecover,
 } from "./journal_file.ts";
-import type { DiskState, JournalBounds, Row, WriterEvents } from "./journal_writer.ts";
+import type { DiskState, JournalBounds, WriterEvents } from "./journal_writer.ts";
+import type { Row } from "./journal_row.ts";
 import { InlineSink, type JournalSink, WorkerSink } from "./journal_sink.ts";
 
 export type { DiskState, JournalBounds } from "./journal_writer.ts";

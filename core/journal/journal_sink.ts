@@ -17,9 +17,9 @@ import {
   type DiskState,
   type JournalBounds,
   JournalWriter,
-  type Row,
   type WriterEvents,
 } from "./journal_writer.ts";
+import type { Row } from "./journal_row.ts";
 import { ringBuffer, RingWriter } from "./row_ring.ts";
 
 /** The slots of the memory the worker answers through. */

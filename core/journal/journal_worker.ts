@@ -14,7 +14,8 @@
 
 /// <reference lib="deno.worker" />
 
-import { DISK_STATES, type JournalBounds, JournalWriter, type Row } from "./journal_writer.ts";
+import { DISK_STATES, type JournalBounds, JournalWriter } from "./journal_writer.ts";
+import type { Row } from "./journal_row.ts";
 import { openDatabase } from "./journal_file.ts";
 import { JournalReserve } from "./journal_reserve.ts";
 import { BATCH_ROWS, HAND_OFF_MS, SLOT, type ToWriter } from "./journal_sink.ts";

@@ -15,19 +15,7 @@ import { JournalHealth, type JournalHealthView } from "./journal_health.ts";
 import { isDamaged, type JournalRecovery, openDatabase, recover } from "./journal_file.ts";
 import { isDiskFull, type JournalReserve } from "./journal_reserve.ts";
 import { pairExits } from "./exit_pairs.ts";
-
-/** One entry as written: id, time, pid, plugin, stream, line, level, fields (JSON), span. */
-export type Row = [
-  id: string,
-  time: number,
-  pid: string,
-  plugin: string,
-  stream: string,
-  line: string,
-  level: string | null,
-  fields: string | null,
-  span: string | null,
-];
+import type { Row } from "./journal_row.ts";
 
 /** How much a journal may hold. */
 export interface JournalBounds {

@@ -15,7 +15,7 @@
  * @module
  */
 
-import type { Row } from "./journal_writer.ts";
+import type { Row } from "./journal_row.ts";
 
 /** Control words (Int32) at the start of the buffer. */
 const HEAD = 0; // bytes written, mod 2^32

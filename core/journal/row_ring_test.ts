@@ -1,6 +1,6 @@
 import { deepStrictEqual as assertEquals } from "node:assert";
 import { ringBuffer, RingReader, RingWriter } from "./row_ring.ts";
-import type { Row } from "./journal_writer.ts";
+import type { Row } from "./journal_row.ts";
 
 const row = (i: number, line = `line ${i}`): Row => [
   `id${i}`,

@@ -18,7 +18,6 @@ import {
   FILE_ONLY_RIGHTS,
   FILETYPE,
   filetypeOf,
-  LAYOUT,
   READ_RIGHTS,
   RIGHTS,
   timesOf,
@@ -26,6 +25,7 @@ import {
   writeFdstat,
   writeFilestat,
 } from "./values.ts";
+import { LAYOUT } from "./layout.ts";
 
 /**
  * The most bytes one `fd_read`/`fd_pread` moves, or one `fd_write`/`fd_pwrite`

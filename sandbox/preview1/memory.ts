@@ -17,7 +17,7 @@
  */
 
 import { ERRNO, Errno } from "./errno.ts";
-import { LAYOUT } from "./values.ts";
+import { LAYOUT } from "./layout.ts";
 import { MAX_PATH } from "../wasi/filesystem.ts";
 
 export { MAX_PATH };

@@ -19,7 +19,7 @@
 import type { Preview1Context, Preview1Fn } from "./context.ts";
 import { ERRNO, Errno } from "./errno.ts";
 import { monotonicNs } from "./proc.ts";
-import { LAYOUT } from "./values.ts";
+import { LAYOUT } from "./layout.ts";
 
 /** The most subscriptions one `poll_oneoff` takes (ENOMEM past it). */
 export const MAX_SUBSCRIPTIONS = 4096;

@@ -1,6 +1,7 @@
 import { strict as assert } from "node:assert";
 import { ERRNO } from "./errno.ts";
-import { FDFLAGS, FILETYPE, FSTFLAGS, LAYOUT, OFLAGS, RIGHTS, SYMLINK_FOLLOW } from "./values.ts";
+import { FDFLAGS, FILETYPE, FSTFLAGS, OFLAGS, RIGHTS, SYMLINK_FOLLOW } from "./values.ts";
+import { LAYOUT } from "./layout.ts";
 import { EVENTTYPE, SUBSCRIPTION_CLOCK_ABSTIME } from "./poll.ts";
 
 /** An s-expression of the witx text: an atom or a list. */

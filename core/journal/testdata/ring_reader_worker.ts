@@ -9,7 +9,7 @@
 /// <reference lib="deno.worker" />
 
 import { RingReader } from "../row_ring.ts";
-import type { Row } from "../journal_writer.ts";
+import type { Row } from "../journal_row.ts";
 
 let reader: RingReader;
 const rows: Row[] = [];
